@@ -1,5 +1,6 @@
 #include "policy/residual.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -92,11 +93,28 @@ double LowerTailSeries(double i, double x) {
   return sum;
 }
 
-// e^{−x} Σ_{j<=i} x^j / j! by a Horner recurrence, for small i and x <= 700.
-double DirectLowerTail(int64_t i, double x) {
+// True where the direct product forms below are accurate: few factors and no
+// underflow of e^{−x}.
+bool InDirectRange(int64_t i, double x) {
+  return i < kDirectPmfMaxK && x <= kDirectPmfMaxX;
+}
+
+// R^i(x) for 1 <= i < kDirectPmfMaxK, x <= 700, given e^{−x}. The lower tail
+// Q = e^{−x} Σ_{j<=i} x^j/j! (Horner) has relative error below (i + 3)·eps,
+// and 1 − Q multiplies that by at most Q/(1 − Q) <= 9 when Q <= 0.9; beyond,
+// R < 0.1 is summed directly from the pmf at i + 1 — unless the caller accepts
+// the absolute error of 1 − Q, about (i + 3)·eps.
+double DirectResidual(int64_t i, double x, double exp_neg_x, double abs_tol) {
   double sum = 1.0;
   for (int64_t j = i; j >= 1; --j) sum = 1.0 + sum * x * kReciprocal[j];
-  return std::exp(-x) * sum;
+  const double lower = exp_neg_x * sum;
+  if (lower <= 0.9) return 1.0 - lower;
+  if (abs_tol >= 2.0 * static_cast<double>(i + 3) * kEps) {
+    return std::max(0.0, 1.0 - lower);
+  }
+  double pmf = exp_neg_x;
+  for (int64_t j = 1; j <= i + 1; ++j) pmf *= x * kReciprocal[j];
+  return pmf * UpperTailSeries(static_cast<double>(i) + 1.0, x);
 }
 
 }  // namespace
@@ -106,7 +124,7 @@ double PoissonPmf(int64_t k, double x) {
   if (k == 0) return std::exp(-x);
   if (k <= kDirectPmfMaxK && x <= kDirectPmfMaxX) {
     double p = std::exp(-x);
-    for (int64_t j = 1; j <= k; ++j) p *= x / static_cast<double>(j);
+    for (int64_t j = 1; j <= k; ++j) p *= x * kReciprocal[j];
     return p;
   }
   const double kd = static_cast<double>(k);
@@ -118,17 +136,21 @@ double Residual(int64_t i, double x) {
   if (!(x > 0.0)) return 0.0;
   if (std::isinf(x)) return 1.0;
   if (i == 0) return -std::expm1(-x);
-  if (i <= kDirectPmfMaxK && x <= kDirectPmfMaxX) {
-    // Fast path for the small orders the crawl value mostly needs. The lower
-    // tail Q = e^{-x} Σ_{j<=i} x^j/j! has relative error below (i+3)·eps;
-    // 1 − Q multiplies that by Q/(1 − Q) <= 9 when Q <= 0.9.
-    const double q = DirectLowerTail(i, x);
-    if (q <= 0.9) return 1.0 - q;
-    return PoissonPmf(i + 1, x) * UpperTailSeries(static_cast<double>(i) + 1.0, x);
-  }
+  if (InDirectRange(i, x)) return DirectResidual(i, x, std::exp(-x), 0.0);
   const double a = static_cast<double>(i) + 1.0;
   if (x < a) return PoissonPmf(i + 1, x) * UpperTailSeries(a, x);
+  // P(N <= i) <= x · e^{−x} x^i / i! <= e^{−x + (i+1) log x}: below the
+  // smallest double, R is 1 to the last bit.
+  if (-x + a * std::log(x) < -745.0) return 1.0;
   return 1.0 - PoissonPmf(i, x) * LowerTailSeries(a - 1.0, x);
+}
+
+double ResidualGivenExp(int64_t i, double x, double exp_neg_x,
+                        double abs_tol) {
+  if (!(x > 0.0)) return 0.0;
+  if (i == 0) return x < 0.5 ? -std::expm1(-x) : 1.0 - exp_neg_x;
+  if (InDirectRange(i, x)) return DirectResidual(i, x, exp_neg_x, abs_tol);
+  return Residual(i, x);
 }
 
 double ResidualComplement(int64_t i, double x) {

@@ -22,6 +22,15 @@ double PoissonPmf(int64_t k, double x);
 // R^i(x) = P(Poisson(x) >= i + 1) for i >= 0, x >= 0. R^i(0) = 0.
 double Residual(int64_t i, double x);
 
+// R^i(x) for a caller that already has e^{−x} (to a few ulps), e.g. because it
+// steps x along a line and updates the exponential by multiplication. Same
+// accuracy as Residual; saves the exp on the common small-i path. A caller
+// that only needs absolute accuracy `abs_tol` (a term of small weight in a
+// sum) lets small values skip their tail series: the result then has absolute
+// error below max(abs_tol, 1e-14) instead of relative error 1e-14.
+double ResidualGivenExp(int64_t i, double x, double exp_neg_x,
+                        double abs_tol = 0.0);
+
 // 1 − R^i(x) = P(Poisson(x) <= i), accurate when it is small.
 double ResidualComplement(int64_t i, double x);
 

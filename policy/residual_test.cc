@@ -95,6 +95,20 @@ TEST(ResidualTest, DerivativeIdentity) {
   }
 }
 
+TEST(ResidualTest, GivenExpMatchesAndHonoursAbsoluteTolerance) {
+  for (int64_t i : {0, 1, 4, 12, 31, 40}) {
+    for (double x : {1e-9, 0.3, 2.0, 9.5, 30.0, 650.0, 800.0}) {
+      const double want = Reference(i, x);
+      const double exact = ResidualGivenExp(i, x, std::exp(-x));
+      if (want > 1e-290) {
+        EXPECT_LE(std::fabs(exact - want), 1e-12 * want) << i << " " << x;
+      }
+      const double loose = ResidualGivenExp(i, x, std::exp(-x), 1e-9);
+      EXPECT_LE(std::fabs(loose - want), 1e-9) << i << " " << x;
+    }
+  }
+}
+
 TEST(ResidualTest, EdgeValues) {
   EXPECT_EQ(Residual(0, 0.0), 0.0);
   EXPECT_EQ(Residual(5, 0.0), 0.0);

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages recrawl builds, tests and runs with, skipping
+# those already present. Everything comes from Debian: the build is offline.
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap bazel-rules-java g++ python3
+  libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  librocksdb-dev libspdlog-dev prometheus-cpp-dev
+  gnuplot-nox
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} > 0)); then
+  echo "Installing: ${missing[*]}" >&2
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
