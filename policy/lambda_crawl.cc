@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "policy/compensated_sum.h"
 #include "policy/root_finding.h"
 
 namespace recrawl {
@@ -21,25 +22,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Algorithm 1 promises Σρ = R to this relative accuracy; checked on return.
 constexpr double kBandwidthTolerance = 1e-12;
 
-// Neumaier's compensated summation: the sums of rates below add up to
-// millions of positive terms and must match R to ~1e-15.
-class CompensatedSum {
- public:
-  void Add(double x) {
-    const double t = sum_ + x;
-    if (std::fabs(sum_) >= std::fabs(x)) {
-      compensation_ += (sum_ - t) + x;
-    } else {
-      compensation_ += (x - t) + sum_;
-    }
-    sum_ = t;
-  }
-  double value() const { return sum_ + compensation_; }
-
- private:
-  double sum_ = 0.0;
-  double compensation_ = 0.0;
-};
 
 struct MuDelta {
   double mu;
@@ -101,7 +83,7 @@ double TotalRate(const std::vector<MuDelta>& incomplete,
   for (const MuDelta& p : complete) {
     sum.Add(std::min(p.delta, p.mu / lambda));
   }
-  return sum.value();
+  return sum.Total();
 }
 
 // The λ > 0 at which TotalRate = R. `incomplete` must not be empty (then the
@@ -134,7 +116,7 @@ double SolveMultiplier(const std::vector<MuDelta>& incomplete,
 
   double lo = n * n * min_delta * min_mu /
               (n * max_delta * bandwidth + bandwidth * bandwidth);
-  double hi = total_mu.value() / bandwidth;
+  double hi = total_mu.Total() / bandwidth;
   const double min_lambda = std::numeric_limits<double>::min();
   if (!(lo > min_lambda)) lo = min_lambda;
   for (int i = 0; i < 4000 && lo > min_lambda &&
@@ -250,8 +232,8 @@ void FillAtMultiplier(absl::Span<const LambdaCrawlPage> pages, double lambda,
       incomplete.Add(solution.pages[i].rate);
     }
   }
-  solution.complete_bandwidth = complete.value();
-  solution.incomplete_bandwidth = incomplete.value();
+  solution.complete_bandwidth = complete.Total();
+  solution.incomplete_bandwidth = incomplete.Total();
 }
 
 absl::Status CheckBandwidthUsed(double used, double bandwidth) {
@@ -278,7 +260,7 @@ double IncompleteCost(const std::vector<MuDelta>& pages, double bandwidth) {
   for (const MuDelta& p : pages) {
     cost.Add(p.mu * std::log1p(p.delta / IncompleteRate(p.mu, p.delta, lambda)));
   }
-  return cost.value();
+  return cost.Total();
 }
 
 // −J̄ of the complete group at bandwidth R^o (Eq. 9 negated).
@@ -290,7 +272,7 @@ double CompleteCost(const std::vector<MuDelta>& pages,
   for (const MuDelta& p : pages) {
     cost.Add(-p.mu * std::log(CompleteProbability(p.mu, p.delta, lambda)));
   }
-  return cost.value();
+  return cost.Total();
 }
 
 }  // namespace
@@ -401,8 +383,8 @@ absl::StatusOr<LambdaCrawlSolution> LambdaCrawl(
         sum_incomplete.Add(solution.pages[i].rate);
       }
     }
-    solution.complete_bandwidth = sum_complete.value();
-    solution.incomplete_bandwidth = sum_incomplete.value();
+    solution.complete_bandwidth = sum_complete.Total();
+    solution.incomplete_bandwidth = sum_incomplete.Total();
   }
   if (absl::Status s = CheckBandwidthUsed(
           solution.complete_bandwidth + solution.incomplete_bandwidth,
@@ -444,7 +426,7 @@ absl::StatusOr<double> TotalCost(absl::Span<const LambdaCrawlPage> pages,
   for (size_t i = 0; i < pages.size(); ++i) {
     sum.Add(pages[i].importance * page_cost(pages[i].change_rate, policy[i]));
   }
-  return sum.value();
+  return sum.Total();
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "policy/compensated_sum.h"
 #include "policy/residual.h"
 #include "policy/root_finding.h"
 #include "policy/threshold_policy.h"
@@ -19,25 +20,6 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
-// Neumaier's compensated sum: Σ rates must meet the budget to ~1e-12
-// relative even over 10^5+ pages.
-class CompensatedSum {
- public:
-  void Add(double x) {
-    const double t = sum_ + x;
-    if (std::fabs(sum_) >= std::fabs(x)) {
-      compensation_ += (sum_ - t) + x;
-    } else {
-      compensation_ += (x - t) + sum_;
-    }
-    sum_ = t;
-  }
-  double Total() const { return sum_ + compensation_; }
-
- private:
-  double sum_ = 0.0;
-  double compensation_ = 0.0;
-};
 
 absl::Status CheckBandwidth(double bandwidth) {
   if (!(bandwidth > 0.0) || std::isinf(bandwidth)) {
