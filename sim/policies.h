@@ -1,0 +1,51 @@
+// The policies the experiments compare, by the names the paper and the
+// tables use (upper case). Discrete ones become a Scheduler; BASELINE and
+// BASELINE-NCIS are optimal continuous policies scored analytically.
+//
+//   GREEDY, GREEDY-CIS, GREEDY-NCIS, G-NCIS-APPROX-J   Algorithm 1, Sec. 5.1
+//   GREEDY-NCIS-D    GREEDY-NCIS discarding signals within 5/R of a crawl (App. C)
+//   GREEDY-CIS+      GREEDY-CIS value where precision > 0.7 and recall > 0.6,
+//                    GREEDY value elsewhere (Sec. 6.7)
+//   LDS              BASELINE's rates (problem (5)) realised by Azar Alg. 3
+//   LAMBDACRAWL      Kolobov's LambdaCrawl-IncomplObs rates realised by LDS
+//   ROUND-ROBIN, CHANGE-PROPORTIONAL, NUTCH, STORMCRAWLER   what crawlers run
+//   BASELINE         problem (5): periodic crawling without signals
+//   BASELINE-NCIS    Theorem 1: optimal threshold policies with signals
+#ifndef RECRAWL_SIM_POLICIES_H_
+#define RECRAWL_SIM_POLICIES_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "policy/page_model.h"
+#include "sim/scheduler.h"
+#include "sim/value_scheduler.h"
+
+namespace recrawl {
+namespace sim {
+
+// Every name MakeScheduler / AnalyticAccuracy accept.
+const std::vector<std::string>& PolicyNames();
+bool IsAnalytic(const std::string& name);
+
+// A discrete policy for pages the policy believes to have `pages` parameters
+// (raw importance), at bandwidth R (the rate-based policies plan for R; the
+// value-based ones adapt to any slot times).
+absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
+    const std::string& name, const std::vector<policy::PageParams>& pages, double bandwidth,
+    ValueSchedulerOptions::Argmax argmax = ValueSchedulerOptions::Argmax::kLazyBound);
+
+// Expected share of requests served fresh by BASELINE or BASELINE-NCIS.
+absl::StatusOr<double> AnalyticAccuracy(const std::string& name,
+                                        const std::vector<policy::PageParams>& pages,
+                                        double bandwidth);
+
+// GREEDY-CIS+'s split (Sec. 6.7).
+bool HighQualitySignals(const policy::PageParams& page);
+
+}  // namespace sim
+}  // namespace recrawl
+
+#endif  // RECRAWL_SIM_POLICIES_H_

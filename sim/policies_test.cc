@@ -1,0 +1,174 @@
+#include "sim/policies.h"
+
+#include <cmath>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "policy/optimal_policy.h"
+#include "sim/adaptive_schedulers.h"
+#include "sim/metrics.h"
+#include "sim/rate_schedulers.h"
+#include "sim/simulator.h"
+#include "sim/world.h"
+
+namespace recrawl {
+namespace sim {
+namespace {
+
+using Argmax = ValueSchedulerOptions::Argmax;
+
+// Records every pick of a scheduler it wraps.
+class Recorder : public Scheduler {
+ public:
+  explicit Recorder(Scheduler& inner) : inner_(inner) {}
+  void OnSignal(int page, double t) override { inner_.OnSignal(page, t); }
+  int Next(double t) override {
+    picks.push_back(inner_.Next(t));
+    return picks.back();
+  }
+  void OnCrawl(int page, double t, bool changed) override { inner_.OnCrawl(page, t, changed); }
+  std::vector<int> picks;
+
+ private:
+  Scheduler& inner_;
+};
+
+WorldConfig NoisyWorld(int m, double horizon) {
+  WorldConfig c;
+  c.num_pages = m;
+  c.horizon = horizon;
+  c.recall = Distribution::Beta(0.25, 0.25);
+  c.false_rate = Distribution::Uniform(0.1, 0.6);
+  return c;
+}
+
+TEST(ValueSchedulerTest, LazyArgmaxPicksExactlyWhatTheScanPicks) {
+  for (int m : {50, 300}) {
+    WorldConfig c = NoisyWorld(m, 40);
+    c.delay = {SignalDelay::Kind::kPoissonSlots, 6};
+    Instance inst = GenerateInstance(c, 11, 0);
+    Realization world = Realize(c, inst, 11, 0);
+    for (const char* name : {"GREEDY", "GREEDY-CIS", "GREEDY-NCIS", "G-NCIS-APPROX-1",
+                             "G-NCIS-APPROX-2", "GREEDY-NCIS-D", "GREEDY-CIS+"}) {
+      auto lazy = MakeScheduler(name, inst.pages, 100, Argmax::kLazyBound);
+      auto scan = MakeScheduler(name, inst.pages, 100, Argmax::kBruteForce);
+      ASSERT_TRUE(lazy.ok() && scan.ok()) << name;
+      Recorder a(**lazy), b(**scan);
+      RunScheduler(world, m, a);
+      RunScheduler(world, m, b);
+      ASSERT_EQ(a.picks.size(), world.slot_times.size());
+      EXPECT_EQ(a.picks, b.picks) << name << " m=" << m;
+    }
+  }
+}
+
+struct Estimate {
+  double mean = 0, stderr_ = 0;
+};
+
+Estimate Accuracy(const WorldConfig& c, const std::string& name, int reps, uint64_t seed,
+                  double* analytic = nullptr) {
+  double sum = 0, sum2 = 0, analytic_sum = 0;
+  for (int r = 0; r < reps; ++r) {
+    Instance inst = GenerateInstance(c, seed, r);
+    Realization world = Realize(c, inst, seed, r);
+    auto s = MakeScheduler(name, inst.pages, c.bandwidth.rate[0]);
+    EXPECT_TRUE(s.ok()) << s.status();
+    CrawlLog log = RunScheduler(world, c.num_pages, **s);
+    const double a = Evaluate(inst, world, log, seed, r).accuracy();
+    sum += a;
+    sum2 += a * a;
+    if (analytic != nullptr) {
+      analytic_sum += *AnalyticAccuracy("BASELINE", inst.pages, c.bandwidth.rate[0]);
+    }
+  }
+  if (analytic != nullptr) *analytic = analytic_sum / reps;
+  const double mean = sum / reps;
+  return {mean, std::sqrt(std::max(0.0, sum2 / reps - mean * mean) / (reps - 1))};
+}
+
+TEST(SimulatorTest, PeriodicPolicyMatchesAnalyticFreshness) {
+  // Round-robin crawls every page every ξ^{-1} = m/R: accuracy Σ G(ξ)/Σμ
+  // (Eq. (5)). Compared per instance, so only the sampling error remains.
+  WorldConfig c;
+  c.num_pages = 40;
+  c.horizon = 1000;
+  c.bandwidth = BandwidthSchedule::Constant(20);
+  const int reps = 40;
+  double sum = 0, sum2 = 0;
+  for (int r = 0; r < reps; ++r) {
+    Instance inst = GenerateInstance(c, 3, r);
+    Realization world = Realize(c, inst, 3, r);
+    RoundRobinScheduler rr(c.num_pages);
+    CrawlLog log = RunScheduler(world, c.num_pages, rr);
+    const double a = Evaluate(inst, world, log, 3, r).accuracy();
+    double g = 0, mu = 0;
+    for (const auto& p : inst.pages) {
+      g += policy::PeriodicObjective(20.0 / 40, p.importance, p.change_rate);
+      mu += p.importance;
+    }
+    const double diff = a - g / mu;
+    sum += diff;
+    sum2 += diff * diff;
+  }
+  const double mean = sum / reps;
+  const double se = std::sqrt((sum2 / reps - mean * mean) / (reps - 1));
+  EXPECT_LT(std::abs(mean), 3 * se) << "mean difference " << mean << ", se " << se;
+  EXPECT_LT(se, 0.003);
+}
+
+TEST(SimulatorTest, GreedyIsWithinOnePointOfBaseline) {
+  for (int m : {100, 200}) {
+    WorldConfig c;
+    c.num_pages = m;
+    double baseline;
+    Estimate greedy = Accuracy(c, "GREEDY", 4, 21, &baseline);
+    EXPECT_NEAR(greedy.mean, baseline, 0.01) << "m=" << m;
+    Estimate lds = Accuracy(c, "LDS", 4, 21);
+    EXPECT_NEAR(lds.mean, baseline, 0.01) << "m=" << m;
+  }
+}
+
+TEST(SimulatorTest, SignalsHelpAndSeedsReproduce) {
+  WorldConfig c = NoisyWorld(200, 200);
+  Estimate greedy = Accuracy(c, "GREEDY", 3, 5);
+  Estimate ncis = Accuracy(c, "GREEDY-NCIS", 3, 5);
+  EXPECT_GT(ncis.mean, greedy.mean + 0.01);
+  Estimate again = Accuracy(c, "GREEDY-NCIS", 3, 5);
+  EXPECT_EQ(again.mean, ncis.mean);
+  Estimate other = Accuracy(c, "GREEDY-NCIS", 3, 6);
+  EXPECT_NE(other.mean, ncis.mean);
+}
+
+TEST(PoliciesTest, EveryNamedPolicyRunsAtFullBandwidth) {
+  WorldConfig c = NoisyWorld(60, 20);
+  Instance inst = GenerateInstance(c, 1, 0);
+  Realization world = Realize(c, inst, 1, 0);
+  for (const std::string& name : PolicyNames()) {
+    if (IsAnalytic(name)) {
+      absl::StatusOr<double> a = AnalyticAccuracy(name, inst.pages, 100);
+      ASSERT_TRUE(a.ok()) << name;
+      EXPECT_GT(*a, 0.5) << name;
+      continue;
+    }
+    auto s = MakeScheduler(name, inst.pages, 100);
+    ASSERT_TRUE(s.ok()) << name << ": " << s.status();
+    CrawlLog log = RunScheduler(world, c.num_pages, **s);
+    EXPECT_EQ(log.crawl_times.size(), world.slot_times.size()) << name;
+  }
+  EXPECT_FALSE(MakeScheduler("FANCY", inst.pages, 100).ok());
+}
+
+TEST(AdaptiveIntervalTest, ShippedRules) {
+  auto nutch = AdaptiveIntervalRule::Defaults(AdaptiveIntervalRule::Kind::kNutch, 100, 100);
+  EXPECT_DOUBLE_EQ(nutch.Update(1.0, true), 0.8);
+  EXPECT_DOUBLE_EQ(nutch.Update(1.0, false), 1.4);
+  EXPECT_DOUBLE_EQ(nutch.Update(11.0, false), 12.0);  // clamped at 12·I_0
+  auto storm = AdaptiveIntervalRule::Defaults(AdaptiveIntervalRule::Kind::kStormCrawler, 100, 100);
+  EXPECT_DOUBLE_EQ(storm.Update(1.0, true), 0.5 + 0.5 * 0.01);
+  EXPECT_DOUBLE_EQ(storm.Update(1.0, false), 1.5);
+}
+
+}  // namespace
+}  // namespace sim
+}  // namespace recrawl

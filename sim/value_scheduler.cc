@@ -1,0 +1,199 @@
+#include "sim/value_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "policy/crawl_value.h"
+
+namespace recrawl {
+namespace sim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// After a rescan the level keeps about this many candidates; when more than
+// kMaxCandidates accumulate it is raised back to kTargetCandidates.
+constexpr size_t kTargetCandidates = 24;
+constexpr size_t kMaxCandidates = 96;
+
+}  // namespace
+
+std::vector<policy::PageModel> NormalisedBeliefs(const std::vector<policy::PageParams>& pages,
+                                                 const policy::CrawlPolicy& policy) {
+  double total = 0;
+  for (const auto& p : pages) total += p.importance;
+  std::vector<policy::PageModel> out;
+  out.reserve(pages.size());
+  for (const auto& p : pages) {
+    policy::PageParams q = p;
+    q.importance = total > 0 ? p.importance / total : 0.0;
+    out.push_back(policy.Belief(*policy::PageModel::Create(q)));
+  }
+  return out;
+}
+
+ValueScheduler::ValueScheduler(std::vector<policy::PageModel> beliefs, std::vector<int> max_terms,
+                               ValueSchedulerOptions options)
+    : beliefs_(std::move(beliefs)), max_terms_(std::move(max_terms)), options_(options) {
+  const size_t m = beliefs_.size();
+  ceiling_.resize(m);
+  for (size_t i = 0; i < m; ++i) ceiling_[i] = policy::ValueCeiling(beliefs_[i]);
+  last_crawl_.assign(m, 0.0);
+  signals_.assign(m, 0);
+  version_.assign(m, 0);
+  candidate_pos_.assign(m, -1);
+}
+
+double ValueScheduler::Value(int page, double t) const {
+  return policy::NcisValue(beliefs_[page], t - last_crawl_[page], signals_[page],
+                           max_terms_[page]);
+}
+
+void ValueScheduler::OnSignal(int page, double t) {
+  if (!beliefs_[page].signals_informative()) return;  // e.g. GREEDY's belief
+  if (t - last_crawl_[page] < options_.discard_window) return;  // App. C
+  ++signals_[page];
+  if (options_.argmax == ValueSchedulerOptions::Argmax::kLazyBound && started_ &&
+      candidate_pos_[page] < 0) {
+    // Its value jumped: look at it again at the next pick.
+    heap_.push({t, page, ++version_[page]});
+  }
+}
+
+void ValueScheduler::OnCrawl(int page, double t, bool changed) {
+  last_crawl_[page] = t;
+  signals_[page] = 0;
+  if (options_.argmax == ValueSchedulerOptions::Argmax::kBruteForce || !started_) return;
+  if (candidate_pos_[page] >= 0) RemoveCandidate(page);
+  ++version_[page];
+  Place(page, t, 0.0);
+}
+
+int ValueScheduler::NextBruteForce(double t) {
+  int best = kIdle;
+  double best_value = -kInf;
+  for (int i = 0; i < static_cast<int>(beliefs_.size()); ++i) {
+    const double v = Value(i, t);
+    if (v > best_value) {
+      best_value = v;
+      best = i;
+    }
+  }
+  return best;
+}
+
+void ValueScheduler::AddCandidate(int page) {
+  candidate_pos_[page] = static_cast<int32_t>(candidates_.size());
+  candidates_.push_back(page);
+}
+
+void ValueScheduler::RemoveCandidate(int page) {
+  const int32_t pos = candidate_pos_[page];
+  const int32_t last = candidates_.back();
+  candidates_[pos] = last;
+  candidate_pos_[last] = pos;
+  candidates_.pop_back();
+  candidate_pos_[page] = -1;
+}
+
+void ValueScheduler::Place(int page, double t, double v) {
+  if (v >= level_) {
+    AddCandidate(page);
+    return;
+  }
+  const policy::PageModel& b = beliefs_[page];
+  if (ceiling_[page] < level_ || b.alpha() <= 0 || b.importance() <= 0) {
+    return;  // cannot reach the level before a signal or a rescan
+  }
+  const double iota = b.EffectiveElapsed(t - last_crawl_[page], signals_[page]);
+  const double x = b.alpha() * iota;
+  const double slope = b.importance() * (x <= 1 ? std::exp(-1.0) : x * std::exp(-x));
+  // Slightly early so that rounding in V never makes the bound late.
+  const double wait = (level_ - v) / slope * (1 - 1e-9);
+  if (!(wait < kInf)) return;
+  if (!(t + wait > t)) {
+    // Too close to the level to schedule: a candidate below the level does
+    // no harm (the argmax is still among the candidates).
+    AddCandidate(page);
+    return;
+  }
+  heap_.push({t + wait, page, version_[page]});
+}
+
+void ValueScheduler::Rescan(double t) {
+  ++rescans_;
+  const int m = static_cast<int>(beliefs_.size());
+  scratch_.resize(m);
+  for (int i = 0; i < m; ++i) scratch_[i] = Value(i, t);
+  std::vector<double> sorted = scratch_;
+  const size_t k = std::min<size_t>(kTargetCandidates, m) - 1;
+  std::nth_element(sorted.begin(), sorted.begin() + k, sorted.end(), std::greater<double>());
+  level_ = sorted[k];
+  if (level_ <= 0) {
+    // Fewer than k pages have positive value: keep the level positive so
+    // that pages stuck at zero are not candidates.
+    double smallest_positive = kInf;
+    for (double v : scratch_) {
+      if (v > 0) smallest_positive = std::min(smallest_positive, v);
+    }
+    level_ = smallest_positive < kInf ? smallest_positive : std::numeric_limits<double>::min();
+  }
+  candidates_.clear();
+  std::fill(candidate_pos_.begin(), candidate_pos_.end(), -1);
+  heap_ = decltype(heap_)();
+  for (int i = 0; i < m; ++i) {
+    ++version_[i];
+    Place(i, t, scratch_[i]);
+  }
+}
+
+int ValueScheduler::Next(double t) {
+  if (beliefs_.empty()) return kIdle;
+  if (options_.argmax == ValueSchedulerOptions::Argmax::kBruteForce) return NextBruteForce(t);
+  started_ = true;
+  while (!heap_.empty() && heap_.top().time <= t) {
+    const Due d = heap_.top();
+    heap_.pop();
+    if (d.version != version_[d.page] || candidate_pos_[d.page] >= 0) continue;
+    ++version_[d.page];
+    Place(d.page, t, Value(d.page, t));
+  }
+  if (candidates_.empty()) Rescan(t);
+  if (candidates_.empty()) return NextBruteForce(t);  // every value is 0
+  // Exact argmax over the candidates; ties go to the lowest page index, as
+  // in the brute-force scan.
+  candidate_values_.resize(candidates_.size());
+  int best = -1;
+  double best_value = -kInf;
+  for (size_t k = 0; k < candidates_.size(); ++k) {
+    const int page = candidates_[k];
+    const double v = Value(page, t);
+    candidate_values_[k] = v;
+    if (v > best_value || (v == best_value && page < best)) {
+      best_value = v;
+      best = page;
+    }
+  }
+  if (candidates_.size() > kMaxCandidates) {
+    // Raise the level to the kTargetCandidates-th value and send the rest
+    // back to the heap.
+    scratch_ = candidate_values_;
+    std::nth_element(scratch_.begin(), scratch_.begin() + kTargetCandidates - 1, scratch_.end(),
+                     std::greater<double>());
+    level_ = scratch_[kTargetCandidates - 1];
+    std::vector<std::pair<int, double>> demote;
+    for (size_t k = 0; k < candidates_.size(); ++k) {
+      if (candidate_values_[k] < level_) demote.emplace_back(candidates_[k], candidate_values_[k]);
+    }
+    for (const auto& [page, v] : demote) {
+      RemoveCandidate(page);
+      ++version_[page];
+      Place(page, t, v);
+    }
+  }
+  return best;
+}
+
+}  // namespace sim
+}  // namespace recrawl
