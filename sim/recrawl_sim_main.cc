@@ -3,6 +3,9 @@
 //   recrawl_sim value --policy=greedy_ncis --importance=0.01 --change_rate=1
 //       --recall=0.5 --false_rate=0.3 --tau=2 [--cis_count=1]
 //   recrawl_sim solve --solver=baseline --bandwidth=100 --pages=pages.csv
+//   recrawl_sim fig6 [--reps=100 --seed=1 --threads=2 --m=100,1000
+//       --policies=GREEDY,GREEDY-NCIS --horizon=1000 --csv=f.csv --plot=f.png]
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -13,7 +16,11 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "sim/experiment_command.h"
 #include "sim/pages_csv.h"
 #include "sim/solve_command.h"
 #include "sim/value_command.h"
@@ -38,9 +45,41 @@ ABSL_FLAG(std::string, pages, "",
           "solve: CSV with header importance,change_rate[,recall,false_rate,"
           "complete_obs] (required)");
 
+ABSL_FLAG(int, reps, 0, "experiments: repetitions (default 100; semi 10)");
+ABSL_FLAG(uint64_t, seed, 1, "experiments: random seed");
+ABSL_FLAG(int, threads, 2, "experiments: worker threads (results do not depend on it)");
+ABSL_FLAG(std::string, m, "", "experiments: comma-separated page counts replacing the paper's");
+ABSL_FLAG(std::string, policies, "",
+          "experiments: comma-separated policies replacing the paper's, e.g. GREEDY,GREEDY-NCIS");
+ABSL_FLAG(double, horizon, 0, "experiments: simulated time (default: the paper's)");
+ABSL_FLAG(std::string, csv, "", "experiments: write the results in long form to this CSV");
+ABSL_FLAG(std::string, plot, "", "experiments: draw the results to this PNG (gnuplot)");
+
 namespace recrawl {
 namespace sim {
 namespace {
+
+absl::Status RunPaperExperiment(const std::string& name) {
+  ExperimentCommandOptions o;
+  o.experiment = name;
+  o.run.reps = absl::GetFlag(FLAGS_reps);
+  if (o.run.reps == 0) o.run.reps = name == "semi" ? 10 : 100;
+  o.run.seed = absl::GetFlag(FLAGS_seed);
+  o.run.threads = absl::GetFlag(FLAGS_threads);
+  for (absl::string_view m : absl::StrSplit(absl::GetFlag(FLAGS_m), ',', absl::SkipEmpty())) {
+    int v;
+    if (!absl::SimpleAtoi(m, &v) || v < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("--m: bad page count '", m, "'"));
+    }
+    o.overrides.m.push_back(v);
+  }
+  o.overrides.policies =
+      absl::StrSplit(absl::GetFlag(FLAGS_policies), ',', absl::SkipEmpty());
+  o.overrides.horizon = absl::GetFlag(FLAGS_horizon);
+  o.csv = absl::GetFlag(FLAGS_csv);
+  o.plot = absl::GetFlag(FLAGS_plot);
+  return RunExperimentCommand(o, std::cout);
+}
 
 absl::Status Require(const char* flag, double value) {
   if (std::isnan(value)) {
@@ -90,10 +129,11 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "recrawl_sim <command> [flags]\n"
       "  value  crawl value V(τ_elap + β·n) of one page under a policy\n"
-      "  solve  optimal continuous policy for a CSV table of pages");
+      "  solve  optimal continuous policy for a CSV table of pages\n"
+      "  fig3 fig4 fig6 fig11 semi  the main paper's experiments (markdown table)");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
-    std::cerr << "error: expected exactly one command (value or solve); see --help\n";
+    std::cerr << "error: expected exactly one command (value, solve or an experiment); see --help\n";
     return 2;
   }
   const std::string command = args[1];
@@ -102,9 +142,13 @@ int main(int argc, char** argv) {
     status = recrawl::sim::Value();
   } else if (command == "solve") {
     status = recrawl::sim::Solve();
+  } else if (std::find(recrawl::sim::ExperimentNames().begin(),
+                       recrawl::sim::ExperimentNames().end(),
+                       command) != recrawl::sim::ExperimentNames().end()) {
+    status = recrawl::sim::RunPaperExperiment(command);
   } else {
-    std::cerr << "error: unknown command '" << command
-              << "' (expected value or solve)\n";
+    std::cerr << "error: unknown command '" << command << "' (expected value, solve, "
+              << absl::StrJoin(recrawl::sim::ExperimentNames(), ", ") << ")\n";
     return 2;
   }
   if (!status.ok()) {
