@@ -1,0 +1,48 @@
+// Per-host politeness shared by the index implementations: a minimum delay
+// between two crawls of the host's pages and a block until a given time.
+#ifndef RECRAWL_SHARD_INDEX_HOSTS_H_
+#define RECRAWL_SHARD_INDEX_HOSTS_H_
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "shard/index/crawl_index.h"
+
+namespace recrawl {
+namespace shard {
+
+class HostTable {
+ public:
+  struct Host {
+    double min_delay = 0.0;
+    double blocked_until = -std::numeric_limits<double>::infinity();
+    double last_crawl = -std::numeric_limits<double>::infinity();
+  };
+
+  // The earliest time any page of the host may be offered.
+  double AllowedFrom(HostId host) const {
+    if (host >= hosts_.size()) return -std::numeric_limits<double>::infinity();
+    const Host& h = hosts_[host];
+    return std::max(h.blocked_until, h.last_crawl + h.min_delay);
+  }
+  bool Allowed(HostId host, double t) const { return t >= AllowedFrom(host); }
+  // Whether PickTop may return a second page of the host at the same time.
+  bool OnePerPick(HostId host) const {
+    return host < hosts_.size() && hosts_[host].min_delay > 0.0;
+  }
+
+  Host& Get(HostId host) {
+    if (host >= hosts_.size()) hosts_.resize(static_cast<size_t>(host) + 1);
+    return hosts_[host];
+  }
+  size_t MemoryBytes() const { return hosts_.capacity() * sizeof(Host); }
+
+ private:
+  std::vector<Host> hosts_;
+};
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_INDEX_HOSTS_H_

@@ -1,0 +1,40 @@
+// The crawl value both index implementations compute, so that the scheduling
+// index and its brute-force oracle agree to the last bit on equal inputs.
+#ifndef RECRAWL_SHARD_INDEX_PAGE_VALUE_H_
+#define RECRAWL_SHARD_INDEX_PAGE_VALUE_H_
+
+#include <algorithm>
+#include <cstdint>
+
+#include "policy/crawl_policy.h"
+#include "policy/crawl_value.h"
+#include "policy/page_model.h"
+#include "shard/index/crawl_index.h"
+
+namespace recrawl {
+namespace shard {
+
+inline policy::PageModel ZeroModel() {
+  return policy::PageModel::Create(policy::PageParams{}).value();
+}
+
+// V of the policy's belief (main paper Sec. 5.1) in state (τ_elap, n_cis).
+// τ_elap < 0 (a crawl time after t) is treated as 0.
+inline double BeliefValue(const policy::PageModel& belief,
+                          const policy::CrawlPolicy& policy, double tau_elap,
+                          int64_t n_cis) {
+  return policy::NcisValue(belief, std::max(tau_elap, 0.0), n_cis,
+                           policy.MaxTerms());
+}
+
+// Higher value first; equal values by page id, so both indexes break ties
+// the same way.
+inline bool BetterPick(const PickedPage& a, const PickedPage& b) {
+  if (a.value != b.value) return a.value > b.value;
+  return a.page < b.page;
+}
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_INDEX_PAGE_VALUE_H_

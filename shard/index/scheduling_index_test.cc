@@ -1,0 +1,281 @@
+// SchedulingIndex against its oracle, BruteForceIndex: random event
+// sequences (property tests) and Algorithm 1 on the main paper's fig. 6
+// settings, driven slot by slot.
+#include "shard/index/scheduling_index.h"
+
+#include <cmath>
+#include <memory>
+#include <queue>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "policy/crawl_policy.h"
+#include "policy/page_model.h"
+#include "shard/index/brute_force_index.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+// The index stores its model in floats; drawing float-representable
+// parameters makes both indexes see the same model.
+double F(double x) { return static_cast<double>(static_cast<float>(x)); }
+
+// Fig. 6 of the main paper: μ, Δ ~ U[0, 1], λ ~ Beta(¼, ¼), ν ~ U(0.1, 0.6).
+policy::PageParams Fig6Page(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::gamma_distribution<double> g(0.25, 1.0);
+  const double a = g(rng), b = g(rng);
+  policy::PageParams p;
+  p.importance = F(u(rng));
+  p.change_rate = F(u(rng));
+  p.recall = F(a + b > 0 ? a / (a + b) : 0.5);
+  p.false_rate = F(0.1 + 0.5 * u(rng));
+  return p;
+}
+
+// Includes the edge cases: α = 0 (λ = 1), ν = 0, Δ = 0, μ = 0, λ = 0.
+policy::PageParams EdgyPage(std::mt19937_64& rng) {
+  policy::PageParams p = Fig6Page(rng);
+  std::uniform_int_distribution<int> pick(0, 9);
+  switch (pick(rng)) {
+    case 0: p.recall = 1.0; break;
+    case 1: p.false_rate = 0.0; break;
+    case 2: p.recall = 1.0; p.false_rate = 0.0; break;
+    case 3: p.change_rate = 0.0; break;
+    case 4: p.importance = 0.0; break;
+    case 5: p.recall = 0.0; break;
+    default: break;
+  }
+  return p;
+}
+
+void ExpectSamePicks(const std::vector<PickedPage>& want,
+                     const std::vector<PickedPage>& got, double t) {
+  ASSERT_EQ(want.size(), got.size()) << "t=" << t;
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(want[i].page, got[i].page) << "t=" << t << " rank " << i;
+    EXPECT_EQ(want[i].value, got[i].value) << "t=" << t << " rank " << i;
+  }
+}
+
+struct Pair {
+  BruteForceIndex oracle;
+  SchedulingIndex index;
+  std::vector<CrawlIndex*> both() { return {&oracle, &index}; }
+};
+
+void RunRandomEvents(uint64_t seed, int pages, int hosts, int steps,
+                     const SchedulingIndex::Options& options) {
+  std::mt19937_64 rng(seed);
+  Pair pair{BruteForceIndex(), SchedulingIndex(policy::CrawlPolicy::GreedyNcis(),
+                                               options)};
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> page_of(0, pages - 1);
+  std::uniform_int_distribution<int> host_of(0, hosts - 1);
+  double t = 0.0;
+  for (int i = 0; i < pages; ++i) {
+    const policy::PageParams p = EdgyPage(rng);
+    const HostId h = host_of(rng);
+    for (CrawlIndex* x : pair.both()) x->Upsert(i, p, h, 0.0);
+  }
+  const policy::CrawlPolicy policies[] = {
+      policy::CrawlPolicy::GreedyNcis(), policy::CrawlPolicy::Greedy(),
+      policy::CrawlPolicy::GreedyCis(), policy::CrawlPolicy::Approx(1),
+      policy::CrawlPolicy::Approx(2)};
+  for (int step = 0; step < steps; ++step) {
+    t += 0.05 * u(rng);
+    const int what = static_cast<int>(u(rng) * 100);
+    const PageId page = page_of(rng);
+    if (what < 40) {
+      for (CrawlIndex* x : pair.both()) x->RecordSignal(page, t);
+    } else if (what < 44) {
+      const policy::PageParams p = EdgyPage(rng);
+      const HostId h = host_of(rng);
+      for (CrawlIndex* x : pair.both()) x->Upsert(page, p, h, t);
+    } else if (what < 46) {
+      for (CrawlIndex* x : pair.both()) x->Remove(page);
+    } else if (what < 49) {
+      for (CrawlIndex* x : pair.both()) x->Lease(page);
+    } else if (what < 52) {
+      for (CrawlIndex* x : pair.both()) x->ReleaseLease(page);
+    } else if (what < 53) {
+      const HostId h = host_of(rng);
+      const double d = u(rng) < 0.5 ? 0.0 : 0.2 * u(rng);
+      for (CrawlIndex* x : pair.both()) x->SetHostDelay(h, d);
+    } else if (what < 54) {
+      const HostId h = host_of(rng);
+      const double until = t + (u(rng) < 0.3 ? -1.0 : u(rng));
+      for (CrawlIndex* x : pair.both()) x->BlockHost(h, until);
+    } else if (what < 55) {
+      const auto& pol = policies[static_cast<int>(u(rng) * 5) % 5];
+      for (CrawlIndex* x : pair.both()) x->SetPolicy(pol);
+    } else {
+      // A pick: both must agree, then the best page is crawled.
+      const int k = u(rng) < 0.8 ? 1 : 1 + static_cast<int>(u(rng) * 4);
+      const std::vector<PickedPage> want = pair.oracle.PickTop(t, k);
+      const std::vector<PickedPage> got = pair.index.PickTop(t, k);
+      ExpectSamePicks(want, got, t);
+      if (::testing::Test::HasFailure()) return;
+      if (!want.empty()) {
+        for (CrawlIndex* x : pair.both()) x->RecordCrawl(want[0].page, t);
+      }
+    }
+    ASSERT_EQ(pair.oracle.size(), pair.index.size());
+    ASSERT_EQ(pair.oracle.Value(page, t), pair.index.Value(page, t));
+  }
+}
+
+TEST(SchedulingIndexTest, MatchesBruteForceOnRandomEvents) {
+  SchedulingIndex::Options small;
+  small.target_candidates = 4;
+  small.max_candidates = 12;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE(seed);
+    RunRandomEvents(seed, 60, 7, 3000, small);
+    if (HasFailure()) return;
+  }
+}
+
+TEST(SchedulingIndexTest, MatchesBruteForceWithDefaultOptions) {
+  for (uint64_t seed = 100; seed < 104; ++seed) {
+    SCOPED_TRACE(seed);
+    RunRandomEvents(seed, 400, 40, 6000, SchedulingIndex::Options());
+    if (HasFailure()) return;
+  }
+}
+
+TEST(SchedulingIndexTest, EmptyAndUnknownPages) {
+  SchedulingIndex index;
+  EXPECT_TRUE(index.PickTop(1.0, 3).empty());
+  index.RecordSignal(5, 1.0);
+  index.RecordCrawl(5, 1.0);
+  EXPECT_FALSE(index.Contains(5));
+  EXPECT_EQ(index.size(), 0u);
+}
+
+TEST(SchedulingIndexTest, LeasedAndBlockedPagesAreSkipped) {
+  SchedulingIndex index;
+  policy::PageParams p{1.0, 1.0, 0.5, 0.3};
+  index.Upsert(0, p, 0, 0.0);
+  index.Upsert(1, p, 1, 0.5);
+  ASSERT_EQ(index.PickTop(2.0, 1)[0].page, 0u);  // crawled earlier
+  index.Lease(0);
+  EXPECT_EQ(index.PickTop(2.0, 1)[0].page, 1u);
+  index.BlockHost(1, 3.0);
+  EXPECT_TRUE(index.PickTop(2.5, 1).empty());
+  EXPECT_EQ(index.PickTop(3.0, 1)[0].page, 1u);
+  index.ReleaseLease(0);
+  EXPECT_EQ(index.PickTop(3.0, 2).size(), 2u);
+}
+
+// Algorithm 1 on a Poisson world (fig. 6 rates, R = 100; horizons shorter
+// than the paper's t <= 1000 so that the brute-force runs fit a unit test): changes (rate Δ, each signalled with
+// probability λ), false signals (rate ν), requests (rate μ). Accuracy is the
+// share of requests that find the page fresh (main paper Sec. 6.3).
+struct Fig6Run {
+  double accuracy = 0.0;
+  int64_t slots = 0;
+  int64_t agreements = 0;  // index pick == brute-force pick on the same state
+};
+
+Fig6Run RunFig6(CrawlIndex* driver, BruteForceIndex* shadow, int m, double rate,
+                double horizon, uint64_t seed, int shadow_every) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<policy::PageParams> params(m);
+  for (int i = 0; i < m; ++i) {
+    params[i] = Fig6Page(rng);
+    driver->Upsert(i, params[i], i, 0.0);
+    if (shadow != nullptr) shadow->Upsert(i, params[i], i, 0.0);
+  }
+  enum Kind { kChange, kFalseSignal, kRequest };
+  using Event = std::tuple<double, int, int>;  // time, page, kind
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
+  auto next = [&](double now, double r) {
+    return r > 0.0 ? now - std::log(1.0 - u(rng)) / r
+                   : std::numeric_limits<double>::infinity();
+  };
+  for (int i = 0; i < m; ++i) {
+    events.emplace(next(0.0, params[i].change_rate), i, kChange);
+    events.emplace(next(0.0, params[i].false_rate), i, kFalseSignal);
+    events.emplace(next(0.0, params[i].importance), i, kRequest);
+  }
+  std::vector<bool> fresh(m, true);
+  int64_t requests = 0, fresh_requests = 0;
+  Fig6Run run;
+  const int64_t slots = static_cast<int64_t>(horizon * rate);
+  for (int64_t j = 1; j <= slots; ++j) {
+    const double t = static_cast<double>(j) / rate;
+    while (std::get<0>(events.top()) <= t) {
+      const auto [time, page, kind] = events.top();
+      events.pop();
+      if (kind == kRequest) {
+        ++requests;
+        fresh_requests += fresh[page];
+        events.emplace(next(time, params[page].importance), page, kind);
+        continue;
+      }
+      bool signal = kind == kFalseSignal;
+      if (kind == kChange) {
+        fresh[page] = false;
+        signal = u(rng) < params[page].recall;
+        events.emplace(next(time, params[page].change_rate), page, kind);
+      } else {
+        events.emplace(next(time, params[page].false_rate), page, kind);
+      }
+      if (signal) {
+        driver->RecordSignal(page, time);
+        if (shadow != nullptr) shadow->RecordSignal(page, time);
+      }
+    }
+    const std::vector<PickedPage> pick = driver->PickTop(t, 1);
+    if (pick.empty()) continue;
+    ++run.slots;
+    if (shadow != nullptr && j % shadow_every == 0) {
+      const std::vector<PickedPage> want = shadow->PickTop(t, 1);
+      run.agreements += !want.empty() && want[0].page == pick[0].page;
+    }
+    driver->RecordCrawl(pick[0].page, t);
+    if (shadow != nullptr) shadow->RecordCrawl(pick[0].page, t);
+    fresh[pick[0].page] = true;
+  }
+  run.accuracy = static_cast<double>(fresh_requests) / requests;
+  return run;
+}
+
+void CheckFig6(int m, double horizon, int shadow_every, int seeds) {
+  for (uint64_t seed = 7; seed < 7 + static_cast<uint64_t>(seeds); ++seed) {
+    BruteForceIndex oracle;
+    const Fig6Run brute = RunFig6(&oracle, nullptr, m, 100.0, horizon, seed, 1);
+    SchedulingIndex index;
+    BruteForceIndex shadow;
+    const Fig6Run fast =
+        RunFig6(&index, &shadow, m, 100.0, horizon, seed, shadow_every);
+    const int64_t checked = fast.slots / shadow_every;
+    std::printf("m=%d seed=%llu accuracy brute %.5f index %.5f, agreement "
+                "%lld/%lld, rebuilds %llu raises %llu evaluations/slot %.2f\n",
+                m, static_cast<unsigned long long>(seed), brute.accuracy,
+                fast.accuracy, static_cast<long long>(fast.agreements),
+                static_cast<long long>(checked),
+                static_cast<unsigned long long>(index.stats().rebuilds),
+                static_cast<unsigned long long>(index.stats().raises),
+                static_cast<double>(index.stats().evaluations) / fast.slots);
+    EXPECT_GE(fast.agreements, 0.99 * checked);
+    EXPECT_NEAR(fast.accuracy, brute.accuracy, 0.001);
+  }
+}
+
+TEST(SchedulingIndexFig6Test, M1000AgreesWithBruteForce) {
+  CheckFig6(1000, 100.0, 1, 2);
+}
+
+TEST(SchedulingIndexFig6Test, M10000AgreesWithBruteForce) {
+  CheckFig6(10000, 20.0, 10, 1);
+}
+
+}  // namespace
+}  // namespace shard
+}  // namespace recrawl
