@@ -43,6 +43,9 @@ ValueScheduler::ValueScheduler(std::vector<policy::PageModel> beliefs, std::vect
   signals_.assign(m, 0);
   version_.assign(m, 0);
   candidate_pos_.assign(m, -1);
+  cached_value_.assign(m, 0.0);
+  cached_time_.assign(m, 0.0);
+  cache_void_.assign(m, 1);
 }
 
 double ValueScheduler::Value(int page, double t) const {
@@ -54,6 +57,7 @@ void ValueScheduler::OnSignal(int page, double t) {
   if (!beliefs_[page].signals_informative()) return;  // e.g. GREEDY's belief
   if (t - last_crawl_[page] < options_.discard_window) return;  // App. C
   ++signals_[page];
+  cache_void_[page] = 1;
   if (options_.argmax == ValueSchedulerOptions::Argmax::kLazyBound && started_ &&
       candidate_pos_[page] < 0) {
     // Its value jumped: look at it again at the next pick.
@@ -83,6 +87,14 @@ int ValueScheduler::NextBruteForce(double t) {
   return best;
 }
 
+double ValueScheduler::SlopeBound(int page, double t) const {
+  const policy::PageModel& b = beliefs_[page];
+  if (b.alpha() <= 0 || b.importance() <= 0) return 0.0;
+  const double x = b.alpha() * b.EffectiveElapsed(t - last_crawl_[page], signals_[page]);
+  if (!(x < kInf)) return 0.0;  // a noiseless signal: V sits at its ceiling
+  return b.importance() * (x <= 1 ? std::exp(-1.0) : x * std::exp(-x));
+}
+
 void ValueScheduler::AddCandidate(int page) {
   candidate_pos_[page] = static_cast<int32_t>(candidates_.size());
   candidates_.push_back(page);
@@ -98,17 +110,16 @@ void ValueScheduler::RemoveCandidate(int page) {
 }
 
 void ValueScheduler::Place(int page, double t, double v) {
+  cached_value_[page] = v;
+  cached_time_[page] = t;
+  cache_void_[page] = 0;
   if (v >= level_) {
     AddCandidate(page);
     return;
   }
-  const policy::PageModel& b = beliefs_[page];
-  if (ceiling_[page] < level_ || b.alpha() <= 0 || b.importance() <= 0) {
-    return;  // cannot reach the level before a signal or a rescan
-  }
-  const double iota = b.EffectiveElapsed(t - last_crawl_[page], signals_[page]);
-  const double x = b.alpha() * iota;
-  const double slope = b.importance() * (x <= 1 ? std::exp(-1.0) : x * std::exp(-x));
+  if (ceiling_[page] < level_) return;  // cannot reach the level before a rescan
+  const double slope = SlopeBound(page, t);
+  if (slope <= 0) return;  // V cannot grow before the next signal
   // Slightly early so that rounding in V never makes the bound late.
   const double wait = (level_ - v) / slope * (1 - 1e-9);
   if (!(wait < kInf)) return;
@@ -161,35 +172,50 @@ int ValueScheduler::Next(double t) {
   }
   if (candidates_.empty()) Rescan(t);
   if (candidates_.empty()) return NextBruteForce(t);  // every value is 0
-  // Exact argmax over the candidates; ties go to the lowest page index, as
-  // in the brute-force scan.
-  candidate_values_.resize(candidates_.size());
+  // Exact argmax over the candidates, evaluating them in decreasing order of
+  // their upper bounds; ties go to the lowest page index, as in the scan.
+  bounds_.clear();
+  for (int32_t page : candidates_) {
+    double ub = kInf;
+    if (!cache_void_[page]) {
+      ub = std::min(ceiling_[page], cached_value_[page] +
+                                        SlopeBound(page, cached_time_[page]) *
+                                            (t - cached_time_[page]) * (1 + 1e-9));
+    }
+    bounds_.emplace_back(ub, page);
+  }
+  std::sort(bounds_.begin(), bounds_.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
   int best = -1;
   double best_value = -kInf;
-  for (size_t k = 0; k < candidates_.size(); ++k) {
-    const int page = candidates_[k];
+  for (const auto& [ub, page] : bounds_) {
+    if (ub < best_value) break;
     const double v = Value(page, t);
-    candidate_values_[k] = v;
+    cached_value_[page] = v;
+    cached_time_[page] = t;
+    cache_void_[page] = 0;
     if (v > best_value || (v == best_value && page < best)) {
       best_value = v;
       best = page;
     }
   }
   if (candidates_.size() > kMaxCandidates) {
-    // Raise the level to the kTargetCandidates-th value and send the rest
-    // back to the heap.
-    scratch_ = candidate_values_;
+    // Raise the level to the kTargetCandidates-th cached value (each a lower
+    // bound of the current value) and send the rest back to the heap.
+    scratch_.clear();
+    for (int32_t page : candidates_) scratch_.push_back(cached_value_[page]);
     std::nth_element(scratch_.begin(), scratch_.begin() + kTargetCandidates - 1, scratch_.end(),
                      std::greater<double>());
     level_ = scratch_[kTargetCandidates - 1];
     std::vector<std::pair<int, double>> demote;
-    for (size_t k = 0; k < candidates_.size(); ++k) {
-      if (candidate_values_[k] < level_) demote.emplace_back(candidates_[k], candidate_values_[k]);
+    for (int32_t page : candidates_) {
+      if (cached_value_[page] < level_) demote.emplace_back(page, cached_value_[page]);
     }
     for (const auto& [page, v] : demote) {
       RemoveCandidate(page);
       ++version_[page];
-      Place(page, t, v);
+      Place(page, cached_time_[page], v);
     }
   }
   return best;

@@ -16,7 +16,10 @@
 // the same sum, so the bound and monotonicity hold there too. Since ι only
 // grows, sup_{x>=ι} α x e^{−αx} is 1/e for αι <= 1 and αι e^{−αι} after.
 // The candidates hold the argmax whenever they are non-empty; when empty the
-// pages are rescanned and L lowered. This is the simulator's stand-in for
+// pages are rescanned and L lowered. Within the candidates the same bound
+// gives each an upper bound from its last evaluation; candidates are
+// evaluated in decreasing order of that bound until the best exact value
+// beats every remaining bound (a signal voids its page's bound, as V jumps). This is the simulator's stand-in for
 // shard/index (a CrawlIndex can replace it behind the Scheduler interface).
 #ifndef RECRAWL_SIM_VALUE_SCHEDULER_H_
 #define RECRAWL_SIM_VALUE_SCHEDULER_H_
@@ -69,6 +72,8 @@ class ValueScheduler : public Scheduler {
   void AddCandidate(int page);
   void RemoveCandidate(int page);
   void Rescan(double t);
+  // sup of dV/dτ_elap over the page's future until its next event.
+  double SlopeBound(int page, double t) const;
 
   std::vector<policy::PageModel> beliefs_;
   std::vector<int> max_terms_;
@@ -79,7 +84,12 @@ class ValueScheduler : public Scheduler {
   std::vector<uint32_t> version_;
   std::vector<int32_t> candidate_pos_;  // -1: in the heap
   std::vector<int32_t> candidates_;
-  std::vector<double> candidate_values_;
+  // Per candidate (by page): value at cached_time_ (a lower bound later, V
+  // does not fall between crawls) and whether a signal voided its bound.
+  std::vector<double> cached_value_;
+  std::vector<double> cached_time_;
+  std::vector<char> cache_void_;
+  std::vector<std::pair<double, int32_t>> bounds_;  // (upper bound, page)
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> heap_;
   double level_ = 0.0;
   bool started_ = false;
