@@ -114,6 +114,24 @@ double WeightedAccuracy(const std::vector<PageModel>& models,
   return sum.Total();  // importances are normalised
 }
 
+// The validated input every solver starts from: normalised models and their
+// value ceilings μ̃/Δ.
+struct Problem {
+  std::vector<PageModel> models;
+  std::vector<double> ceilings;
+};
+
+absl::StatusOr<Problem> PrepareProblem(const std::vector<PageParams>& pages,
+                                       double bandwidth, bool cap_recall) {
+  if (absl::Status s = CheckBandwidth(bandwidth); !s.ok()) return s;
+  absl::StatusOr<std::vector<PageModel>> models =
+      NormalizedModels(pages, cap_recall);
+  if (!models.ok()) return models.status();
+  absl::StatusOr<std::vector<double>> ceilings = ValueCeilings(*models);
+  if (!ceilings.ok()) return ceilings.status();
+  return Problem{*std::move(models), *std::move(ceilings)};
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -343,21 +361,20 @@ double PeriodicObjective(double rate, double importance, double change_rate) {
 
 absl::StatusOr<ContinuousPolicy> SolveNoSignalBaseline(
     const std::vector<PageParams>& pages, double bandwidth) {
-  if (absl::Status s = CheckBandwidth(bandwidth); !s.ok()) return s;
-  absl::StatusOr<std::vector<PageModel>> models =
-      NormalizedModels(pages, /*cap_recall=*/false);
-  if (!models.ok()) return models.status();
-  absl::StatusOr<std::vector<double>> ceilings = ValueCeilings(*models);
-  if (!ceilings.ok()) return ceilings.status();
+  absl::StatusOr<Problem> problem =
+      PrepareProblem(pages, bandwidth, /*cap_recall=*/false);
+  if (!problem.ok()) return problem.status();
+  const std::vector<PageModel>& models = problem->models;
+  const std::vector<double>& ceilings = problem->ceilings;
   const size_t m = pages.size();
 
   // ξ_i(Λ) = Δ_i / x_i(Λ): → 0 at the ceiling, → ∞ as Λ → 0.
   auto rate = [&](size_t i, double level) {
-    return (*models)[i].change_rate() /
-           NoSignalScaledThreshold((*ceilings)[i], level);
+    return models[i].change_rate() /
+           NoSignalScaledThreshold(ceilings[i], level);
   };
   absl::StatusOr<LevelSolution> solved =
-      SolveLevelForBudget(*ceilings, rate, bandwidth);
+      SolveLevelForBudget(ceilings, rate, bandwidth);
   if (!solved.ok()) return solved.status();
 
   ContinuousPolicy policy;
@@ -367,7 +384,7 @@ absl::StatusOr<ContinuousPolicy> SolveNoSignalBaseline(
   policy.signal_crawl_probability.assign(m, 1.0);
   policy.freshness.assign(m, 0.0);
   for (size_t i = 0; i < m; ++i) {
-    const PageModel& page = (*models)[i];
+    const PageModel& page = models[i];
     if (page.change_rate() <= 0.0) {
       policy.freshness[i] = 1.0;
     } else if (policy.rates[i] > 0.0) {
@@ -376,18 +393,17 @@ absl::StatusOr<ContinuousPolicy> SolveNoSignalBaseline(
           PeriodicFreshness(page.change_rate() / policy.rates[i]);
     }
   }
-  policy.accuracy = WeightedAccuracy(*models, policy.freshness);
+  policy.accuracy = WeightedAccuracy(models, policy.freshness);
   return policy;
 }
 
 absl::StatusOr<ContinuousPolicy> SolveWithSignals(
     const std::vector<PageParams>& pages, double bandwidth) {
-  if (absl::Status s = CheckBandwidth(bandwidth); !s.ok()) return s;
-  absl::StatusOr<std::vector<PageModel>> models =
-      NormalizedModels(pages, /*cap_recall=*/true);
-  if (!models.ok()) return models.status();
-  absl::StatusOr<std::vector<double>> ceilings = ValueCeilings(*models);
-  if (!ceilings.ok()) return ceilings.status();
+  absl::StatusOr<Problem> problem =
+      PrepareProblem(pages, bandwidth, /*cap_recall=*/true);
+  if (!problem.ok()) return problem.status();
+  const std::vector<PageModel>& models = problem->models;
+  const std::vector<double>& ceilings = problem->ceilings;
   const size_t m = pages.size();
 
   // With ν = 0 and informative signals every signal triggers a crawl, so f
@@ -402,11 +418,11 @@ absl::StatusOr<ContinuousPolicy> SolveWithSignals(
   };
   // Page i's threshold (V_i(ι) = Λ) and frequency 1/ψ_i(ι) at Λ < μ̃_i/Δ_i.
   auto operate = [&](size_t i, double level) -> Operating {
-    const PageModel& page = (*models)[i];
+    const PageModel& page = models[i];
     if (!page.signals_informative()) {
       // As in SolveNoSignalBaseline (same arithmetic, so that the two agree).
       const double rate = page.change_rate() /
-                          NoSignalScaledThreshold((*ceilings)[i], level);
+                          NoSignalScaledThreshold(ceilings[i], level);
       return {rate, 1.0 / rate};
     }
     const double iota = ThresholdForValue(page, level);
@@ -418,7 +434,7 @@ absl::StatusOr<ContinuousPolicy> SolveWithSignals(
     return {1.0 / ThresholdIntervalStats(page, iota).psi, iota};
   };
   absl::StatusOr<LevelSolution> solved = SolveLevelForBudget(
-      *ceilings, [&](size_t i, double level) { return operate(i, level).rate; },
+      ceilings, [&](size_t i, double level) { return operate(i, level).rate; },
       bandwidth);
   if (!solved.ok()) return solved.status();
 
@@ -429,7 +445,7 @@ absl::StatusOr<ContinuousPolicy> SolveWithSignals(
   policy.signal_crawl_probability.assign(m, 1.0);
   policy.freshness.assign(m, 0.0);
   for (size_t i = 0; i < m; ++i) {
-    const PageModel& page = (*models)[i];
+    const PageModel& page = models[i];
     const double rate = policy.rates[i];
     if (page.change_rate() <= 0.0) {
       policy.freshness[i] = 1.0;
@@ -471,7 +487,7 @@ absl::StatusOr<ContinuousPolicy> SolveWithSignals(
     }
     // (ν > 0 with ι beyond the search range: rate and freshness ~ 0.)
   }
-  policy.accuracy = WeightedAccuracy(*models, policy.freshness);
+  policy.accuracy = WeightedAccuracy(models, policy.freshness);
   return policy;
 }
 
@@ -479,26 +495,25 @@ absl::StatusOr<ContinuousPolicy> SolveWithSignals(
 
 absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(
     const std::vector<PageParams>& pages, double bandwidth) {
-  if (absl::Status s = CheckBandwidth(bandwidth); !s.ok()) return s;
-  absl::StatusOr<std::vector<PageModel>> models =
-      NormalizedModels(pages, /*cap_recall=*/false);
-  if (!models.ok()) return models.status();
-  absl::StatusOr<std::vector<double>> ceilings = ValueCeilings(*models);
-  if (!ceilings.ok()) return ceilings.status();
+  absl::StatusOr<Problem> problem =
+      PrepareProblem(pages, bandwidth, /*cap_recall=*/false);
+  if (!problem.ok()) return problem.status();
+  const std::vector<PageModel>& models = problem->models;
+  const std::vector<double>& ceilings = problem->ceilings;
   const size_t m = pages.size();
 
   // Pages that may be crawled, by μ̃/Δ ascending (Algorithm 2, step 1).
   std::vector<size_t> order;
   for (size_t i = 0; i < m; ++i) {
-    if ((*ceilings)[i] > 0.0) order.push_back(i);
+    if (ceilings[i] > 0.0) order.push_back(i);
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return (*ceilings)[a] < (*ceilings)[b];
+    return ceilings[a] < ceilings[b];
   });
   const size_t n = order.size();
   std::vector<double> root(n);  // sqrt(μ̃ Δ)
   for (size_t k = 0; k < n; ++k) {
-    const PageModel& page = (*models)[order[k]];
+    const PageModel& page = models[order[k]];
     root[k] = std::sqrt(page.importance() * page.change_rate());
   }
   // Algorithm 2 drops a prefix of this order, shrinking r = Σ sqrt(μ̃Δ) and
@@ -507,7 +522,7 @@ absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(
   std::vector<double> r(n + 1, 0.0), s(n + 1, 0.0);
   for (size_t k = n; k-- > 0;) {
     r[k] = r[k + 1] + root[k];
-    s[k] = s[k + 1] + (*models)[order[k]].change_rate();
+    s[k] = s[k + 1] + models[order[k]].change_rate();
   }
   // Dropped while μ̃/Δ <= Λ_k = (r_k/(R + s_k))² (Eq. [11] on the pages
   // k..n−1); the first kept page keeps all later ones (their ratios are
@@ -518,7 +533,7 @@ absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(
   for (; first < n; ++first) {
     const double scale = r[first] / (bandwidth + s[first]);
     level = scale * scale;
-    if ((*ceilings)[order[first]] > level) break;
+    if (ceilings[order[first]] > level) break;
   }
 
   RandomizedPolicy policy;
@@ -528,11 +543,11 @@ absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(
   for (size_t k = first; k < n; ++k) {
     const size_t i = order[k];
     policy.rates[i] =
-        std::max(0.0, root[k] * factor - (*models)[i].change_rate());
+        std::max(0.0, root[k] * factor - models[i].change_rate());
   }
   CompensatedSum randomized, periodic;
   for (size_t i = 0; i < m; ++i) {
-    const PageModel& page = (*models)[i];
+    const PageModel& page = models[i];
     const double rho = policy.rates[i];
     if (page.change_rate() <= 0.0) {
       randomized.Add(page.importance());
