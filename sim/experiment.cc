@@ -1,19 +1,16 @@
 #include "sim/experiment.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <mutex>
-#include <thread>
+#include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "sim/metrics.h"
+#include "sim/parallel.h"
 #include "sim/policies.h"
+#include "sim/report.h"
 #include "sim/rng.h"
 #include "sim/simulator.h"
 
@@ -76,42 +73,28 @@ absl::StatusOr<ExperimentResult> RunExperiment(const Experiment& e, const RunOpt
   for (size_t s : order) {
     for (int r = 0; r < o.reps; ++r) tasks.emplace_back(s, r);
   }
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  absl::Status status;
-  auto worker = [&] {
-    for (size_t t = next++; t < tasks.size(); t = next++) {
-      absl::Status st = RunTask(e, tasks[t].first, tasks[t].second, o.seed,
-                                samples[tasks[t].first][tasks[t].second]);
-      if (!st.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        status = st;
-        next = tasks.size();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int i = 0; i < std::max(1, o.threads); ++i) pool.emplace_back(worker);
-  for (auto& th : pool) th.join();
+  absl::Status status = ForEachTask(tasks.size(), o.threads, [&](size_t t) {
+    const auto [s, r] = tasks[t];
+    return RunTask(e, s, r, o.seed, samples[s][r]);
+  });
   if (!status.ok()) return status;
 
   ExperimentResult result;
   result.cells.assign(num_settings, std::vector<Cell>(num_policies));
+  std::vector<double> accuracy(o.reps);
   for (size_t s = 0; s < num_settings; ++s) {
     for (size_t k = 0; k < num_policies; ++k) {
-      double sum = 0, sum2 = 0, wasted = 0, harmonic = 0;
+      double wasted = 0, harmonic = 0;
       for (int r = 0; r < o.reps; ++r) {
         const Sample& x = samples[s][r][k];
-        sum += x.accuracy;
-        sum2 += x.accuracy * x.accuracy;
+        accuracy[r] = x.accuracy;
         wasted += x.wasted;
         harmonic += x.harmonic;
       }
+      const MeanSe a = Summarize(accuracy);
       Cell& c = result.cells[s][k];
-      c.mean = sum / o.reps;
-      c.stderr_ = o.reps > 1
-                      ? std::sqrt(std::max(0.0, sum2 / o.reps - c.mean * c.mean) / (o.reps - 1))
-                      : 0.0;
+      c.mean = a.mean;
+      c.stderr_ = a.stderr_;
       c.wasted_share = wasted / o.reps;
       c.harmonic_cost = harmonic / o.reps;
     }
@@ -122,66 +105,59 @@ absl::StatusOr<ExperimentResult> RunExperiment(const Experiment& e, const RunOpt
 }
 
 void PrintMarkdown(const Experiment& e, const ExperimentResult& r, std::ostream& out) {
-  out << "| " << absl::StrJoin(e.columns, " | ") << " | " << absl::StrJoin(e.policies, " | ")
-      << " |\n|";
-  for (size_t i = 0; i < e.columns.size() + e.policies.size(); ++i) out << "---|";
-  out << "\n";
+  Table t;
+  t.header = e.columns;
+  t.header.insert(t.header.end(), e.policies.begin(), e.policies.end());
   for (size_t s = 0; s < e.settings.size(); ++s) {
-    out << "| " << absl::StrJoin(e.settings[s].values, " | ") << " |";
-    for (const Cell& c : r.cells[s]) {
-      out << absl::StrFormat(" %.4f ± %.4f |", c.mean, c.stderr_);
-    }
-    out << "\n";
+    std::vector<std::string> row = e.settings[s].values;
+    for (const Cell& c : r.cells[s]) row.push_back(FormatMeanSe({c.mean, c.stderr_, 1}));
+    t.rows.push_back(std::move(row));
   }
+  PrintMarkdownTable(t, out);
 }
 
 absl::Status WriteCsv(const Experiment& e, const ExperimentResult& r, const std::string& path) {
-  std::ofstream f(path);
-  if (!f) return absl::InvalidArgumentError(absl::StrCat("--csv: cannot write ", path));
-  f << absl::StrJoin(e.columns, ",") << ",policy,accuracy,stderr,wasted_share,harmonic_cost\n";
+  Table t;
+  t.header = e.columns;
+  for (const char* c : {"policy", "accuracy", "stderr", "wasted_share", "harmonic_cost"}) {
+    t.header.push_back(c);
+  }
   for (size_t s = 0; s < e.settings.size(); ++s) {
     for (size_t k = 0; k < e.policies.size(); ++k) {
       const Cell& c = r.cells[s][k];
-      f << absl::StrJoin(e.settings[s].values, ",") << "," << e.policies[k]
-        << absl::StrFormat(",%.6f,%.6f,%.6f,%.6f\n", c.mean, c.stderr_, c.wasted_share,
-                           c.harmonic_cost);
+      std::vector<std::string> row = e.settings[s].values;
+      row.push_back(e.policies[k]);
+      for (double v : {c.mean, c.stderr_, c.wasted_share, c.harmonic_cost}) {
+        row.push_back(absl::StrFormat("%.6f", v));
+      }
+      t.rows.push_back(std::move(row));
     }
   }
-  return f.good() ? absl::OkStatus()
-                  : absl::InternalError(absl::StrCat("--csv: error writing ", path));
+  return WriteCsvTable(t, path);
 }
 
 absl::Status WritePlot(const Experiment& e, const ExperimentResult& r, const std::string& path) {
-  const std::string data = path + ".dat";
-  {
-    std::ofstream f(data);
-    if (!f) return absl::InvalidArgumentError(absl::StrCat("--plot: cannot write ", data));
-    for (size_t k = 0; k < e.policies.size(); ++k) {
-      f << "# " << e.policies[k] << "\n";
-      for (size_t s = 0; s < e.settings.size(); ++s) {
-        f << e.settings[s].values[0] << " " << r.cells[s][k].mean << " "
-          << r.cells[s][k].stderr_ << "\n";
-      }
-      f << "\n\n";
-    }
-  }
-  const bool log_x = e.columns[0] == "m";
-  std::string script = absl::StrCat(
-      "set terminal pngcairo size 900,600 noenhanced\nset output '", path, "'\n",
-      "set title '", e.title, "'\nset xlabel '", e.columns[0], "'\nset ylabel 'accuracy'\n",
-      log_x ? "set logscale x\n" : "", "set key outside right\nset grid\nplot ");
+  Plot plot;
+  plot.title = e.title;
+  plot.xlabel = e.columns[0];
+  plot.ylabel = "accuracy";
+  plot.log_x = e.columns[0] == "m";
   for (size_t k = 0; k < e.policies.size(); ++k) {
-    absl::StrAppend(&script, k ? ", " : "", "'", data, "' index ", k,
-                    " using 1:2:3 with yerrorlines title '", e.policies[k], "'");
+    PlotLine line;
+    line.title = e.policies[k];
+    for (size_t s = 0; s < e.settings.size(); ++s) {
+      double x;
+      if (!absl::SimpleAtod(e.settings[s].values[0], &x)) {
+        return absl::InternalError(absl::StrCat("--plot: setting '", e.settings[s].values[0],
+                                                "' is not a number"));
+      }
+      line.x.push_back(x);
+      line.y.push_back(r.cells[s][k].mean);
+      line.err.push_back(r.cells[s][k].stderr_);
+    }
+    plot.lines.push_back(std::move(line));
   }
-  script += "\n";
-  FILE* p = popen("gnuplot 2>&1", "w");
-  if (p == nullptr) return absl::UnavailableError("--plot: cannot run gnuplot");
-  fputs(script.c_str(), p);
-  const int rc = pclose(p);
-  std::remove(data.c_str());
-  if (rc != 0) return absl::UnavailableError("--plot: gnuplot failed (is gnuplot-nox installed?)");
-  return absl::OkStatus();
+  return DrawPlot(plot, path);
 }
 
 }  // namespace sim
