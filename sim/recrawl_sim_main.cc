@@ -5,8 +5,11 @@
 //   recrawl_sim solve --solver=baseline --bandwidth=100 --pages=pages.csv
 //   recrawl_sim fig6 [--reps=100 --seed=1 --threads=2 --m=100,1000
 //       --policies=GREEDY,GREEDY-NCIS --horizon=1000 --csv=f.csv --plot=f.png]
+//   recrawl_sim fig12 [same flags; one --m]     App. D, bandwidth 100 -> 150 -> 100
+//   recrawl_sim appE [--reps --seed --threads --horizon --csv --plot]   App. E
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -16,12 +19,15 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "sim/appendix_commands.h"
 #include "sim/experiment_command.h"
 #include "sim/pages_csv.h"
+#include "sim/policies.h"
 #include "sim/solve_command.h"
 #include "sim/value_command.h"
 
@@ -48,10 +54,15 @@ ABSL_FLAG(std::string, pages, "",
 ABSL_FLAG(int, reps, 0, "experiments: repetitions (default 100; semi 10)");
 ABSL_FLAG(uint64_t, seed, 1, "experiments: random seed");
 ABSL_FLAG(int, threads, 2, "experiments: worker threads (results do not depend on it)");
-ABSL_FLAG(std::string, m, "", "experiments: comma-separated page counts replacing the paper's");
+ABSL_FLAG(std::string, m, "",
+          "experiments: comma-separated page counts replacing the paper's (fig12: one; "
+          "not appE)");
 ABSL_FLAG(std::string, policies, "",
-          "experiments: comma-separated policies replacing the paper's, e.g. GREEDY,GREEDY-NCIS");
-ABSL_FLAG(double, horizon, 0, "experiments: simulated time (default: the paper's)");
+          "experiments: comma-separated policies replacing the paper's, e.g. GREEDY,GREEDY-NCIS "
+          "(not appE)");
+ABSL_FLAG(double, horizon, 0,
+          "experiments: simulated time (default: the paper's; fig12's bandwidth switches keep "
+          "their share of it; appE: each page's time span)");
 ABSL_FLAG(std::string, csv, "", "experiments: write the results in long form to this CSV");
 ABSL_FLAG(std::string, plot, "", "experiments: draw the results to this PNG (gnuplot)");
 
@@ -59,13 +70,38 @@ namespace recrawl {
 namespace sim {
 namespace {
 
+// Experiments outside the grid of paper_experiments.h.
+const std::vector<std::string>& AppendixExperimentNames() {
+  static const auto* names = new std::vector<std::string>{"fig12", "appE"};
+  return *names;
+}
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::vector<std::string> AllExperimentNames() {
+  std::vector<std::string> out = ExperimentNames();
+  out.insert(out.end(), AppendixExperimentNames().begin(), AppendixExperimentNames().end());
+  return out;
+}
+
+bool KnownPolicy(const std::string& name) {
+  if (Contains(PolicyNames(), name)) return true;
+  int j;
+  return absl::StartsWith(name, "G-NCIS-APPROX-") &&
+         absl::SimpleAtoi(name.substr(strlen("G-NCIS-APPROX-")), &j) && j >= 1;
+}
+
 absl::Status RunPaperExperiment(const std::string& name) {
   ExperimentCommandOptions o;
   o.experiment = name;
   o.run.reps = absl::GetFlag(FLAGS_reps);
   if (o.run.reps == 0) o.run.reps = name == "semi" ? 10 : 100;
+  if (o.run.reps < 1) return absl::InvalidArgumentError("--reps must be at least 1");
   o.run.seed = absl::GetFlag(FLAGS_seed);
   o.run.threads = absl::GetFlag(FLAGS_threads);
+  if (o.run.threads < 1) return absl::InvalidArgumentError("--threads must be at least 1");
   for (absl::string_view m : absl::StrSplit(absl::GetFlag(FLAGS_m), ',', absl::SkipEmpty())) {
     int v;
     if (!absl::SimpleAtoi(m, &v) || v < 1) {
@@ -75,9 +111,21 @@ absl::Status RunPaperExperiment(const std::string& name) {
   }
   o.overrides.policies =
       absl::StrSplit(absl::GetFlag(FLAGS_policies), ',', absl::SkipEmpty());
+  for (const std::string& p : o.overrides.policies) {
+    if (!KnownPolicy(p)) {
+      return absl::InvalidArgumentError(absl::StrCat("--policies: unknown policy '", p,
+                                                     "' (known: ",
+                                                     absl::StrJoin(PolicyNames(), ","), ")"));
+    }
+  }
   o.overrides.horizon = absl::GetFlag(FLAGS_horizon);
+  if (!(o.overrides.horizon >= 0) || !std::isfinite(o.overrides.horizon)) {
+    return absl::InvalidArgumentError("--horizon must be a positive time (0: the paper's)");
+  }
   o.csv = absl::GetFlag(FLAGS_csv);
   o.plot = absl::GetFlag(FLAGS_plot);
+  if (name == "fig12") return RunBandwidthCommand(o, std::cout);
+  if (name == "appE") return RunEstimatorCommand(o, std::cout);
   return RunExperimentCommand(o, std::cout);
 }
 
@@ -130,7 +178,9 @@ int main(int argc, char** argv) {
       "recrawl_sim <command> [flags]\n"
       "  value  crawl value V(τ_elap + β·n) of one page under a policy\n"
       "  solve  optimal continuous policy for a CSV table of pages\n"
-      "  fig3 fig4 fig6 fig11 semi  the main paper's experiments (markdown table)");
+      "  fig3 fig4 fig6 fig11 semi  the main paper's experiments (markdown table)\n"
+      "  fig12  accuracy over time while the bandwidth goes 100 -> 150 -> 100 (App. D)\n"
+      "  appE   bias of the naive and the MLE signal-quality estimates (App. E)");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
     std::cerr << "error: expected exactly one command (value, solve or an experiment); see --help\n";
@@ -142,13 +192,11 @@ int main(int argc, char** argv) {
     status = recrawl::sim::Value();
   } else if (command == "solve") {
     status = recrawl::sim::Solve();
-  } else if (std::find(recrawl::sim::ExperimentNames().begin(),
-                       recrawl::sim::ExperimentNames().end(),
-                       command) != recrawl::sim::ExperimentNames().end()) {
+  } else if (recrawl::sim::Contains(recrawl::sim::AllExperimentNames(), command)) {
     status = recrawl::sim::RunPaperExperiment(command);
   } else {
     std::cerr << "error: unknown command '" << command << "' (expected value, solve, "
-              << absl::StrJoin(recrawl::sim::ExperimentNames(), ", ") << ")\n";
+              << absl::StrJoin(recrawl::sim::AllExperimentNames(), ", ") << ")\n";
     return 2;
   }
   if (!status.ok()) {
