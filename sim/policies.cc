@@ -22,21 +22,20 @@ constexpr double kDiscardSlots = 5.0;
 // a negligible rate, as they would in the limit).
 constexpr double kTinyRate = 1e-12;
 
-std::unique_ptr<Scheduler> Values(const std::vector<policy::PageParams>& pages,
-                                  const std::vector<policy::CrawlPolicy>& per_page,
-                                  ValueSchedulerOptions options) {
+absl::StatusOr<std::unique_ptr<Scheduler>> Values(
+    const std::vector<policy::PageParams>& pages,
+    const std::vector<policy::CrawlPolicy>& per_page,
+    ValueSchedulerOptions options) {
+  // μ̃: importance normalised to sum 1 (the argmax does not depend on it,
+  // but the values the index reports are then the paper's).
   double total = 0;
   for (const auto& p : pages) total += p.importance;
-  std::vector<policy::PageModel> beliefs;
-  std::vector<int> terms;
-  beliefs.reserve(pages.size());
-  for (size_t i = 0; i < pages.size(); ++i) {
-    policy::PageParams q = pages[i];
-    q.importance = total > 0 ? q.importance / total : 0.0;
-    beliefs.push_back(per_page[i].Belief(*policy::PageModel::Create(q)));
-    terms.push_back(per_page[i].MaxTerms());
-  }
-  return std::make_unique<ValueScheduler>(std::move(beliefs), std::move(terms), options);
+  std::vector<policy::PageParams> normalised = pages;
+  for (auto& p : normalised) p.importance = total > 0 ? p.importance / total : 0.0;
+  absl::StatusOr<std::unique_ptr<ValueScheduler>> s =
+      ValueScheduler::Create(normalised, per_page, options);
+  if (!s.ok()) return s.status();
+  return std::unique_ptr<Scheduler>(*std::move(s));
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ void BruteForceIndex::Upsert(PageId page, const policy::PageParams& params,
                                                       ZeroModel(), ZeroModel()});
   }
   Page& p = pages_[page];
-  const policy::PageModel model = policy::PageModel::Create(params).value();
+  const policy::PageModel model =
+      policy::PageModel::Create(IndexedParams(params)).value();
   if (!p.present) {
     p.present = true;
     p.leased = false;

@@ -14,6 +14,19 @@
 namespace recrawl {
 namespace shard {
 
+// The model as the indexes hold it: parameters rounded to float (which is
+// how SchedulingIndex stores them to stay within 64 bytes a page). Both
+// implementations round, so the oracle sees exactly what the fast index
+// sees.
+inline policy::PageParams IndexedParams(const policy::PageParams& params) {
+  policy::PageParams rounded = params;
+  rounded.importance = static_cast<float>(params.importance);
+  rounded.change_rate = static_cast<float>(params.change_rate);
+  rounded.recall = static_cast<float>(params.recall);
+  rounded.false_rate = static_cast<float>(params.false_rate);
+  return rounded;
+}
+
 inline policy::PageModel ZeroModel() {
   return policy::PageModel::Create(policy::PageParams{}).value();
 }

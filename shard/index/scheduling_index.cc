@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "policy/crawl_value.h"
+#include "policy/root_finding.h"
 #include "shard/index/page_value.h"
 
 namespace recrawl {
@@ -13,11 +14,17 @@ namespace shard {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// Candidates are admitted slightly below Λ, so that rounding in V (relative
-// error ~1e-13, crawl_value.h) cannot keep a page with computed V ≥ Λ out.
-constexpr double kAdmissionMargin = 1e-6;
+// Keys are solved for a level slightly below Λ, so that rounding in V
+// (relative error ~1e-13, crawl_value.h) cannot keep a page with computed
+// V ≥ Λ out of the candidates.
+constexpr double kKeyMargin = 1e-6;
+// A woken page is admitted a little further below, so that a key solved to
+// kRootTolerance and rounded down admits its page instead of waking it again.
+constexpr double kAdmissionMargin = 1e-4;
 // Relative slack on upper bounds, for the same reason.
 constexpr double kBoundSlack = 1e-9;
+// Relative width of the bracket when solving V(ι) = adm_ for a page's key.
+constexpr double kRootTolerance = 1e-7;
 
 // The largest float not above x (a lower bound stays a lower bound).
 float FloorFloat(double x) {
@@ -35,7 +42,11 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy)
 
 SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
                                  const Options& options)
-    : policy_(policy), options_(options) {}
+    : policy_(policy),
+      options_(options),
+      queue_(EarlierKey(), SetPos{&pages_}),
+      positions_(&pages_),
+      candidates_(&positions_) {}
 
 policy::PageModel SchedulingIndex::Belief(const Page& p) const {
   policy::PageParams params;
@@ -111,25 +122,56 @@ double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b) const {
   return std::max(base, hosts_.AllowedFrom(p.host));
 }
 
-// After finding V(t) = value < adm_: V needs at least (adm_ − value)/slope
-// more τ_eff to reach adm_.
+// After finding V(t) = value < adm_ with τ_eff growing: the crossing of
+// adm_ lies at or after τ_eff + (adm_ − value)/slope (the slope bound). With
+// `solve`, as V is increasing in τ_eff (Lemma 1), the crossing is bracketed
+// by a doubling search from there and pinned by Brent's method. Stored
+// rounded down, so it stays a lower bound; it is kept across crawls, so
+// while Λ does not rise a page wakes once per crawl cycle.
 void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t,
-                             double value, double slope) {
+                             double value, double slope, bool solve) {
   if (!(slope > 0.0)) {
     p.iota_lb = std::numeric_limits<float>::infinity();
     return;
   }
-  const double next = EffectiveElapsed(p, b, t) + (adm_ - value) / slope;
-  p.iota_lb = std::max(p.iota_lb, FloorFloat(next));
+  const double from = EffectiveElapsed(p, b, t);
+  const int max_terms = policy_.MaxTerms();
+  const double level = adm_;
+  auto excess = [&](double iota) {
+    ++stats_.evaluations;
+    return policy::ValueAtThreshold(b, iota, max_terms) - level;
+  };
+  policy::RootOptions options;
+  options.rel_tol = kRootTolerance;
+  if (level >= policy::ValueCeiling(b)) {  // V stays below μ̃/Δ
+    p.iota_lb = std::numeric_limits<float>::infinity();
+    return;
+  }
+  const double proven = (level - value) / slope;
+  if (!solve) {
+    p.iota_lb = std::max(p.iota_lb, FloorFloat(from + proven));
+    return;
+  }
+  ++stats_.refinements;
+  // The doubling search starts at the scale of the page's change interval.
+  const double step =
+      std::max(proven, 0.25 * std::max(from, 1.0 / b.change_rate()));
+  const double limit = 1e12 / std::max(b.change_rate(), 1e-300);
+  const double root =
+      policy::FindRootIncreasing(excess, from, step, limit, options);
+  // The bracket is narrower than rel_tol·root, so this is below its lower end.
+  const double lower =
+      std::max(from + proven, root * (1.0 - 4.0 * kRootTolerance));
+  p.iota_lb = std::max(p.iota_lb, FloorFloat(lower));
 }
 
 void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
                              HostId host, double last_crawl) {
   // Validates (throws on an invalid model, as BruteForceIndex does).
-  policy::PageModel::Create(params).value();
+  policy::PageModel::Create(IndexedParams(params)).value();
   if (id >= pages_.size()) {
-    pages_.resize(static_cast<size_t>(id) + 1, Page{0, 0, 0, 0, 0.0, 0.0f, 0,
-                                                    0, 0, kAbsent});
+    pages_.resize(static_cast<size_t>(id) + 1,
+                  Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent, 0});
   }
   Page& p = pages_[id];
   const bool is_new = p.state == kAbsent;
@@ -161,6 +203,11 @@ void SchedulingIndex::Remove(PageId id) {
   --size_;
 }
 
+void SchedulingIndex::Reserve(size_t pages) {
+  pages_.reserve(pages);
+  queue_.reserve(pages);
+}
+
 bool SchedulingIndex::Contains(PageId id) const {
   return id < pages_.size() && pages_[id].state != kAbsent;
 }
@@ -168,11 +215,10 @@ bool SchedulingIndex::Contains(PageId id) const {
 void SchedulingIndex::RecordSignal(PageId id, double) {
   if (!Contains(id)) return;
   Page& p = pages_[id];
-  if (p.n_cis < std::numeric_limits<uint32_t>::max()) ++p.n_cis;
+  if (p.n_cis < std::numeric_limits<uint16_t>::max()) ++p.n_cis;
   if (p.state == kCandidate) {
-    Candidate& c = candidates_[p.pos];
-    c.at = -kInf;
-    c.slope = kInf;
+    // V jumped: the old bound is void until the page is evaluated again.
+    candidates_.Void(id);
     return;
   }
   if (p.state != kQueued) return;
@@ -181,7 +227,8 @@ void SchedulingIndex::RecordSignal(PageId id, double) {
       (b.false_rate() <= 0.0 || b.alpha() <= 0.0)) {
     p.iota_lb = 0.0f;  // V jumped; re-evaluate at the next pick
   }
-  HeapUpdate(id, KeyOf(p, b));
+  queue_.at(p.pos).key = KeyOf(p, b);
+  queue_.Update(p.pos);
 }
 
 void SchedulingIndex::RecordCrawl(PageId id, double t) {
@@ -230,9 +277,8 @@ void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
 
 size_t SchedulingIndex::MemoryBytes() const {
   return pages_.capacity() * sizeof(Page) +
-         heap_keys_.capacity() * sizeof(double) +
-         heap_ids_.capacity() * sizeof(PageId) +
-         candidates_.capacity() * sizeof(Candidate) + hosts_.MemoryBytes();
+         queue_.capacity() * sizeof(Queued) + candidates_.MemoryBytes() +
+         hosts_.MemoryBytes();
 }
 
 // ---------------------------------------------------------------------------
@@ -241,37 +287,37 @@ size_t SchedulingIndex::MemoryBytes() const {
 void SchedulingIndex::Detach(PageId id) {
   Page& p = pages_[id];
   if (p.state == kQueued) {
-    HeapErase(id);
+    queue_.Erase(p.pos);
   } else if (p.state == kCandidate) {
-    RemoveCandidate(id);
+    candidates_.Remove(id);
   }
 }
 
 void SchedulingIndex::Enqueue(PageId id) {
   Page& p = pages_[id];
   p.state = kQueued;
-  HeapPush(id, KeyOf(p, Belief(p)));
+  queue_.Push({KeyOf(p, Belief(p)), id});
 }
 
 void SchedulingIndex::AddCandidate(PageId id, double value, double t,
-                                   double slope, double ceiling) {
-  Page& p = pages_[id];
-  p.state = kCandidate;
-  p.pos = static_cast<uint32_t>(candidates_.size());
-  candidates_.push_back({id, value, t, slope, ceiling});
+                                   double slope) {
+  pages_[id].state = kCandidate;
+  candidates_.Add(id, value, t, slope);
 }
 
-void SchedulingIndex::RemoveCandidate(PageId id) {
-  const uint32_t i = pages_[id].pos;
-  candidates_[i] = candidates_.back();
-  pages_[candidates_[i].page].pos = i;
-  candidates_.pop_back();
+void SchedulingIndex::SetLevel(double level) {
+  level_ = level;
+  adm_ = level * (1.0 - kKeyMargin);
+  admit_ = level * (1.0 - kAdmissionMargin);
 }
 
-double SchedulingIndex::UpperBound(const Candidate& c, double t) const {
-  if (c.at == t) return c.value;
-  const double grown = c.value + c.slope * (t - c.at);
-  return std::min(c.ceiling * (1.0 + kBoundSlack), grown);
+void SchedulingIndex::Evaluate(PageId id, double t, double* value,
+                               double* slope) {
+  const Page& p = pages_[id];
+  const policy::PageModel b = Belief(p);
+  *value = PageValue(p, b, t);
+  *slope = SlopeBound(p, b, t);
+  ++stats_.evaluations;
 }
 
 void SchedulingIndex::Wake(PageId id, double t,
@@ -286,80 +332,94 @@ void SchedulingIndex::Wake(PageId id, double t,
   const double value = PageValue(p, b, t);
   ++stats_.evaluations;
   const double slope = SlopeBound(p, b, t);
-  if (value >= adm_) {
-    AddCandidate(id, value, t, slope, policy::ValueCeiling(b));
+  if (value >= admit_) {
+    AddCandidate(id, value, t, slope);
     return;
   }
-  Refine(p, b, t, value, slope);
+  Refine(p, b, t, value, slope, /*solve=*/true);
   deferred->push_back(id);
 }
 
 void SchedulingIndex::Drain(double t) {
   std::vector<PageId> deferred;
-  while (!heap_keys_.empty() && heap_keys_[0] <= t) Wake(HeapPop(), t, &deferred);
+  while (!queue_.empty() && queue_.top().key <= t) {
+    const PageId id = queue_.top().page;
+    queue_.Erase(0);
+    Wake(id, t, &deferred);
+  }
   // Pushed after the loop: a key that rounds back to <= t must not spin.
   for (PageId id : deferred) Enqueue(id);
 }
 
-// The best k eligible candidates at t. A candidate's exact value is computed
-// only while its upper bound can still beat the best exact value found.
+// The best k eligible candidates at t. Candidates leave the pool in order of
+// their bounds and are evaluated exactly; the search stops when the best
+// exact value left beats every remaining bound. The evaluated ones go back
+// with fresh bounds.
 std::vector<PickedPage> SchedulingIndex::Select(double t, int k) {
+  struct Exact {
+    PageId page;
+    double value;
+    double slope;
+  };
   std::vector<PickedPage> picked;
   std::vector<HostId> used_hosts;
-  std::vector<PageId> chosen;
+  std::vector<Exact> evaluated;  // exact at t, out of the pool
+  std::vector<Exact> taken;      // picked in this call
+  std::vector<PageId> requeue;   // hosts no longer allowed
+  auto usable = [&](PageId page) {
+    const HostId host = pages_[page].host;
+    return !hosts_.OnePerPick(host) ||
+           std::find(used_hosts.begin(), used_hosts.end(), host) ==
+               used_hosts.end();
+  };
+  auto better = [](PageId a, double va, PageId b, double vb) {
+    return BetterPick({a, va}, {b, vb});
+  };
   while (static_cast<int>(picked.size()) < k) {
     int best = -1;
-    double best_ub = 0.0;
-    bool best_exact = false;
-    for (size_t i = 0; i < candidates_.size();) {
-      const Candidate& c = candidates_[i];
-      const Page& p = pages_[c.page];
-      if (!hosts_.Allowed(p.host, t)) {
+    for (size_t i = 0; i < evaluated.size(); ++i) {
+      if (usable(evaluated[i].page) &&
+          (best < 0 || better(evaluated[i].page, evaluated[i].value,
+                              evaluated[best].page, evaluated[best].value))) {
+        best = static_cast<int>(i);
+      }
+    }
+    CandidatePool::Entry top;
+    double bound;
+    while (candidates_.Top(t, &top, &bound)) {
+      if (best >= 0 && !better(top.page, bound, evaluated[best].page,
+                               evaluated[best].value)) {
+        break;  // no bound left can beat (or tie and win on id) the best
+      }
+      candidates_.PopTop();
+      const PageId id = top.page;
+      if (!hosts_.Allowed(pages_[id].host, t)) {
         // Its host was crawled meanwhile: back to the queue until allowed
         // (its ι_lb is still a lower bound at this level).
-        const PageId id = c.page;
-        RemoveCandidate(id);
-        Enqueue(id);
+        requeue.push_back(id);
         continue;
       }
-      ++i;
-      if (std::find(chosen.begin(), chosen.end(), c.page) != chosen.end() ||
-          (hosts_.OnePerPick(p.host) &&
-           std::find(used_hosts.begin(), used_hosts.end(), p.host) !=
-               used_hosts.end())) {
-        continue;
-      }
-      const double ub = UpperBound(c, t);
-      const bool exact = c.at == t;
-      // Highest bound first; on equal bounds an inexact one (it might tie
-      // and win on id), then the lower page id, as BetterPick.
-      const bool better =
-          best < 0 || ub > best_ub ||
-          (ub == best_ub &&
-           ((!exact && best_exact) ||
-            (exact == best_exact && c.page < candidates_[best].page)));
-      if (better) {
-        best = static_cast<int>(i - 1);
-        best_ub = ub;
-        best_exact = exact;
+      Exact e{id, 0.0, 0.0};
+      Evaluate(id, t, &e.value, &e.slope);
+      evaluated.push_back(e);
+      if (usable(id) && (best < 0 || better(id, e.value, evaluated[best].page,
+                                            evaluated[best].value))) {
+        best = static_cast<int>(evaluated.size() - 1);
       }
     }
     if (best < 0) break;
-    Candidate& c = candidates_[best];
-    if (!best_exact) {
-      const Page& p = pages_[c.page];
-      const policy::PageModel b = Belief(p);
-      c.value = PageValue(p, b, t);
-      c.at = t;
-      c.slope = SlopeBound(p, b, t);
-      ++stats_.evaluations;
-      continue;
-    }
-    picked.push_back({c.page, c.value});
-    chosen.push_back(c.page);
-    const HostId host = pages_[c.page].host;
+    const Exact chosen = evaluated[best];
+    picked.push_back({chosen.page, chosen.value});
+    evaluated.erase(evaluated.begin() + best);
+    const HostId host = pages_[chosen.page].host;
     if (hosts_.OnePerPick(host)) used_hosts.push_back(host);
+    taken.push_back(chosen);
   }
+  // Picks stay candidates until they are leased or crawled.
+  for (const std::vector<Exact>* out : {&evaluated, &taken}) {
+    for (const Exact& e : *out) candidates_.Add(e.page, e.value, t, e.slope);
+  }
+  for (PageId id : requeue) Enqueue(id);
   return picked;
 }
 
@@ -373,8 +433,9 @@ std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {
     std::vector<PickedPage> picked = Select(t, k);
     // Every eligible page with V >= Λ is a candidate, so picks down to Λ are
     // the brute-force ones; below Λ a page in the queue might be better.
-    const bool exact = level_ <= 0.0 || (static_cast<int>(picked.size()) == k &&
-                                         picked.back().value >= level_);
+    const bool exact =
+        level_ <= 0.0 || (static_cast<int>(picked.size()) == k &&
+                          picked.back().value >= level_);
     if (exact) {
       if (static_cast<int>(candidates_.size()) > options_.max_candidates) {
         Raise(t);
@@ -388,13 +449,14 @@ std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {
 
 // Evaluates every page at t and sets Λ to the target-th largest value: the
 // only O(m) step, needed at start, after SetPolicy and when Λ must come down.
+// Keys come from the slope bound here; each page solves for its exact due
+// time when it first wakes below Λ, which spreads that cost over the cycle.
 void SchedulingIndex::Rebuild(double t, int target) {
   ++stats_.rebuilds;
   needs_rebuild_ = false;
   needs_rekey_ = false;
-  candidates_.clear();
-  heap_keys_.clear();
-  heap_ids_.clear();
+  candidates_.Clear();
+  queue_.clear();
   std::vector<double> values(pages_.size(), 0.0);
   std::vector<double> ranked;
   ranked.reserve(size_);
@@ -410,30 +472,30 @@ void SchedulingIndex::Rebuild(double t, int target) {
     ranked.push_back(values[id]);
   }
   if (static_cast<int>(ranked.size()) <= target) {
-    level_ = 0.0;
+    SetLevel(0.0);
   } else {
     std::nth_element(ranked.begin(), ranked.begin() + (target - 1),
                      ranked.end(), std::greater<double>());
-    level_ = ranked[target - 1];
+    SetLevel(ranked[target - 1]);
   }
-  adm_ = level_ * (1.0 - kAdmissionMargin);
+  queue_.reserve(size_);
   for (PageId id = 0; id < pages_.size(); ++id) {
     Page& p = pages_[id];
     if (p.state == kAbsent || p.state == kLeased) continue;
     const policy::PageModel b = Belief(p);
     const double slope = SlopeBound(p, b, t);
     p.iota_lb = 0.0f;
-    if (values[id] >= adm_ && hosts_.Allowed(p.host, t)) {
-      AddCandidate(id, values[id], t, slope, policy::ValueCeiling(b));
+    if (values[id] >= admit_ && hosts_.Allowed(p.host, t)) {
+      AddCandidate(id, values[id], t, slope);
       continue;
     }
-    if (values[id] < adm_) Refine(p, b, t, values[id], slope);
+    if (values[id] < admit_) {
+      Refine(p, b, t, values[id], slope, /*solve=*/false);
+    }
     p.state = kQueued;
-    p.pos = static_cast<uint32_t>(heap_keys_.size());
-    heap_keys_.push_back(KeyOf(p, b));
-    heap_ids_.push_back(id);
+    queue_.Append({KeyOf(p, b), id});
   }
-  for (size_t i = heap_keys_.size() / 2; i-- > 0;) SiftDown(static_cast<uint32_t>(i));
+  queue_.Heapify();
 }
 
 // Too many candidates: raise Λ to the target-th largest known lower bound
@@ -442,124 +504,45 @@ void SchedulingIndex::Rebuild(double t, int target) {
 // cannot happen earlier.
 void SchedulingIndex::Raise(double t) {
   ++stats_.raises;
+  const std::vector<CandidatePool::Entry> entries = candidates_.Entries();
   std::vector<double> lows;
-  lows.reserve(candidates_.size());
-  for (const Candidate& c : candidates_) lows.push_back(c.value);
+  lows.reserve(entries.size());
+  for (const CandidatePool::Entry& e : entries) lows.push_back(e.value);
   const int target = options_.target_candidates;
   std::nth_element(lows.begin(), lows.begin() + (target - 1), lows.end(),
                    std::greater<double>());
   const double level = lows[target - 1];
   if (!(level > level_)) return;
-  level_ = level;
-  adm_ = level_ * (1.0 - kAdmissionMargin);
-  for (size_t i = 0; i < candidates_.size();) {
-    Candidate& c = candidates_[i];
-    Page& p = pages_[c.page];
-    if (UpperBound(c, t) >= adm_ && c.at != t) {
-      const policy::PageModel b = Belief(p);
-      c.value = PageValue(p, b, t);
-      c.at = t;
-      c.slope = SlopeBound(p, b, t);
-      ++stats_.evaluations;
-    }
-    if (c.value >= adm_) {
-      ++i;
-      continue;
-    }
-    // V(c.at) = c.value exactly and no signal since (else the bound is
-    // +∞ and it was just re-evaluated), so refine from there.
-    const PageId id = c.page;
+  SetLevel(level);
+  for (const CandidatePool::Entry& e : entries) {
+    if (e.value >= admit_) continue;
+    // V(e.at) = e.value exactly unless a signal voided it (e.at = −∞).
+    const PageId id = e.page;
+    candidates_.Remove(id);
+    Page& p = pages_[id];
     const policy::PageModel b = Belief(p);
-    Refine(p, b, c.at, c.value, c.slope);
-    RemoveCandidate(id);
+    double value = e.value, at = e.at;
+    double slope = std::isfinite(at) ? SlopeBound(p, b, at) : 0.0;
+    if (at != t) {
+      at = t;
+      Evaluate(id, t, &value, &slope);
+      if (value >= admit_) {
+        AddCandidate(id, value, t, slope);
+        continue;
+      }
+    }
+    Refine(p, b, at, value, slope, /*solve=*/true);
     Enqueue(id);
   }
 }
 
 void SchedulingIndex::RekeyAll() {
   needs_rekey_ = false;
-  for (size_t i = 0; i < heap_ids_.size(); ++i) {
-    heap_keys_[i] = KeyOf(pages_[heap_ids_[i]], Belief(pages_[heap_ids_[i]]));
+  for (uint32_t i = 0; i < queue_.size(); ++i) {
+    Queued& q = queue_.at(i);
+    q.key = KeyOf(pages_[q.page], Belief(pages_[q.page]));
   }
-  for (size_t i = heap_keys_.size() / 2; i-- > 0;) SiftDown(static_cast<uint32_t>(i));
-}
-
-// ---------------------------------------------------------------------------
-// Binary min-heap with positions.
-
-void SchedulingIndex::HeapSet(uint32_t i, double key, PageId id) {
-  heap_keys_[i] = key;
-  heap_ids_[i] = id;
-  pages_[id].pos = i;
-}
-
-void SchedulingIndex::SiftUp(uint32_t i) {
-  const double key = heap_keys_[i];
-  const PageId id = heap_ids_[i];
-  while (i > 0) {
-    const uint32_t parent = (i - 1) / 2;
-    if (!(key < heap_keys_[parent])) break;
-    HeapSet(i, heap_keys_[parent], heap_ids_[parent]);
-    i = parent;
-  }
-  HeapSet(i, key, id);
-}
-
-void SchedulingIndex::SiftDown(uint32_t i) {
-  const uint32_t n = static_cast<uint32_t>(heap_keys_.size());
-  const double key = heap_keys_[i];
-  const PageId id = heap_ids_[i];
-  for (;;) {
-    uint32_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && heap_keys_[child + 1] < heap_keys_[child]) ++child;
-    if (!(heap_keys_[child] < key)) break;
-    HeapSet(i, heap_keys_[child], heap_ids_[child]);
-    i = child;
-  }
-  HeapSet(i, key, id);
-}
-
-void SchedulingIndex::HeapPush(PageId id, double key) {
-  heap_keys_.push_back(key);
-  heap_ids_.push_back(id);
-  SiftUp(static_cast<uint32_t>(heap_keys_.size() - 1));
-}
-
-void SchedulingIndex::HeapUpdate(PageId id, double key) {
-  const uint32_t i = pages_[id].pos;
-  const double old = heap_keys_[i];
-  heap_keys_[i] = key;
-  if (key < old) {
-    SiftUp(i);
-  } else {
-    SiftDown(i);
-  }
-}
-
-void SchedulingIndex::HeapErase(PageId id) {
-  const uint32_t i = pages_[id].pos;
-  const uint32_t last = static_cast<uint32_t>(heap_keys_.size() - 1);
-  if (i != last) {
-    const double old = heap_keys_[i];
-    HeapSet(i, heap_keys_[last], heap_ids_[last]);
-    heap_keys_.pop_back();
-    heap_ids_.pop_back();
-    if (heap_keys_[i] < old) {
-      SiftUp(i);
-    } else {
-      SiftDown(i);
-    }
-    return;
-  }
-  heap_keys_.pop_back();
-  heap_ids_.pop_back();
-}
-
-PageId SchedulingIndex::HeapPop() {
-  const PageId top = heap_ids_[0];
-  HeapErase(top);
-  return top;
+  queue_.Heapify();
 }
 
 }  // namespace shard

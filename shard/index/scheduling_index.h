@@ -5,18 +5,19 @@
 //   d_i(Λ) = last_crawl_i + ι_i(Λ) − β_i n_i,
 // and while some eligible page has V ≥ Λ only pages past their due time can
 // be the argmax. The index keeps
-//   * a level Λ (level()), raised as candidates pile up and lowered by a
-//     rebuild when no candidate is left (the running estimate of the values
-//     picked, Sec. 5.2);
-//   * a min-heap of the other pages keyed by a LOWER BOUND on d_i(Λ). The
-//     bound is learnt lazily: a page that wakes with V < Λ moves its bound
-//     ahead by (Λ − V)/M, M an upper bound on dV/dτ_eff (see SlopeBound), and
-//     keeps it across crawl cycles, so in steady state a page wakes about
-//     once per crawl. A signal moves the key earlier by β (O(log m)); a
-//     crawl re-keys at t + ι_lb without evaluating V;
-//   * the candidates (V ≥ Λ when they woke) with their last exact value and
-//     slope bound; PickTop evaluates exactly only those whose upper bound can
-//     still beat the best exact value (App. F's tiers in miniature).
+//   * a level Λ (level()): set by a rebuild (the only O(m) step: at start,
+//     after SetPolicy, and when no eligible page is left above Λ) so that a
+//     few hundred pages are above it, and raised only when far more pile up
+//     (bandwidth fell). In steady state every page crosses Λ once per crawl
+//     and is picked soon after, so Λ stays put (Sec. 5.2's level Λ);
+//   * a min-heap of the other pages keyed by a lower bound on d_i(Λ): ι_i(Λ)
+//     is solved for once (Brent's method on V(ι) = Λ) and kept across crawls,
+//     so a crawl re-keys a page at t + ι_i without evaluating V, a signal
+//     moves the key earlier by β (O(log m)), and a page wakes once per crawl;
+//   * the candidates (V ≥ Λ when they woke) in a CandidatePool, which bounds
+//     each value by its last exact value and a bound on dV/dτ_eff (App. F's
+//     tiers in miniature); PickTop evaluates exactly only the candidates
+//     whose bound can still beat the best exact value.
 // Keys are lower bounds and every eligible page with V ≥ Λ is a candidate,
 // so PickTop returns the same pages as BruteForceIndex (ties broken by id)
 // whenever its k-th pick is ≥ Λ; otherwise it lowers Λ by a rebuild.
@@ -24,12 +25,15 @@
 #define RECRAWL_SHARD_INDEX_SCHEDULING_INDEX_H_
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
+#include "shard/index/candidate_pool.h"
 #include "shard/index/crawl_index.h"
 #include "shard/index/hosts.h"
+#include "shard/index/indexed_heap.h"
 
 namespace recrawl {
 namespace shard {
@@ -37,15 +41,19 @@ namespace shard {
 class SchedulingIndex : public CrawlIndex {
  public:
   struct Options {
-    // A rebuild sets Λ so that about this many pages are candidates.
-    int target_candidates = 32;
+    // A rebuild sets Λ so that about this many pages are candidates. By
+    // Little's law the pool then holds R × (wait from crossing Λ to being
+    // picked) pages; a large pool is cheap (a heap) and keeps random dips
+    // of the picked values from emptying it, which would cost a rebuild.
+    int target_candidates = 1024;
     // Above this many candidates Λ is raised back to target_candidates.
-    int max_candidates = 256;
+    int max_candidates = 4096;
   };
   // Work counters, for tests and the benchmark.
   struct Stats {
     uint64_t evaluations = 0;  // exact V evaluations
-    uint64_t wakeups = 0;      // heap pops
+    uint64_t wakeups = 0;      // queue pops
+    uint64_t refinements = 0;  // due times solved for by root finding
     uint64_t rebuilds = 0;     // O(m) rebuilds (Λ lowered, policy changed)
     uint64_t raises = 0;       // Λ raised
   };
@@ -70,7 +78,12 @@ class SchedulingIndex : public CrawlIndex {
   void SetPolicy(const policy::CrawlPolicy& policy) override;
   const policy::CrawlPolicy& policy() const override { return policy_; }
 
+  // Sizes the tables for page ids below `pages` (they grow by doubling
+  // otherwise, which can leave up to half of them unused).
+  void Reserve(size_t pages);
+
   double level() const { return level_; }
+  size_t candidates() const { return candidates_.size(); }
   const Stats& stats() const { return stats_; }
   // Bytes held by the index's tables (capacity, not size).
   size_t MemoryBytes() const;
@@ -78,29 +91,55 @@ class SchedulingIndex : public CrawlIndex {
  private:
   enum State : uint8_t { kAbsent, kQueued, kCandidate, kLeased };
 
-  // 48 bytes. The model is stored as floats (the index's view of the page;
+  // 40 bytes. The model is stored as floats (the index's view of the page;
   // Upsert rounds the parameters) and derived quantities are recomputed on
-  // demand, which keeps the index within 64 bytes a page.
+  // demand, which keeps the index within 64 bytes a page with its queue
+  // entry. n_cis saturates at 65535 signals since the last crawl.
   struct Page {
     float importance;
     float change_rate;
     float recall;
     float false_rate;
     double last_crawl;
-    // Lower bound on ι(adm_), the τ_eff at which V reaches the admission
-    // level (+∞: not before the next signal or crawl).
+    // Lower bound on ι(adm_), the τ_eff at which V reaches the key level
+    // (+∞: not before the next signal or crawl).
     float iota_lb;
-    uint32_t n_cis;
     HostId host;
-    uint32_t pos;  // heap position or candidate slot
+    uint32_t pos;  // position in the queue or the candidate heap
+    uint16_t n_cis;
     State state;
+    uint8_t slope_class;  // the candidate pool's class while a candidate
   };
-  struct Candidate {
+  struct Queued {
+    double key;  // lower bound on the time the page may reach adm_
     PageId page;
-    double value;    // exact V at `at` (a lower bound later on)
-    double at;       // −∞ after a signal
-    double slope;    // bound on dV/dt after `at`; +∞ after a signal
-    double ceiling;  // μ/Δ of the belief: V never exceeds it
+  };
+  struct SetPos {
+    std::vector<Page>* pages;
+    void operator()(const Queued& e, uint32_t pos) const {
+      (*pages)[e.page].pos = pos;
+    }
+  };
+  struct EarlierKey {
+    bool operator()(const Queued& a, const Queued& b) const {
+      return a.key < b.key;
+    }
+  };
+  // The candidate pool keeps its positions in the page table.
+  class PagePositions : public CandidatePool::Positions {
+   public:
+    explicit PagePositions(std::vector<Page>* pages) : pages_(pages) {}
+    void Set(PageId page, int slope_class, uint32_t pos) override {
+      (*pages_)[page].slope_class = static_cast<uint8_t>(slope_class);
+      (*pages_)[page].pos = pos;
+    }
+    int SlopeClass(PageId page) const override {
+      return (*pages_)[page].slope_class;
+    }
+    uint32_t Pos(PageId page) const override { return (*pages_)[page].pos; }
+
+   private:
+    std::vector<Page>* pages_;
   };
 
   policy::PageModel Belief(const Page& p) const;
@@ -110,41 +149,35 @@ class SchedulingIndex : public CrawlIndex {
                           double t) const;
   double SlopeBound(const Page& p, const policy::PageModel& b, double t) const;
   double KeyOf(const Page& p, const policy::PageModel& b) const;
+  // Raises p.iota_lb after V(t) = value < admit_ was found; `solve` finds
+  // the crossing by root finding, otherwise the slope bound gives it.
   void Refine(Page& p, const policy::PageModel& b, double t, double value,
-              double slope);
+              double slope, bool solve);
 
   void Wake(PageId id, double t, std::vector<PageId>* deferred);
   void Drain(double t);
-  void AddCandidate(PageId id, double value, double t, double slope,
-                    double ceiling);
-  void RemoveCandidate(PageId id);
-  void Detach(PageId id);  // from heap or candidates
+  // Exact value of the page at t and the bound on its slope after t.
+  void Evaluate(PageId id, double t, double* value, double* slope);
+  void AddCandidate(PageId id, double value, double t, double slope);
+  void Detach(PageId id);  // from the queue or the candidates
   void Enqueue(PageId id);
-  double UpperBound(const Candidate& c, double t) const;
   std::vector<PickedPage> Select(double t, int k);
   void Rebuild(double t, int target);
   void Raise(double t);
   void RekeyAll();
-
-  // Min-heap of (key, page) with positions in Page::pos.
-  void HeapPush(PageId id, double key);
-  void HeapUpdate(PageId id, double key);
-  void HeapErase(PageId id);
-  PageId HeapPop();
-  void SiftUp(uint32_t i);
-  void SiftDown(uint32_t i);
-  void HeapSet(uint32_t i, double key, PageId id);
+  void SetLevel(double level);
 
   policy::CrawlPolicy policy_;
   Options options_;
   std::vector<Page> pages_;
   size_t size_ = 0;
   HostTable hosts_;
-  std::vector<double> heap_keys_;
-  std::vector<PageId> heap_ids_;
-  std::vector<Candidate> candidates_;
+  IndexedHeap<Queued, EarlierKey, SetPos> queue_;
+  PagePositions positions_;
+  CandidatePool candidates_;
   double level_ = 0.0;  // Λ: every eligible page with V ≥ Λ is a candidate
-  double adm_ = 0.0;    // admission level, slightly below Λ
+  double adm_ = 0.0;    // level the keys are solved for, just below Λ
+  double admit_ = 0.0;  // a woken page at or above it is a candidate
   bool needs_rebuild_ = true;
   bool needs_rekey_ = false;
   Stats stats_;

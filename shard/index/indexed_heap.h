@@ -1,0 +1,102 @@
+// A binary heap that tells its owner where each entry sits, so that an entry
+// can be re-keyed or erased in O(log n) given its position. The scheduling
+// index keeps two (queued pages by due time, candidates by value bound) and
+// stores the positions in its page table.
+#ifndef RECRAWL_SHARD_INDEX_INDEXED_HEAP_H_
+#define RECRAWL_SHARD_INDEX_INDEXED_HEAP_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace recrawl {
+namespace shard {
+
+// `Before(a, b)`: a belongs nearer the top than b. `Moved(entry, pos)` is
+// called whenever an entry lands at a new position.
+template <typename Entry, typename Before, typename Moved>
+class IndexedHeap {
+ public:
+  IndexedHeap(Before before, Moved moved) : before_(before), moved_(moved) {}
+
+  bool empty() const { return entries_.empty(); }
+  uint32_t size() const { return static_cast<uint32_t>(entries_.size()); }
+  const Entry& top() const { return entries_[0]; }
+  Entry& at(uint32_t i) { return entries_[i]; }
+  const Entry& at(uint32_t i) const { return entries_[i]; }
+  size_t capacity() const { return entries_.capacity(); }
+  void reserve(size_t n) { entries_.reserve(n); }
+  void clear() { entries_.clear(); }
+
+  void Push(const Entry& e) {
+    entries_.push_back(e);
+    SiftUp(size() - 1);
+  }
+  // Restores the order after entry i changed in place.
+  void Update(uint32_t i) {
+    if (i > 0 && before_(entries_[i], entries_[(i - 1) / 2])) {
+      SiftUp(i);
+    } else {
+      SiftDown(i);
+    }
+  }
+  void Erase(uint32_t i) {
+    const uint32_t last = size() - 1;
+    if (i != last) {
+      entries_[i] = std::move(entries_[last]);
+      entries_.pop_back();
+      moved_(entries_[i], i);
+      Update(i);
+    } else {
+      entries_.pop_back();
+    }
+  }
+  // Appends without ordering; call Heapify before the next other operation.
+  void Append(const Entry& e) {
+    entries_.push_back(e);
+    moved_(entries_.back(), size() - 1);
+  }
+  void Heapify() {
+    for (uint32_t i = size() / 2; i-- > 0;) SiftDown(i);
+  }
+
+ private:
+  void SiftUp(uint32_t i) {
+    Entry e = std::move(entries_[i]);
+    while (i > 0) {
+      const uint32_t parent = (i - 1) / 2;
+      if (!before_(e, entries_[parent])) break;
+      entries_[i] = std::move(entries_[parent]);
+      moved_(entries_[i], i);
+      i = parent;
+    }
+    entries_[i] = std::move(e);
+    moved_(entries_[i], i);
+  }
+  void SiftDown(uint32_t i) {
+    const uint32_t n = size();
+    Entry e = std::move(entries_[i]);
+    for (;;) {
+      uint32_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && before_(entries_[child + 1], entries_[child])) {
+        ++child;
+      }
+      if (!before_(entries_[child], e)) break;
+      entries_[i] = std::move(entries_[child]);
+      moved_(entries_[i], i);
+      i = child;
+    }
+    entries_[i] = std::move(e);
+    moved_(entries_[i], i);
+  }
+
+  std::vector<Entry> entries_;
+  Before before_;
+  Moved moved_;
+};
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_INDEX_INDEXED_HEAP_H_
