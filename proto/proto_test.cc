@@ -106,8 +106,7 @@ TEST_F(InProcessServerTest, HealthCheckServes) {
   grpc::health::v1::HealthCheckResponse response;
   grpc::Status status = stub->Check(&context, request, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(response.status(),
-            grpc::health::v1::HealthCheckResponse::SERVING);
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
 
   server_->GetHealthCheckService()->SetServingStatus(false);
   grpc::ClientContext context2;
