@@ -1,0 +1,357 @@
+#include "shard/store/url_store.h"
+
+#include <array>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "rocksdb/cache.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/iterator.h"
+#include "rocksdb/options.h"
+#include "rocksdb/table.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+constexpr char kUrlsFamily[] = "urls";
+constexpr char kHostsFamily[] = "hosts";
+constexpr char kMetaFamily[] = "meta";
+constexpr char kShardMetaKey[] = "shard";
+constexpr char kFormatKey[] = "store_format";
+// Bump when the layout or the records change incompatibly.
+constexpr char kFormat[] = "1";
+
+using UrlKey = std::array<char, sizeof(UrlId)>;
+
+// Big-endian, so that key order is numeric order.
+UrlKey EncodeUrlKey(UrlId id) {
+  UrlKey key;
+  for (size_t i = 0; i < key.size(); ++i) {
+    key[i] = static_cast<char>(id >> (8 * (key.size() - 1 - i)));
+  }
+  return key;
+}
+
+UrlId DecodeUrlKey(const rocksdb::Slice& key) {
+  UrlId id = 0;
+  for (size_t i = 0; i < sizeof(UrlId); ++i) {
+    id = (id << 8) | static_cast<unsigned char>(key[i]);
+  }
+  return id;
+}
+
+rocksdb::Slice ToSlice(const UrlKey& key) {
+  return rocksdb::Slice(key.data(), key.size());
+}
+
+rocksdb::Slice ToSlice(absl::string_view s) {
+  return rocksdb::Slice(s.data(), s.size());
+}
+
+std::string Hex(UrlId id) {
+  return absl::StrCat(absl::Hex(id, absl::kZeroPad16));
+}
+
+absl::Status FromRocks(const rocksdb::Status& s, absl::string_view context) {
+  if (s.ok()) return absl::OkStatus();
+  std::string message = absl::StrCat(context, ": rocksdb: ", s.ToString());
+  if (s.IsNotFound()) return absl::NotFoundError(message);
+  if (s.IsCorruption()) return absl::DataLossError(message);
+  if (s.IsInvalidArgument()) return absl::InvalidArgumentError(message);
+  if (s.IsBusy() || s.IsTryAgain() || s.IsTimedOut()) {
+    return absl::UnavailableError(message);
+  }
+  return absl::InternalError(message);
+}
+
+// Why a stored URL record cannot be used, or "" if it can. Orphans (no URL)
+// are told apart by the caller.
+std::string CheckUrlRecord(UrlId id, const UrlRecord& record) {
+  if (UrlIdOf(record.url()) != id) {
+    return absl::StrCat("urls/", Hex(id), ": URL \"",
+                        record.url().substr(0, 64),
+                        "\" does not hash to its key");
+  }
+  return "";
+}
+
+}  // namespace
+
+UrlStore::UrlStore(const UrlStoreOptions& options, rocksdb::DB* db,
+                   std::vector<rocksdb::ColumnFamilyHandle*> handles)
+    : options_(options), db_(db), handles_(std::move(handles)) {}
+
+UrlStore::~UrlStore() {
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    db_->DestroyColumnFamilyHandle(handle);
+  }
+  db_->Close();
+}
+
+absl::StatusOr<std::unique_ptr<UrlStore>> UrlStore::Open(
+    const std::string& dir, const UrlStoreOptions& options) {
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = options.create_if_missing;
+  db_options.create_missing_column_families = options.create_if_missing;
+  // Two cores here: one flush and one compaction at a time.
+  db_options.max_background_jobs = 2;
+  db_options.keep_log_file_num = 4;
+  db_options.max_log_file_size = size_t{16} << 20;
+
+  rocksdb::BlockBasedTableOptions table;
+  table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  // Point reads of URLs that are absent (new URLs) skip the disk.
+  table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  table.format_version = 5;
+
+  rocksdb::ColumnFamilyOptions small;
+  small.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::ColumnFamilyOptions urls = small;
+  urls.write_buffer_size = options.write_buffer_bytes;
+  urls.merge_operator = NewUrlRecordMergeOperator(options.limits);
+  // LZ4 where available: URLs compress well and it decodes fastest, which
+  // is what the start-up scan needs.
+  for (rocksdb::CompressionType type : rocksdb::GetSupportedCompressions()) {
+    if (type == rocksdb::kLZ4Compression) urls.compression = type;
+  }
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families(kNumFamilies);
+  families[kDefault] = {rocksdb::kDefaultColumnFamilyName, small};
+  families[kUrls] = {kUrlsFamily, urls};
+  families[kHosts] = {kHostsFamily, small};
+  families[kMeta] = {kMetaFamily, small};
+
+  rocksdb::DB* db = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::Status s =
+      rocksdb::DB::Open(db_options, dir, families, &handles, &db);
+  if (!s.ok()) {
+    return FromRocks(s, absl::StrCat("opening the URL store in ", dir));
+  }
+  std::unique_ptr<UrlStore> store(
+      new UrlStore(options, db, std::move(handles)));
+  if (absl::Status format = store->CheckFormat(); !format.ok()) return format;
+  return store;
+}
+
+absl::Status UrlStore::CheckFormat() {
+  std::string format;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), handles_[kMeta], kFormatKey, &format);
+  if (s.IsNotFound()) {
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    return FromRocks(db_->Put(sync, handles_[kMeta], kFormatKey, kFormat),
+                     "writing the store format");
+  }
+  if (!s.ok()) return FromRocks(s, "reading the store format");
+  if (format != kFormat) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the URL store has format \"", format.substr(0, 16),
+                     "\"; this build reads format ", kFormat));
+  }
+  return absl::OkStatus();
+}
+
+UrlStore::Batch UrlStore::NewBatch() const { return Batch(this); }
+
+absl::Status UrlStore::Write(Batch* batch, Durability durability) {
+  rocksdb::WriteOptions write;
+  write.sync = durability == Durability::kSync;
+  absl::Status status =
+      FromRocks(db_->Write(write, &batch->batch_), "writing a batch");
+  batch->Clear();
+  return status;
+}
+
+absl::StatusOr<UrlRecord> UrlStore::GetUrl(UrlId id) const {
+  const UrlKey key = EncodeUrlKey(id);
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), handles_[kUrls], ToSlice(key), &value);
+  if (s.IsNotFound()) {
+    return absl::NotFoundError(absl::StrCat("urls/", Hex(id), ": no record"));
+  }
+  if (!s.ok()) return FromRocks(s, absl::StrCat("reading urls/", Hex(id)));
+  UrlRecord record;
+  if (!record.ParseFromString(value)) {
+    return absl::DataLossError(
+        absl::StrCat("urls/", Hex(id), ": record does not parse"));
+  }
+  if (record.url().empty()) {
+    return absl::NotFoundError(absl::StrCat("urls/", Hex(id), ": no record"));
+  }
+  if (std::string error = CheckUrlRecord(id, record); !error.empty()) {
+    return absl::DataLossError(error);
+  }
+  return record;
+}
+
+absl::StatusOr<HostRecord> UrlStore::GetHost(absl::string_view host) const {
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), handles_[kHosts], ToSlice(host), &value);
+  if (!s.ok()) return FromRocks(s, absl::StrCat("reading hosts/", host));
+  HostRecord record;
+  if (!record.ParseFromString(value)) {
+    return absl::DataLossError(
+        absl::StrCat("hosts/", host, ": record does not parse"));
+  }
+  return record;
+}
+
+absl::StatusOr<ShardMeta> UrlStore::GetShardMeta() const {
+  std::string value;
+  rocksdb::Status s =
+      db_->Get(rocksdb::ReadOptions(), handles_[kMeta], kShardMetaKey, &value);
+  if (!s.ok()) return FromRocks(s, "reading the shard's settings");
+  ShardMeta meta;
+  if (!meta.ParseFromString(value)) {
+    return absl::DataLossError("meta/shard: record does not parse");
+  }
+  return meta;
+}
+
+absl::StatusOr<ScanStats> UrlStore::ScanUrls(
+    absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const {
+  rocksdb::ReadOptions read;
+  // A one-off pass over everything: keep the cache for point reads, and
+  // read ahead in large chunks.
+  read.fill_cache = false;
+  read.readahead_size = options_.scan_readahead_bytes;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(read, handles_[kUrls]));
+  ScanStats stats;
+  auto malformed = [&stats](std::string error) {
+    ++stats.malformed;
+    if (stats.errors.size() < ScanStats::kMaxErrors) {
+      stats.errors.push_back(std::move(error));
+    }
+  };
+  UrlRecord record;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const rocksdb::Slice key = it->key();
+    if (key.size() != sizeof(UrlId)) {
+      malformed(absl::StrCat("urls: key of ", key.size(), " bytes, not ",
+                             sizeof(UrlId)));
+      continue;
+    }
+    const UrlId id = DecodeUrlKey(key);
+    const rocksdb::Slice value = it->value();
+    if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+      malformed(absl::StrCat("urls/", Hex(id), ": record does not parse"));
+      continue;
+    }
+    if (record.url().empty()) {
+      ++stats.orphans;
+      continue;
+    }
+    if (std::string error = CheckUrlRecord(id, record); !error.empty()) {
+      malformed(std::move(error));
+      continue;
+    }
+    ++stats.records;
+    fn(id, record);
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "scanning urls");
+  return stats;
+}
+
+absl::StatusOr<ScanStats> UrlStore::ScanHosts(
+    absl::FunctionRef<void(const HostRecord& host)> fn) const {
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handles_[kHosts]));
+  ScanStats stats;
+  HostRecord record;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const rocksdb::Slice value = it->value();
+    if (!record.ParseFromArray(value.data(), static_cast<int>(value.size())) ||
+        record.host() !=
+            absl::string_view(it->key().data(), it->key().size())) {
+      ++stats.malformed;
+      if (stats.errors.size() < ScanStats::kMaxErrors) {
+        stats.errors.push_back(absl::StrCat(
+            "hosts/",
+            absl::string_view(it->key().data(), it->key().size()).substr(0, 64),
+            ": record does not parse or names another host"));
+      }
+      continue;
+    }
+    ++stats.records;
+    fn(record);
+  }
+  if (!it->status().ok()) return FromRocks(it->status(), "scanning hosts");
+  return stats;
+}
+
+uint64_t UrlStore::EstimatedUrlCount() const {
+  uint64_t count = 0;
+  db_->GetIntProperty(handles_[kUrls], "rocksdb.estimate-num-keys", &count);
+  return count;
+}
+
+absl::Status UrlStore::Flush() {
+  rocksdb::FlushOptions flush;
+  return FromRocks(db_->Flush(flush, handles_), "flushing");
+}
+
+absl::Status UrlStore::Compact() {
+  rocksdb::CompactRangeOptions compact;
+  // Rewrite the last level too, so that every patch is merged.
+  compact.bottommost_level_compaction =
+      rocksdb::BottommostLevelCompaction::kForce;
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    rocksdb::Status s = db_->CompactRange(compact, handle, nullptr, nullptr);
+    if (!s.ok()) return FromRocks(s, "compacting");
+  }
+  return absl::OkStatus();
+}
+
+void UrlStore::Batch::Put(Family family, absl::string_view key,
+                          const google::protobuf::MessageLite& value) {
+  value.SerializeToString(&scratch_);
+  batch_.Put(store_->handles_[family], ToSlice(key), scratch_);
+}
+
+void UrlStore::Batch::PutUrl(const UrlRecord& record) {
+  const UrlKey key = EncodeUrlKey(UrlIdOf(record.url()));
+  const RecordLimits& limits = store_->options_.limits;
+  if (record.outcomes_size() > limits.max_outcomes ||
+      record.recent_signal_keys_size() > limits.max_signal_keys) {
+    UrlRecord trimmed = record;
+    TrimWindows(limits, &trimmed);
+    Put(kUrls, absl::string_view(key.data(), key.size()), trimmed);
+  } else {
+    Put(kUrls, absl::string_view(key.data(), key.size()), record);
+  }
+}
+
+void UrlStore::Batch::PatchUrl(UrlId id, const UrlRecord& patch) {
+  const UrlKey key = EncodeUrlKey(id);
+  patch.SerializeToString(&scratch_);
+  batch_.Merge(store_->handles_[kUrls], ToSlice(key), scratch_);
+}
+
+void UrlStore::Batch::DeleteUrl(UrlId id) {
+  const UrlKey key = EncodeUrlKey(id);
+  batch_.Delete(store_->handles_[kUrls], ToSlice(key));
+}
+
+void UrlStore::Batch::PutHost(const HostRecord& host) {
+  Put(kHosts, host.host(), host);
+}
+
+void UrlStore::Batch::DeleteHost(absl::string_view host) {
+  batch_.Delete(store_->handles_[kHosts], ToSlice(host));
+}
+
+void UrlStore::Batch::PutShardMeta(const ShardMeta& meta) {
+  Put(kMeta, kShardMetaKey, meta);
+}
+
+}  // namespace shard
+}  // namespace recrawl

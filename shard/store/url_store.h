@@ -1,0 +1,169 @@
+// A shard's durable state in RocksDB.
+//
+// Column families:
+//   urls   UrlId (8 bytes, big-endian) -> UrlRecord   (per-URL state)
+//   hosts  normalised host             -> HostRecord  (politeness)
+//   meta   "shard"                     -> ShardMeta   (settings, lease ids)
+//          "store_format"              -> format version of this layout
+//
+// The shard keeps the hot state in memory and uses the store for three
+// things (DESIGN.md, "Consequences"): batched writes, acknowledged to
+// clients once Write() returns (the batch is then in the write-ahead log and
+// survives a process crash; with Durability::kSync also a machine crash);
+// one full scan at start-up to rebuild memory; and point reads for
+// single-URL queries. Hot updates are written as patches (PatchUrl) that
+// RocksDB merges into the record, so they need no read.
+//
+// Thread-safe: RocksDB serialises writers; a Batch belongs to one thread.
+#ifndef RECRAWL_SHARD_STORE_URL_STORE_H_
+#define RECRAWL_SHARD_STORE_URL_STORE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "rocksdb/write_batch.h"
+#include "shard/store/records.pb.h"
+#include "shard/store/url_record_merge.h"
+#include "shard/url_id.h"
+
+namespace rocksdb {
+class ColumnFamilyHandle;
+class DB;
+}  // namespace rocksdb
+
+namespace recrawl {
+namespace shard {
+
+struct UrlStoreOptions {
+  bool create_if_missing = true;
+  // Bounds of each record's windows, enforced on every write.
+  RecordLimits limits;
+  // RocksDB's block cache, shared by the column families (point reads).
+  size_t block_cache_bytes = size_t{64} << 20;
+  // Memtable size of column family "urls" (write batching).
+  size_t write_buffer_bytes = size_t{64} << 20;
+  // Read-ahead of the start-up scan.
+  size_t scan_readahead_bytes = size_t{4} << 20;
+};
+
+enum class Durability {
+  // In the write-ahead log (the OS's page cache): survives the process.
+  kWal,
+  // And fsync'ed: survives the machine.
+  kSync,
+};
+
+// What a scan met besides the records it passed on.
+struct ScanStats {
+  // Records passed to the callback.
+  int64_t records = 0;
+  // Skipped: unparseable, a key of the wrong size, no URL matching the key.
+  int64_t malformed = 0;
+  // Skipped: patches of deleted URLs (no URL); harmless.
+  int64_t orphans = 0;
+  // Descriptions of the first malformed records (at most kMaxErrors).
+  std::vector<std::string> errors;
+  static constexpr size_t kMaxErrors = 16;
+};
+
+class UrlStore {
+ public:
+  class Batch;
+
+  // Opens (creating if allowed) the store in directory `dir`. Fails with a
+  // message naming the cause when the directory is locked by another
+  // process, holds a newer format, or cannot be created.
+  static absl::StatusOr<std::unique_ptr<UrlStore>> Open(
+      const std::string& dir, const UrlStoreOptions& options = {});
+
+  UrlStore(const UrlStore&) = delete;
+  UrlStore& operator=(const UrlStore&) = delete;
+  // Closes the database; acknowledged writes are already in the log.
+  ~UrlStore();
+
+  // An empty batch for this store; must not outlive it.
+  Batch NewBatch() const;
+
+  // Applies every mutation of `batch` atomically (all or none, also across
+  // a crash), then clears it. On return the batch is durable as asked.
+  absl::Status Write(Batch* batch, Durability durability = Durability::kWal);
+
+  // The record of a URL: NotFound if there is none, DataLoss if it is
+  // malformed (see ScanStats).
+  absl::StatusOr<UrlRecord> GetUrl(UrlId id) const;
+  absl::StatusOr<HostRecord> GetHost(absl::string_view host) const;
+  // NotFound until a ShardMeta was written.
+  absl::StatusOr<ShardMeta> GetShardMeta() const;
+
+  // Calls `fn` for every well-formed URL record, in key order. `record` is
+  // reused between calls (copy what you keep). Malformed records are counted
+  // and skipped so that a shard starts with what is intact; an I/O or
+  // checksum error of RocksDB itself fails the scan.
+  absl::StatusOr<ScanStats> ScanUrls(
+      absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const;
+  absl::StatusOr<ScanStats> ScanHosts(
+      absl::FunctionRef<void(const HostRecord& host)> fn) const;
+
+  // RocksDB's estimate of the number of URL records (cheap, approximate).
+  uint64_t EstimatedUrlCount() const;
+
+  // Writes the memtables to table files (a restart then replays less log).
+  absl::Status Flush();
+  // Rewrites all table files, merging patches into their records: after a
+  // bulk load, and for tests.
+  absl::Status Compact();
+
+ private:
+  enum Family { kDefault, kUrls, kHosts, kMeta, kNumFamilies };
+
+  UrlStore(const UrlStoreOptions& options, rocksdb::DB* db,
+           std::vector<rocksdb::ColumnFamilyHandle*> handles);
+  absl::Status CheckFormat();
+
+  const UrlStoreOptions options_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+};
+
+// Mutations to apply together with UrlStore::Write.
+class UrlStore::Batch {
+ public:
+  // Replaces the record of URL record.url(), which must be normalised and
+  // is the key (windows cut to the store's limits).
+  void PutUrl(const UrlRecord& record);
+  // Merges `patch` into the URL's stored record (url_record_merge.h).
+  void PatchUrl(UrlId id, const UrlRecord& patch);
+  void DeleteUrl(UrlId id);
+  // Keyed by host.host().
+  void PutHost(const HostRecord& host);
+  void DeleteHost(absl::string_view host);
+  void PutShardMeta(const ShardMeta& meta);
+
+  // Mutations so far.
+  int count() const { return batch_.Count(); }
+  // Bytes RocksDB will log.
+  size_t bytes() const { return batch_.GetDataSize(); }
+  void Clear() { batch_.Clear(); }
+
+ private:
+  friend class UrlStore;
+  explicit Batch(const UrlStore* store) : store_(store) {}
+  void Put(Family family, absl::string_view key,
+           const google::protobuf::MessageLite& value);
+
+  const UrlStore* store_;
+  rocksdb::WriteBatch batch_;
+  std::string scratch_;  // serialisation buffer, reused
+};
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_STORE_URL_STORE_H_

@@ -1,0 +1,429 @@
+#include "shard/store/url_store.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "rocksdb/db.h"
+#include "shard/store/records.pb.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A fresh directory for one test's store.
+std::string NewDir(absl::string_view name) {
+  const std::string dir = absl::StrCat(::testing::TempDir(), "store_", name);
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+std::unique_ptr<UrlStore> OpenOrDie(const std::string& dir,
+                                    const UrlStoreOptions& options = {}) {
+  absl::StatusOr<std::unique_ptr<UrlStore>> store =
+      UrlStore::Open(dir, options);
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+UrlRecord Record(absl::string_view url, double importance) {
+  UrlRecord record;
+  record.set_url(std::string(url));
+  record.set_politeness_host("example.com");
+  record.set_importance(importance);
+  record.mutable_prior()->set_change_rate(0.25);
+  record.set_last_crawl_time(1000.0);
+  return record;
+}
+
+std::string Url(int i) { return absl::StrCat("https://example.com/page/", i); }
+
+// The same bytes: records compare by their serialisation (deterministic for
+// messages without maps).
+void ExpectSame(const UrlRecord& a, const UrlRecord& b) {
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString())
+      << a.DebugString() << "\nvs\n"
+      << b.DebugString();
+}
+
+TEST(UrlStoreTest, PutGetDelete) {
+  const std::string dir = NewDir("put_get_delete");
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  const UrlRecord record = Record(Url(1), 3.0);
+  const UrlId id = UrlIdOf(Url(1));
+
+  EXPECT_EQ(store->GetUrl(id).status().code(), absl::StatusCode::kNotFound);
+  UrlStore::Batch batch = store->NewBatch();
+  batch.PutUrl(record);
+  ASSERT_TRUE(store->Write(&batch).ok());
+  EXPECT_EQ(batch.count(), 0);  // Write clears the batch.
+
+  absl::StatusOr<UrlRecord> got = store->GetUrl(id);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectSame(*got, record);
+
+  batch.DeleteUrl(id);
+  ASSERT_TRUE(store->Write(&batch).ok());
+  EXPECT_EQ(store->GetUrl(id).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(UrlStoreTest, BatchIsInvisibleUntilWrittenThenWhole) {
+  const std::string dir = NewDir("batch");
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  UrlStore::Batch batch = store->NewBatch();
+  for (int i = 0; i < 10; ++i) batch.PutUrl(Record(Url(i), i));
+  HostRecord host;
+  host.set_host("example.com");
+  host.set_min_delay(2.0);
+  batch.PutHost(host);
+  ShardMeta meta;
+  meta.set_num_shards(4);
+  batch.PutShardMeta(meta);
+  EXPECT_EQ(batch.count(), 12);
+  EXPECT_GT(batch.bytes(), 0u);
+
+  EXPECT_EQ(store->GetUrl(UrlIdOf(Url(0))).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(store->GetHost("example.com").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(store->GetShardMeta().status().code(), absl::StatusCode::kNotFound);
+
+  ASSERT_TRUE(store->Write(&batch, Durability::kSync).ok());
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_TRUE(store->GetUrl(UrlIdOf(Url(i))).ok()) << i;
+  }
+  EXPECT_EQ(store->GetHost("example.com")->min_delay(), 2.0);
+  EXPECT_EQ(store->GetShardMeta()->num_shards(), 4u);
+}
+
+TEST(UrlStoreTest, PatchesMergeIntoTheRecord) {
+  const std::string dir = NewDir("patch");
+  UrlStoreOptions options;
+  options.limits.max_outcomes = 16;
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir, options);
+  ASSERT_NE(store, nullptr);
+  const UrlId id = UrlIdOf(Url(7));
+  UrlStore::Batch batch = store->NewBatch();
+  batch.PutUrl(Record(Url(7), 1.0));
+  ASSERT_TRUE(store->Write(&batch).ok());
+
+  // Twenty crawl reports, each a patch; only the last 16 outcomes stay.
+  UrlRecord expected = Record(Url(7), 1.0);
+  for (int i = 0; i < 20; ++i) {
+    UrlRecord patch;
+    patch.set_last_crawl_time(1000.0 + i);
+    patch.set_signals_since_crawl(0);
+    OutcomeRecord* outcome = patch.add_outcomes();
+    outcome->set_fetch_time(1000.0 + i);
+    outcome->set_outcome(i % 2 ? CRAWL_OUTCOME_CHANGED
+                               : CRAWL_OUTCOME_UNCHANGED);
+    batch.PatchUrl(id, patch);
+    ApplyPatch(patch, options.limits, &expected);
+    if (i % 3 == 0) {
+      ASSERT_TRUE(store->Write(&batch).ok());
+    }
+  }
+  ASSERT_TRUE(store->Write(&batch).ok());
+  ASSERT_EQ(expected.outcomes_size(), 16);
+  EXPECT_EQ(expected.outcomes(0).fetch_time(), 1004.0);
+
+  absl::StatusOr<UrlRecord> got = store->GetUrl(id);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectSame(*got, expected);
+
+  // The same once RocksDB has merged the patches into the record on disk,
+  // and after a restart.
+  ASSERT_TRUE(store->Flush().ok());
+  ASSERT_TRUE(store->Compact().ok());
+  ExpectSame(*store->GetUrl(id), expected);
+  store.reset();
+  store = OpenOrDie(dir, options);
+  ASSERT_NE(store, nullptr);
+  ExpectSame(*store->GetUrl(id), expected);
+}
+
+TEST(UrlStoreTest, PatchOfADeletedUrlIsIgnored) {
+  const std::string dir = NewDir("orphan");
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  const UrlId id = UrlIdOf(Url(1));
+  UrlStore::Batch batch = store->NewBatch();
+  batch.PutUrl(Record(Url(1), 1.0));
+  batch.DeleteUrl(id);
+  UrlRecord patch;
+  patch.set_signals_since_crawl(5);
+  batch.PatchUrl(id, patch);
+  batch.PutUrl(Record(Url(2), 1.0));
+  ASSERT_TRUE(store->Write(&batch).ok());
+
+  EXPECT_EQ(store->GetUrl(id).status().code(), absl::StatusCode::kNotFound);
+  std::vector<std::string> seen;
+  absl::StatusOr<ScanStats> stats = store->ScanUrls(
+      [&](UrlId, const UrlRecord& record) { seen.push_back(record.url()); });
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, 1);
+  EXPECT_EQ(stats->orphans, 1);
+  EXPECT_EQ(stats->malformed, 0);
+  EXPECT_EQ(seen, std::vector<std::string>{Url(2)});
+
+  // Registering the URL again replaces the orphan.
+  batch.PutUrl(Record(Url(1), 4.0));
+  ASSERT_TRUE(store->Write(&batch).ok());
+  ExpectSame(*store->GetUrl(id), Record(Url(1), 4.0));
+}
+
+TEST(UrlStoreTest, ScanVisitsEveryRecordOnce) {
+  const std::string dir = NewDir("scan");
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  constexpr int kUrls = 3000;
+  UrlStore::Batch batch = store->NewBatch();
+  for (int i = 0; i < kUrls; ++i) {
+    batch.PutUrl(Record(Url(i), i));
+    if (batch.count() == 500) {
+      ASSERT_TRUE(store->Write(&batch).ok());
+    }
+  }
+  ASSERT_TRUE(store->Write(&batch).ok());
+  ASSERT_TRUE(store->Flush().ok());  // half in table files, half in memory
+  for (int i = 0; i < kUrls; i += 2) {
+    UrlRecord patch;
+    patch.set_signals_since_crawl(1);
+    batch.PatchUrl(UrlIdOf(Url(i)), patch);
+  }
+  ASSERT_TRUE(store->Write(&batch).ok());
+
+  std::map<UrlId, UrlRecord> seen;
+  UrlId previous = 0;
+  absl::StatusOr<ScanStats> stats =
+      store->ScanUrls([&](UrlId id, const UrlRecord& record) {
+        EXPECT_GT(id, previous);  // key order, each once
+        previous = id;
+        seen[id] = record;
+      });
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->records, kUrls);
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kUrls));
+  for (int i = 0; i < kUrls; ++i) {
+    const UrlRecord& record = seen[UrlIdOf(Url(i))];
+    EXPECT_EQ(record.url(), Url(i));
+    EXPECT_EQ(record.importance(), i);
+    EXPECT_EQ(record.signals_since_crawl(), i % 2 == 0 ? 1u : 0u);
+  }
+  EXPECT_GT(store->EstimatedUrlCount(), 0u);
+}
+
+TEST(UrlStoreTest, ReopenKeepsEverything) {
+  const std::string dir = NewDir("reopen");
+  std::vector<UrlRecord> records;
+  {
+    std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+    ASSERT_NE(store, nullptr);
+    UrlStore::Batch batch = store->NewBatch();
+    for (int i = 0; i < 200; ++i) {
+      records.push_back(Record(Url(i), i));
+      records.back().mutable_lease()->set_id(i + 1);
+      records.back().mutable_lease()->set_deadline(2000.0 + i);
+      records.back().set_content_digest(absl::StrCat("digest", i));
+      batch.PutUrl(records.back());
+    }
+    HostRecord host;
+    host.set_host("example.com");
+    host.set_blocked_until(5000.0);
+    batch.PutHost(host);
+    ShardMeta meta;
+    meta.set_shard_index(2);
+    meta.set_num_shards(3);
+    meta.mutable_policy()->set_kind(POLICY_KIND_APPROX);
+    meta.mutable_policy()->set_approx_terms(2);
+    meta.set_t_delay(60.0);
+    meta.set_lease_id_limit(1 << 20);
+    batch.PutShardMeta(meta);
+    ASSERT_TRUE(store->Write(&batch).ok());
+    // Closed without a flush: everything comes back from the log.
+  }
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  for (const UrlRecord& record : records) {
+    absl::StatusOr<UrlRecord> got = store->GetUrl(UrlIdOf(record.url()));
+    ASSERT_TRUE(got.ok()) << got.status();
+    ExpectSame(*got, record);
+  }
+  int64_t scanned = 0;
+  ASSERT_TRUE(
+      store->ScanUrls([&](UrlId, const UrlRecord&) { ++scanned; }).ok());
+  EXPECT_EQ(scanned, 200);
+  EXPECT_EQ(store->GetHost("example.com")->blocked_until(), 5000.0);
+  absl::StatusOr<ShardMeta> meta = store->GetShardMeta();
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  EXPECT_EQ(meta->shard_index(), 2u);
+  EXPECT_EQ(meta->policy().kind(), POLICY_KIND_APPROX);
+  EXPECT_EQ(meta->policy().approx_terms(), 2);
+  EXPECT_EQ(meta->t_delay(), 60.0);
+  EXPECT_EQ(meta->lease_id_limit(), 1u << 20);
+
+  // And after a flush to table files.
+  ASSERT_TRUE(store->Flush().ok());
+  store.reset();
+  store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  ExpectSame(*store->GetUrl(UrlIdOf(Url(199))), records[199]);
+}
+
+TEST(UrlStoreTest, HostsPutScanDelete) {
+  const std::string dir = NewDir("hosts");
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  UrlStore::Batch batch = store->NewBatch();
+  for (const char* name : {"a.com", "b.com", "c.com"}) {
+    HostRecord host;
+    host.set_host(name);
+    host.set_min_delay(1.5);
+    batch.PutHost(host);
+  }
+  batch.DeleteHost("b.com");
+  ASSERT_TRUE(store->Write(&batch).ok());
+  std::vector<std::string> hosts;
+  absl::StatusOr<ScanStats> stats = store->ScanHosts(
+      [&](const HostRecord& host) { hosts.push_back(host.host()); });
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(hosts, (std::vector<std::string>{"a.com", "c.com"}));
+  EXPECT_EQ(store->GetHost("b.com").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+// Writes raw key/values into column family `family` of a closed store,
+// bypassing UrlStore, as a damaged disk or an old bug could have.
+void WriteRaw(const std::string& dir, const std::string& family,
+              const std::vector<std::pair<std::string, std::string>>& kvs) {
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const char* name : {"default", "urls", "hosts", "meta"}) {
+    families.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(
+      rocksdb::DB::Open(rocksdb::DBOptions(), dir, families, &handles, &raw)
+          .ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  int index = 0;
+  for (size_t i = 0; i < families.size(); ++i) {
+    if (families[i].name == family) index = static_cast<int>(i);
+  }
+  for (const auto& [key, value] : kvs) {
+    ASSERT_TRUE(
+        db->Put(rocksdb::WriteOptions(), handles[index], key, value).ok());
+  }
+  for (rocksdb::ColumnFamilyHandle* handle : handles) {
+    ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+  }
+}
+
+std::string Key(UrlId id) {
+  std::string key(8, '\0');
+  for (int i = 0; i < 8; ++i) key[i] = static_cast<char>(id >> (56 - 8 * i));
+  return key;
+}
+
+TEST(UrlStoreTest, MalformedRecordsAreReportedNotFatal) {
+  const std::string dir = NewDir("malformed");
+  {
+    std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+    ASSERT_NE(store, nullptr);
+    UrlStore::Batch batch = store->NewBatch();
+    batch.PutUrl(Record(Url(1), 1.0));
+    ASSERT_TRUE(store->Write(&batch).ok());
+  }
+  const UrlId garbage_id = UrlIdOf(Url(2));
+  const UrlId wrong_key_id = UrlIdOf(Url(3));
+  WriteRaw(dir, "urls",
+           {{Key(garbage_id), std::string("\xff\xff\xff\xff", 4)},
+            {Key(wrong_key_id), Record(Url(4), 1.0).SerializeAsString()},
+            {"short", Record(Url(5), 1.0).SerializeAsString()}});
+  WriteRaw(dir, "hosts", {{"x.com", std::string("\xff\xff", 2)}});
+
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  std::vector<std::string> seen;
+  absl::StatusOr<ScanStats> stats = store->ScanUrls(
+      [&](UrlId, const UrlRecord& record) { seen.push_back(record.url()); });
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(seen, std::vector<std::string>{Url(1)});
+  EXPECT_EQ(stats->records, 1);
+  EXPECT_EQ(stats->malformed, 3);
+  EXPECT_THAT(testing::PrintToString(stats->errors),
+              ::testing::AllOf(HasSubstr("record does not parse"),
+                               HasSubstr("does not hash to its key"),
+                               HasSubstr("key of 5 bytes")));
+
+  EXPECT_EQ(store->GetUrl(garbage_id).status().code(),
+            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(store->GetUrl(wrong_key_id).status().code(),
+            absl::StatusCode::kDataLoss);
+
+  // Patching a damaged record neither crashes nor repairs it by accident.
+  UrlStore::Batch batch = store->NewBatch();
+  UrlRecord patch;
+  patch.set_signals_since_crawl(1);
+  batch.PatchUrl(garbage_id, patch);
+  ASSERT_TRUE(store->Write(&batch).ok());
+  ASSERT_TRUE(store->Flush().ok());
+  ASSERT_TRUE(store->Compact().ok());
+  EXPECT_EQ(store->GetUrl(garbage_id).status().code(),
+            absl::StatusCode::kDataLoss);
+  // Putting a good record repairs it.
+  batch.PutUrl(Record(Url(2), 1.0));
+  ASSERT_TRUE(store->Write(&batch).ok());
+  EXPECT_TRUE(store->GetUrl(garbage_id).ok());
+
+  stats = store->ScanHosts([](const HostRecord&) {});
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->malformed, 1);
+  EXPECT_EQ(store->GetHost("x.com").status().code(),
+            absl::StatusCode::kDataLoss);
+}
+
+TEST(UrlStoreTest, SecondOpenOfTheSameDirectoryFails) {
+  const std::string dir = NewDir("locked");
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<std::unique_ptr<UrlStore>> second = UrlStore::Open(dir);
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(second.status().message(), HasSubstr(dir));
+  EXPECT_THAT(second.status().message(), HasSubstr("lock"));
+}
+
+TEST(UrlStoreTest, MissingDirectoryWithoutCreateFails) {
+  UrlStoreOptions options;
+  options.create_if_missing = false;
+  absl::StatusOr<std::unique_ptr<UrlStore>> store =
+      UrlStore::Open(NewDir("missing"), options);
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), HasSubstr("opening the URL store"));
+}
+
+TEST(UrlStoreTest, RefusesAnotherFormat) {
+  const std::string dir = NewDir("format");
+  ASSERT_NE(OpenOrDie(dir), nullptr);
+  WriteRaw(dir, "meta", {{"store_format", "2"}});
+  absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), HasSubstr("format \"2\""));
+}
+
+}  // namespace
+}  // namespace shard
+}  // namespace recrawl
