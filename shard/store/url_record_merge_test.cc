@@ -27,13 +27,10 @@ UrlRecord BaseRecord() {
   return record;
 }
 
-OutcomeRecord Outcome(double fetch_time) {
-  OutcomeRecord outcome;
-  outcome.set_fetch_time(fetch_time);
-  outcome.set_outcome(CRAWL_OUTCOME_CHANGED);
-  outcome.set_elapsed(1.0f);
-  outcome.set_signals(1);
-  return outcome;
+// A crawl `elapsed` after the previous one, that found a change.
+void AddCrawl(float elapsed, UrlRecord* record) {
+  AddOutcome(elapsed, /*signals=*/1, /*changed=*/true,
+             record->mutable_outcomes());
 }
 
 TEST(ApplyPatchTest, PresentFieldsReplaceEvenWithZero) {
@@ -45,7 +42,7 @@ TEST(ApplyPatchTest, PresentFieldsReplaceEvenWithZero) {
   patch.mutable_lease()->set_id(0);
   patch.mutable_lease()->set_holder("");
   patch.mutable_lease()->set_deadline(0.0);
-  *patch.add_outcomes() = Outcome(200.0);
+  AddCrawl(100.0f, &patch);
   patch.mutable_prior()->set_recall(0.0);
   ApplyPatch(patch, RecordLimits(), &record);
 
@@ -60,8 +57,10 @@ TEST(ApplyPatchTest, PresentFieldsReplaceEvenWithZero) {
   // Fields of a sub-message the patch leaves out stay.
   EXPECT_EQ(record.prior().change_rate(), 0.1);
   EXPECT_EQ(record.prior().recall(), 0.0);
-  ASSERT_EQ(record.outcomes_size(), 1);
-  EXPECT_EQ(record.outcomes(0).fetch_time(), 200.0);
+  ASSERT_EQ(WindowSize(record.outcomes()), 1);
+  EXPECT_EQ(record.outcomes().elapsed(0), 100.0f);
+  EXPECT_EQ(record.outcomes().signals(0), 1u);
+  EXPECT_TRUE(record.outcomes().changed(0));
 }
 
 TEST(ApplyPatchTest, WindowsKeepTheNewestEntries) {
@@ -71,13 +70,14 @@ TEST(ApplyPatchTest, WindowsKeepTheNewestEntries) {
   UrlRecord record = BaseRecord();
   for (int i = 0; i < 5; ++i) {
     UrlRecord patch;
-    *patch.add_outcomes() = Outcome(i);
+    AddCrawl(i, &patch);
     patch.add_recent_signal_keys(100 + i);
     ApplyPatch(patch, limits, &record);
   }
-  ASSERT_EQ(record.outcomes_size(), 3);
-  EXPECT_EQ(record.outcomes(0).fetch_time(), 2.0);
-  EXPECT_EQ(record.outcomes(2).fetch_time(), 4.0);
+  ASSERT_TRUE(WindowsWithinLimits(limits, record));
+  ASSERT_EQ(WindowSize(record.outcomes()), 3);
+  EXPECT_EQ(record.outcomes().elapsed(0), 2.0f);
+  EXPECT_EQ(record.outcomes().elapsed(2), 4.0f);
   ASSERT_EQ(record.recent_signal_keys_size(), 2);
   EXPECT_EQ(record.recent_signal_keys(0), 103u);
   EXPECT_EQ(record.recent_signal_keys(1), 104u);
@@ -85,16 +85,47 @@ TEST(ApplyPatchTest, WindowsKeepTheNewestEntries) {
 
 TEST(TrimWindowsTest, LeavesShortWindowsAlone) {
   UrlRecord record = BaseRecord();
-  *record.add_outcomes() = Outcome(1.0);
+  AddCrawl(1.0f, &record);
+  record.add_recent_signal_keys(1);
   const std::string before = record.SerializeAsString();
   TrimWindows(RecordLimits(), &record);
   EXPECT_EQ(record.SerializeAsString(), before);
 }
 
-class MergeOperatorTest : public ::testing::Test {
+TEST(TrimWindowsTest, RealignsOnTheNewestEntries) {
+  RecordLimits limits;
+  limits.max_outcomes = 8;
+  UrlRecord record = BaseRecord();
+  for (int i = 0; i < 3; ++i) AddCrawl(i, &record);
+  record.mutable_outcomes()->add_elapsed(9.0f);  // a writer's bug
+  EXPECT_FALSE(WindowsWithinLimits(limits, record));
+  TrimWindows(limits, &record);
+  EXPECT_TRUE(WindowsWithinLimits(limits, record));
+  ASSERT_EQ(WindowSize(record.outcomes()), 3);
+  EXPECT_EQ(record.outcomes().elapsed(0), 1.0f);
+  EXPECT_EQ(record.outcomes().elapsed(2), 9.0f);
+}
+
+TEST(TrimWindowsTest, TrimmingSignalKeysAddsNoEmptyWindow) {
+  RecordLimits limits;
+  limits.max_signal_keys = 1;
+  UrlRecord record = BaseRecord();
+  record.add_recent_signal_keys(1);
+  record.add_recent_signal_keys(2);
+  TrimWindows(limits, &record);
+  EXPECT_FALSE(record.has_outcomes());
+  ASSERT_EQ(record.recent_signal_keys_size(), 1);
+  EXPECT_EQ(record.recent_signal_keys(0), 2u);
+}
+
+// Both ways of merging: appending the patches' bytes for the readers to
+// apply (small values), and applying them in the operator (normalize
+// threshold 0: always).
+class MergeOperatorTest : public ::testing::TestWithParam<size_t> {
  protected:
   MergeOperatorTest() {
     limits_.max_outcomes = 4;
+    limits_.normalize_above_bytes = GetParam();
     op_ = NewUrlRecordMergeOperator(limits_);
   }
 
@@ -118,13 +149,21 @@ class MergeOperatorTest : public ::testing::Test {
     return new_value;
   }
 
+  // The record a reader makes of a stored value; fails the test if none.
+  UrlRecord Read(const std::string& value) {
+    UrlRecord record;
+    EXPECT_TRUE(
+        ParseStoredRecord(value.data(), value.size(), limits_, &record));
+    return record;
+  }
+
   std::vector<std::string> Patches(int n) {
     std::vector<std::string> patches;
     for (int i = 0; i < n; ++i) {
       UrlRecord patch;
       patch.set_signals_since_crawl(i);
       patch.set_last_signal_time(10.0 + i);
-      *patch.add_outcomes() = Outcome(i);
+      AddCrawl(i, &patch);
       patches.push_back(patch.SerializeAsString());
     }
     return patches;
@@ -134,7 +173,12 @@ class MergeOperatorTest : public ::testing::Test {
   std::shared_ptr<rocksdb::MergeOperator> op_;
 };
 
-TEST_F(MergeOperatorTest, FullMergeEqualsApplyingInOrder) {
+INSTANTIATE_TEST_SUITE_P(Normalizing, MergeOperatorTest,
+                         ::testing::Values(size_t{0}));
+INSTANTIATE_TEST_SUITE_P(Appending, MergeOperatorTest,
+                         ::testing::Values(size_t{1024}));
+
+TEST_P(MergeOperatorTest, FullMergeEqualsApplyingInOrder) {
   const std::string base = BaseRecord().SerializeAsString();
   const std::vector<std::string> patches = Patches(6);
 
@@ -144,50 +188,77 @@ TEST_F(MergeOperatorTest, FullMergeEqualsApplyingInOrder) {
     ASSERT_TRUE(patch.ParseFromString(p));
     ApplyPatch(patch, limits_, &expected);
   }
-  UrlRecord merged;
-  ASSERT_TRUE(merged.ParseFromString(FullMerge(&base, patches)));
+  const UrlRecord merged = Read(FullMerge(&base, patches));
   EXPECT_EQ(merged.SerializeAsString(), expected.SerializeAsString());
   EXPECT_EQ(merged.signals_since_crawl(), 5u);
-  EXPECT_EQ(merged.outcomes_size(), 4);
+  EXPECT_EQ(WindowSize(merged.outcomes()), 4);
 }
 
-TEST_F(MergeOperatorTest, PartialMergesCombineAssociatively) {
+TEST_P(MergeOperatorTest, PartialMergesCombineAssociatively) {
   const std::string base = BaseRecord().SerializeAsString();
   const std::vector<std::string> patches = Patches(7);
-  const std::string all_at_once = FullMerge(&base, patches);
+  const UrlRecord all_at_once = Read(FullMerge(&base, patches));
 
   // RocksDB may first combine the later operands, then meet the record.
   std::deque<rocksdb::Slice> tail(patches.begin() + 2, patches.end());
   std::string combined;
   ASSERT_TRUE(op_->PartialMergeMulti("key", tail, &combined, nullptr));
-  const std::string in_two_steps =
-      FullMerge(&base, {patches[0], patches[1], combined});
-  EXPECT_EQ(in_two_steps, all_at_once);
+  const UrlRecord in_two_steps =
+      Read(FullMerge(&base, {patches[0], patches[1], combined}));
+  EXPECT_EQ(in_two_steps.SerializeAsString(), all_at_once.SerializeAsString());
 }
 
-TEST_F(MergeOperatorTest, PatchWithoutRecordHasNoUrl) {
-  UrlRecord merged;
-  ASSERT_TRUE(merged.ParseFromString(FullMerge(nullptr, Patches(2))));
+TEST_P(MergeOperatorTest, MergingMergedValuesAgain) {
+  // A value that is itself the result of a merge meets more patches (as in
+  // successive compactions).
+  const std::string base = BaseRecord().SerializeAsString();
+  const std::vector<std::string> patches = Patches(9);
+  const std::string first =
+      FullMerge(&base, {patches.begin(), patches.begin() + 4});
+  const UrlRecord twice =
+      Read(FullMerge(&first, {patches.begin() + 4, patches.end()}));
+  EXPECT_EQ(twice.SerializeAsString(),
+            Read(FullMerge(&base, patches)).SerializeAsString());
+  EXPECT_EQ(twice.signals_since_crawl(), 8u);
+  EXPECT_EQ(twice.outcomes().elapsed(0), 5.0f);
+}
+
+TEST_P(MergeOperatorTest, ValuesStayBounded) {
+  std::string value = BaseRecord().SerializeAsString();
+  const std::vector<std::string> patches = Patches(300);
+  for (const std::string& patch : patches) {
+    value = FullMerge(&value, {patch});
+    ASSERT_LE(value.size(), limits_.normalize_above_bytes + 200);
+  }
+  const UrlRecord record = Read(value);
+  EXPECT_EQ(record.signals_since_crawl(), 299u);
+  EXPECT_EQ(record.outcomes().elapsed(3), 299.0f);
+}
+
+TEST_P(MergeOperatorTest, PatchWithoutRecordHasNoUrl) {
+  const UrlRecord merged = Read(FullMerge(nullptr, Patches(2)));
   EXPECT_TRUE(merged.url().empty());
   EXPECT_EQ(merged.signals_since_crawl(), 1u);
 }
 
-TEST_F(MergeOperatorTest, MalformedRecordIsKeptAsIs) {
+TEST_P(MergeOperatorTest, MalformedRecordStaysMalformed) {
   const std::string garbage("\xff\xff\xff\xff", 4);
   UrlRecord probe;
   ASSERT_FALSE(probe.ParseFromString(garbage));
-  EXPECT_EQ(FullMerge(&garbage, Patches(3)), garbage);
+  const std::string merged = FullMerge(&garbage, Patches(3));
+  EXPECT_FALSE(
+      ParseStoredRecord(merged.data(), merged.size(), limits_, &probe));
 }
 
-TEST_F(MergeOperatorTest, MalformedOperandIsSkippedInFullMerge) {
+TEST_P(MergeOperatorTest, MalformedOperandIsSkipped) {
   const std::string base = BaseRecord().SerializeAsString();
   std::vector<std::string> patches = Patches(2);
   patches.insert(patches.begin() + 1, std::string("\xff\xff\xff", 3));
-  UrlRecord merged;
-  ASSERT_TRUE(merged.ParseFromString(FullMerge(&base, patches)));
+  const UrlRecord merged = Read(FullMerge(&base, patches));
   EXPECT_EQ(merged.signals_since_crawl(), 1u);
-  EXPECT_EQ(merged.outcomes_size(), 2);
+  EXPECT_EQ(WindowSize(merged.outcomes()), 2);
 
+  // A partial merge declines instead; RocksDB then keeps the operands.
   std::deque<rocksdb::Slice> operands(patches.begin(), patches.end());
   std::string combined;
   EXPECT_FALSE(op_->PartialMergeMulti("key", operands, &combined, nullptr));

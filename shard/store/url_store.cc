@@ -101,6 +101,9 @@ absl::StatusOr<std::unique_ptr<UrlStore>> UrlStore::Open(
   db_options.max_background_jobs = 2;
   db_options.keep_log_file_num = 4;
   db_options.max_log_file_size = size_t{16} << 20;
+  // Recovery rebuilds the memtables from the log and leaves flushing to the
+  // background, so that the shard starts serving sooner.
+  db_options.avoid_flush_during_recovery = true;
 
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
@@ -178,7 +181,8 @@ absl::StatusOr<UrlRecord> UrlStore::GetUrl(UrlId id) const {
   }
   if (!s.ok()) return FromRocks(s, absl::StrCat("reading urls/", Hex(id)));
   UrlRecord record;
-  if (!record.ParseFromString(value)) {
+  if (!ParseStoredRecord(value.data(), value.size(), options_.limits,
+                         &record)) {
     return absl::DataLossError(
         absl::StrCat("urls/", Hex(id), ": record does not parse"));
   }
@@ -242,7 +246,8 @@ absl::StatusOr<ScanStats> UrlStore::ScanUrls(
     }
     const UrlId id = DecodeUrlKey(key);
     const rocksdb::Slice value = it->value();
-    if (!record.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+    if (!ParseStoredRecord(value.data(), value.size(), options_.limits,
+                           &record)) {
       malformed(absl::StrCat("urls/", Hex(id), ": record does not parse"));
       continue;
     }
@@ -320,8 +325,7 @@ void UrlStore::Batch::Put(Family family, absl::string_view key,
 void UrlStore::Batch::PutUrl(const UrlRecord& record) {
   const UrlKey key = EncodeUrlKey(UrlIdOf(record.url()));
   const RecordLimits& limits = store_->options_.limits;
-  if (record.outcomes_size() > limits.max_outcomes ||
-      record.recent_signal_keys_size() > limits.max_signal_keys) {
+  if (!WindowsWithinLimits(limits, record)) {
     UrlRecord trimmed = record;
     TrimWindows(limits, &trimmed);
     Put(kUrls, absl::string_view(key.data(), key.size()), trimmed);

@@ -108,10 +108,21 @@ TEST(UrlStoreTest, BatchIsInvisibleUntilWrittenThenWhole) {
   EXPECT_EQ(store->GetShardMeta()->num_shards(), 4u);
 }
 
-TEST(UrlStoreTest, PatchesMergeIntoTheRecord) {
-  const std::string dir = NewDir("patch");
+// Both ways the merge operator works: appending patches for readers to
+// apply, and rewriting the record each time (threshold 0).
+class UrlStorePatchTest : public ::testing::TestWithParam<size_t> {};
+
+INSTANTIATE_TEST_SUITE_P(Normalizing, UrlStorePatchTest,
+                         ::testing::Values(size_t{0}));
+INSTANTIATE_TEST_SUITE_P(
+    Appending, UrlStorePatchTest,
+    ::testing::Values(RecordLimits().normalize_above_bytes));
+
+TEST_P(UrlStorePatchTest, PatchesMergeIntoTheRecord) {
+  const std::string dir = NewDir(absl::StrCat("patch", GetParam()));
   UrlStoreOptions options;
   options.limits.max_outcomes = 16;
+  options.limits.normalize_above_bytes = GetParam();
   std::unique_ptr<UrlStore> store = OpenOrDie(dir, options);
   ASSERT_NE(store, nullptr);
   const UrlId id = UrlIdOf(Url(7));
@@ -125,10 +136,8 @@ TEST(UrlStoreTest, PatchesMergeIntoTheRecord) {
     UrlRecord patch;
     patch.set_last_crawl_time(1000.0 + i);
     patch.set_signals_since_crawl(0);
-    OutcomeRecord* outcome = patch.add_outcomes();
-    outcome->set_fetch_time(1000.0 + i);
-    outcome->set_outcome(i % 2 ? CRAWL_OUTCOME_CHANGED
-                               : CRAWL_OUTCOME_UNCHANGED);
+    AddOutcome(/*elapsed=*/i, /*signals=*/0, /*changed=*/i % 2 == 1,
+               patch.mutable_outcomes());
     batch.PatchUrl(id, patch);
     ApplyPatch(patch, options.limits, &expected);
     if (i % 3 == 0) {
@@ -136,8 +145,8 @@ TEST(UrlStoreTest, PatchesMergeIntoTheRecord) {
     }
   }
   ASSERT_TRUE(store->Write(&batch).ok());
-  ASSERT_EQ(expected.outcomes_size(), 16);
-  EXPECT_EQ(expected.outcomes(0).fetch_time(), 1004.0);
+  ASSERT_EQ(WindowSize(expected.outcomes()), 16);
+  EXPECT_EQ(expected.outcomes().elapsed(0), 4.0f);
 
   absl::StatusOr<UrlRecord> got = store->GetUrl(id);
   ASSERT_TRUE(got.ok()) << got.status();
