@@ -43,7 +43,7 @@ namespace shard {
 
 struct UrlStoreOptions {
   bool create_if_missing = true;
-  // Bounds of each record's windows, enforced on every write.
+  // Bounds of each record, enforced when it is written and when it is read.
   RecordLimits limits;
   // RocksDB's block cache, shared by the column families (point reads).
   size_t block_cache_bytes = size_t{64} << 20;
