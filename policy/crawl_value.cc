@@ -9,15 +9,22 @@ namespace recrawl {
 namespace policy {
 namespace {
 
+// Relative widening of computed slopes, for rounding in ψ.
+constexpr double kSlopeSlack = 1e-9;
+
 // GREEDY-CIS / ν = 0 with no signal yet (main paper Sec. 5.1):
 //   V = μ̃ (R^0(Δτ)/Δ − e^{−ατ} R^0(γτ)/γ), since α + γ = Δ when ν = 0.
-double NoiselessValue(const PageModel& page, double tau) {
+// Here ψ(τ) = R^0(γτ)/γ (Lemma 4 with no term beyond the first).
+ValueGrowth NoiselessValue(const PageModel& page, double tau) {
   const double delta = page.change_rate();
   const double gamma = page.gamma();
   const double alpha = page.alpha();
-  const double signalled = -std::expm1(-gamma * tau) / gamma;
-  return page.importance() *
-         (-std::expm1(-delta * tau) / delta - std::exp(-alpha * tau) * signalled);
+  const double psi = -std::expm1(-gamma * tau) / gamma;
+  const double decay = std::exp(-alpha * tau);
+  const double mu = page.importance();
+  const double value = mu * (-std::expm1(-delta * tau) / delta - decay * psi);
+  return {value, mu * alpha * decay * psi * (1.0 + kSlopeSlack),
+          mu * alpha * decay};
 }
 
 // α = 0 (every change is signalled, λ = 1) with ν > 0. Freshness is ρ^n with
@@ -66,8 +73,8 @@ class ExpAlongLine {
 };
 
 // Per-term absolute error allowance, relative to the partial sum; with a few
-// dozen terms the total stays well below kValueTruncationTolerance.
-constexpr double kResidualTolerance = 1e-15;
+// dozen terms the total stays below kValueTruncationTolerance.
+constexpr double kResidualTolerance = 1e-12;
 
 // The general NCIS sum at ι = τ + nβ, with y_i = ι − iβ = τ + (n − i)β formed
 // without cancelling the large nβ against iβ.
@@ -83,8 +90,14 @@ constexpr double kResidualTolerance = 1e-15;
 // kValueTruncationTolerance times the partial sum, so the relative error of
 // the cut is at most that, whatever ⌊ι/β⌋ is; the number of terms is at most
 // about log(tolerance)/log(q) plus the terms where R^i(c y_i) is near 1.
-double NoisySignalValue(const PageModel& page, double tau, int64_t n,
-                        int max_terms) {
+//
+// ψ(ι) = Σ_i R^i(γ y_i)/γ (Lemma 4) is summed alongside: its terms are the
+// subtracted ones divided by e^{−αι}. Each of them is below its A_i, so the
+// cut leaves out less than kValueTruncationTolerance of the value from
+// e^{−αι}ψ as well, and the residuals' allowances add at most
+// kResidualTolerance of the sum a term; the slope is widened by both.
+ValueGrowth NoisySignalValue(const PageModel& page, double tau, int64_t n,
+                             int max_terms) {
   const double delta = page.change_rate();
   const double nu = page.false_rate();
   const double alpha = page.alpha();
@@ -103,6 +116,8 @@ double NoisySignalValue(const PageModel& page, double tau, int64_t n,
       max_terms > 0 ? static_cast<int64_t>(max_terms) - 1
                     : std::numeric_limits<int64_t>::max();
   double sum = 0.0;
+  double psi_part = 0.0;  // e^{−αι} ψ(ι) so far
+  int64_t terms = 0;
   double q_pow = 1.0 / c;  // q^i / c
   ExpAlongLine exp_all(c * beta), exp_signals(gamma * beta);
   for (int64_t i = 0; i <= limit && static_cast<double>(i) <= last; ++i) {
@@ -119,12 +134,20 @@ double NoisySignalValue(const PageModel& page, double tau, int64_t n,
     if (max_terms == 0 && a * tail_factor <= kValueTruncationTolerance * sum) {
       break;
     }
-    sum += a - decay_over_gamma *
-                   ResidualGivenExp(i, x_signals, e_signals,
-                                    allowed / decay_over_gamma);
+    const double signalled =
+        decay_over_gamma * ResidualGivenExp(i, x_signals, e_signals,
+                                            allowed / decay_over_gamma);
+    sum += a - signalled;
+    psi_part += signalled;
     q_pow *= q;
+    ++terms;
   }
-  return page.importance() * sum;
+  const double mu = page.importance();
+  const double error = (kValueTruncationTolerance +
+                        kResidualTolerance * static_cast<double>(terms + 1)) *
+                       sum;
+  return {mu * sum, mu * alpha * (psi_part * (1.0 + kSlopeSlack) + error),
+          mu * alpha * decay};
 }
 
 }  // namespace
@@ -134,22 +157,33 @@ double ValueCeiling(const PageModel& page) {
   return page.importance() / page.change_rate();
 }
 
-double NcisValue(const PageModel& page, double tau_elap, int64_t n_cis,
-                 int max_terms) {
+ValueGrowth NcisValueGrowth(const PageModel& page, double tau_elap,
+                            int64_t n_cis, int max_terms) {
   const double delta = page.change_rate();
-  if (delta <= 0.0 || page.importance() <= 0.0) return 0.0;
-  if (std::isinf(tau_elap)) return ValueCeiling(page);
+  const double mu = page.importance();
+  if (delta <= 0.0 || mu <= 0.0) return {0.0, 0.0, 0.0};
+  if (std::isinf(tau_elap)) return {ValueCeiling(page), 0.0, 0.0};
   if (!page.signals_informative()) {
-    // GREEDY: V = (μ̃/Δ) R^1(Δτ).
-    return page.importance() / delta * Residual(1, delta * tau_elap);
+    // GREEDY: V = (μ̃/Δ) R^1(Δτ); α = Δ and ψ(τ) = τ (no signals), so
+    // dV/dτ = μ̃ Δ τ e^{−Δτ}.
+    const double decay = std::exp(-delta * tau_elap);
+    return {mu / delta * Residual(1, delta * tau_elap),
+            mu * delta * tau_elap * decay * (1.0 + kSlopeSlack),
+            mu * delta * decay};
   }
   if (page.false_rate() <= 0.0) {
-    if (n_cis > 0) return ValueCeiling(page);
-    if (page.alpha() <= 0.0) return 0.0;  // λ = 1, ν = 0: fresh until a signal
+    if (n_cis > 0) return {ValueCeiling(page), 0.0, 0.0};
+    // λ = 1, ν = 0: fresh until a signal.
+    if (page.alpha() <= 0.0) return {0.0, 0.0, 0.0};
     return NoiselessValue(page, tau_elap);
   }
-  if (page.alpha() <= 0.0) return SignalOnlyValue(page, n_cis);
+  if (page.alpha() <= 0.0) return {SignalOnlyValue(page, n_cis), 0.0, 0.0};
   return NoisySignalValue(page, tau_elap, n_cis, max_terms);
+}
+
+double NcisValue(const PageModel& page, double tau_elap, int64_t n_cis,
+                 int max_terms) {
+  return NcisValueGrowth(page, tau_elap, n_cis, max_terms).value;
 }
 
 double CrawlValue(const CrawlPolicy& policy, const PageModel& page,

@@ -15,7 +15,7 @@ namespace policy {
 
 // Relative bound on the part of the NCIS sum that an exact evaluation leaves
 // out (see crawl_value.cc for the derivation).
-inline constexpr double kValueTruncationTolerance = 1e-13;
+inline constexpr double kValueTruncationTolerance = 1e-10;
 
 // V of `page` (taken at face value: the caller passes the policy's belief)
 // in state (τ_elap, n_cis), i.e. at τ_eff = τ_elap + β n_cis:
@@ -31,6 +31,23 @@ inline constexpr double kValueTruncationTolerance = 1e-13;
 //   Δ = 0: V = 0.
 double NcisValue(const PageModel& page, double tau_elap, int64_t n_cis,
                  int max_terms = 0);
+
+// V with how fast it grows between signals. Lemma 3 and the proof of
+// Lemma 1 give dV/dι = μ̃ α e^{−αι} ψ(ι), ψ the expected crawl interval of
+// Lemma 4 (for GREEDY α = Δ, ψ = ι). The same identity holds term by term,
+// so also for G-NCIS-APPROX-J with ψ_J. As ψ' <= 1 (raising a threshold by
+// dι lengthens every interval by at most dι) and e^{−αs} <= e^{−αι}, for
+// every s >= ι
+//   dV/dι(s) <= slope + slope_rise · (s − ι).
+// Both are upper bounds (widened for rounding); 0 where V is constant
+// between signals.
+struct ValueGrowth {
+  double value;
+  double slope;       // dV/dι at ι
+  double slope_rise;  // μ̃ α e^{−αι}
+};
+ValueGrowth NcisValueGrowth(const PageModel& page, double tau_elap,
+                            int64_t n_cis, int max_terms = 0);
 
 // V under `policy`: NcisValue of the policy's belief about the page.
 // GREEDY ignores n_cis and uses the full change rate Δ.

@@ -8,22 +8,28 @@ namespace shard {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// Slope classes 2^k for k in [kMinExponent, kMaxExponent]; slopes below the
-// smallest are rounded up to it, above the largest they are void.
-constexpr int kMinExponent = -40;
-constexpr int kMaxExponent = 20;
-constexpr int kSlopedClasses = kMaxExponent - kMinExponent + 1;
-constexpr int kFlatClass = kSlopedClasses;      // slope 0: V is constant
-constexpr int kVoidClass = kSlopedClasses + 1;  // bound +∞
-constexpr int kClasses = kSlopedClasses + 2;
-static_assert(kClasses <= 64, "the non-empty classes are a 64-bit mask");
 // intercept + M t loses ~1e-16 (|intercept| + M t) to rounding; bounds are
 // widened by more than that so they stay upper bounds.
 constexpr double kRoundingSlack = 1e-12;
+// The first piece lasts this fraction of ψ = slope/rise, so its slope is
+// this fraction above the exact one.
+constexpr double kFirstPiece = 1.0 / 32;
+// Past this many doublings the later slope is used.
+constexpr int kMaxPieces = 24;
+
+float RoundUp(double x) {
+  float f = static_cast<float>(x);
+  if (static_cast<double>(f) < x) f = std::nextafter(f, static_cast<float>(kInf));
+  return f;
+}
 
 }  // namespace
 
-CandidatePool::CandidatePool(Positions* positions) : positions_(positions) {
+CandidatePool::CandidatePool(Positions* positions)
+    : positions_(positions),
+      expiry_(EarlierExpiry(), SetExpiryPos{this}),
+      top_intercept_(kClasses, 0.0),
+      top_page_(kClasses, 0) {
   classes_.reserve(kClasses);
   for (int k = 0; k < kClasses; ++k) {
     classes_.emplace_back(HigherIntercept(), SetPos{positions, k});
@@ -33,55 +39,129 @@ CandidatePool::CandidatePool(Positions* positions) : positions_(positions) {
 size_t CandidatePool::MemoryBytes() const {
   size_t bytes = 0;
   for (const Heap& h : classes_) bytes += h.capacity() * sizeof(Entry);
-  return bytes;
+  return bytes + expiry_.capacity() * sizeof(Expiry);
 }
 
+// Class (e − 1 − kMinExponent)·kStepsPerOctave + j holds the slopes in
+// (2^{e−1}(1 + j/S), 2^{e−1}(1 + (j+1)/S)], S = kStepsPerOctave: rounding up
+// costs at most 1/S of the slope.
 int CandidatePool::ClassOf(double slope) {
   if (slope <= 0.0) return kFlatClass;
   if (!(slope < kInf)) return kVoidClass;
   int exponent;
-  const double mantissa = std::frexp(slope, &exponent);  // slope = m 2^e
-  if (mantissa == 0.5) --exponent;  // exact power of two: 2^(e−1)
-  if (exponent > kMaxExponent) return kVoidClass;
-  if (exponent < kMinExponent) exponent = kMinExponent;
-  return exponent - kMinExponent;
+  const double mantissa = std::frexp(slope, &exponent);  // [0.5, 1)
+  const int octave = exponent - 1;
+  if (octave > kMaxExponent) return kVoidClass;
+  if (octave < kMinExponent) return 0;
+  int step = static_cast<int>((2.0 * mantissa - 1.0) * kStepsPerOctave);
+  if (step >= kStepsPerOctave) step = kStepsPerOctave - 1;
+  return (octave - kMinExponent) * kStepsPerOctave + step;
 }
 
-double CandidatePool::ClassSlope(int slope_class) {
-  // 2^(k + kMinExponent), tabulated: this sits on the hot path of Top.
-  static const auto* const table = [] {
-    auto* slopes = new double[kClasses];
-    for (int k = 0; k < kClasses; ++k) {
-      slopes[k] = k < kSlopedClasses ? std::ldexp(1.0, k + kMinExponent) : 0.0;
+namespace {
+
+// 2^octave (1 + (step + 1)/S) for class (octave − kMinExponent)·S + step;
+// 0 for the flat and void classes.
+struct SlopeTable {
+  SlopeTable() {
+    constexpr int kSteps = CandidatePool::kStepsPerOctave;
+    for (int k = 0; k < CandidatePool::kClasses; ++k) {
+      if (k >= CandidatePool::kSlopedClasses) {
+        slopes[k] = 0.0;
+        continue;
+      }
+      const int octave = k / kSteps + CandidatePool::kMinExponent;
+      const int step = k % kSteps;
+      slopes[k] =
+          std::ldexp(1.0 + static_cast<double>(step + 1) / kSteps, octave);
     }
-    return slopes;
-  }();
-  return table[slope_class];
+  }
+  double slopes[CandidatePool::kClasses];
+};
+const SlopeTable kSlopeTable;
+
+}  // namespace
+
+// Tabulated: this sits on the hot path of Top.
+inline double CandidatePool::ClassSlope(int slope_class) {
+  return kSlopeTable.slopes[slope_class];
 }
 
 double CandidatePool::BoundAt(int slope_class, const Entry& e,
                               double t) const {
   if (slope_class == kVoidClass) return kInf;
-  if (e.at == t) return e.value;
   const double m = ClassSlope(slope_class);
   const double line = e.intercept + m * t;
   return line + kRoundingSlack * (std::fabs(e.intercept) + std::fabs(m * t));
 }
 
-void CandidatePool::Add(PageId page, double value, double at, double slope) {
-  const int k = ClassOf(slope);
-  const double m = ClassSlope(k);
-  classes_[k].Push({value - m * at, value, at, page});
+CandidatePool::Entry& CandidatePool::EntryOf(PageId page) {
+  return classes_[positions_->SlopeClass(page)].at(positions_->Pos(page));
+}
+
+void CandidatePool::DropExpiry(const Entry& e) {
+  if (e.expiry_pos != kNoExpiry) expiry_.Erase(e.expiry_pos);
+}
+
+void CandidatePool::Place(Entry e, double from, double bound) {
+  const double slope = e.slope, rise = e.rise, later = e.later_slope;
+  double piece_slope = later;
+  double piece_end = kInf;
+  if (slope > 0.0 && rise > 0.0 && e.piece < kMaxPieces) {
+    const double first = kFirstPiece * slope / rise;
+    const double span = first * (std::ldexp(1.0, e.piece + 1) - 1.0);
+    const double steep = slope + rise * span;
+    if (steep < later) {
+      piece_slope = steep;
+      piece_end = e.at + span;
+    }
+  }
+  const int k = ClassOf(piece_slope);
+  e.intercept = bound - ClassSlope(k) * from;
+  e.expiry_pos = kNoExpiry;
+  classes_[k].Push(e);
   Touch(k);
+  if (piece_end < kInf) expiry_.Push({piece_end, e.page});
+}
+
+void CandidatePool::Add(PageId page, double value, double at,
+                        const Growth& growth) {
+  Entry e;
+  e.value = value;
+  e.at = at;
+  e.slope = RoundUp(growth.slope);
+  e.rise = RoundUp(growth.rise);
+  e.later_slope = RoundUp(growth.later_slope);
+  e.page = page;
+  e.piece = 0;
+  Place(e, at, value);
   ++size_;
+}
+
+void CandidatePool::Expire(double t) {
+  while (!expiry_.empty() && expiry_.top().at <= t) {
+    const Expiry x = expiry_.top();
+    expiry_.Erase(0);
+    const int k = positions_->SlopeClass(x.page);
+    const uint32_t pos = positions_->Pos(x.page);
+    Entry e = classes_[k].at(pos);
+    classes_[k].Erase(pos);
+    Touch(k);
+    // The next piece starts from this one's bound at its end.
+    const double bound = BoundAt(k, e, x.at);
+    ++e.piece;
+    Place(e, x.at, bound);
+  }
 }
 
 void CandidatePool::Void(PageId page) {
   const int k = positions_->SlopeClass(page);
   if (k == kVoidClass) return;
+  DropExpiry(classes_[k].at(positions_->Pos(page)));
   Entry e = classes_[k].at(positions_->Pos(page));
   classes_[k].Erase(positions_->Pos(page));
   Touch(k);
+  e.expiry_pos = kNoExpiry;
   e.value = -kInf;
   e.at = -kInf;
   e.intercept = kInf;
@@ -91,6 +171,7 @@ void CandidatePool::Void(PageId page) {
 
 void CandidatePool::Remove(PageId page) {
   const int k = positions_->SlopeClass(page);
+  DropExpiry(classes_[k].at(positions_->Pos(page)));
   classes_[k].Erase(positions_->Pos(page));
   Touch(k);
   --size_;
@@ -98,7 +179,8 @@ void CandidatePool::Remove(PageId page) {
 
 void CandidatePool::Clear() {
   for (Heap& h : classes_) h.clear();
-  non_empty_ = 0;
+  expiry_.clear();
+  non_empty_.fill(0);
   size_ = 0;
 }
 
@@ -106,16 +188,22 @@ int CandidatePool::BestClass(double t, double* bound) const {
   int best = -1;
   double best_bound = -kInf;
   PageId best_page = 0;
-  for (uint64_t mask = non_empty_; mask != 0; mask &= mask - 1) {
-    const int k = __builtin_ctzll(mask);
-    const Entry& e = classes_[k].top();
-    const double b = BoundAt(k, e, t);
-    if (best < 0 || b > best_bound || (b == best_bound && e.page < best_page)) {
-      best = k;
-      best_bound = b;
-      best_page = e.page;
+  for (int w = 0; w < kMaskWords; ++w) {
+    for (uint64_t mask = non_empty_[w]; mask != 0; mask &= mask - 1) {
+      const int k = 64 * w + __builtin_ctzll(mask);
+      const double intercept = top_intercept_[k];
+      const double mt = ClassSlope(k) * t;
+      const double b = intercept + mt +
+                       kRoundingSlack * (std::fabs(intercept) + std::fabs(mt));
+      if (b > best_bound || (b == best_bound && top_page_[k] < best_page) ||
+          best < 0) {
+        best = k;
+        best_bound = b;
+        best_page = top_page_[k];
+      }
     }
   }
+  if (best >= 0) best_bound = BoundAt(best, classes_[best].top(), t);
   *bound = best_bound;
   return best;
 }
@@ -129,7 +217,9 @@ bool CandidatePool::Top(double t, Entry* entry, double* bound) {
 
 CandidatePool::Entry CandidatePool::PopTop() {
   const int k = top_class_;
-  const Entry e = classes_[k].top();
+  Entry e = classes_[k].top();
+  DropExpiry(e);
+  e.expiry_pos = kNoExpiry;
   classes_[k].Erase(0);
   Touch(k);
   --size_;
@@ -137,10 +227,14 @@ CandidatePool::Entry CandidatePool::PopTop() {
 }
 
 void CandidatePool::Touch(int k) {
+  const uint64_t bit = uint64_t{1} << (k % 64);
   if (classes_[k].empty()) {
-    non_empty_ &= ~(uint64_t{1} << k);
+    non_empty_[k / 64] &= ~bit;
   } else {
-    non_empty_ |= uint64_t{1} << k;
+    non_empty_[k / 64] |= bit;
+    const Entry& top = classes_[k].top();
+    top_intercept_[k] = k == kVoidClass ? kInf : top.intercept;
+    top_page_[k] = top.page;
   }
 }
 

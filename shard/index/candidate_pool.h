@@ -3,17 +3,29 @@
 // that value can grow, so that the best of them at time t is found by
 // evaluating only those whose bound can still beat the best exact value.
 //
-// A candidate evaluated to v at time a, with dV/dt <= M until its next
-// signal, satisfies V(t) <= v + M (t − a). These bounds are lines in t, and
-// lines with the same slope never change order. So the pool rounds M up to a
-// power of two and keeps one max-heap per slope class, ordered by the time-
-// independent intercept v − M a: the largest bound at t is the best of the
-// classes' tops (at most 63 classes; a bit mask lists the non-empty ones),
-// with no periodic re-keying. Candidates whose value just jumped (a signal)
-// sit in a class of their own whose bound is +∞.
+// A candidate valued v at time a, whose slope until its next signal obeys
+//   dV/dt (a + δ) <= min(later_slope, slope + rise·δ)   (crawl_value.h),
+// is bounded by a chain of lines: piece j covers δ in
+// [H(2^j − 1), H(2^{j+1} − 1)) with slope slope + rise·H(2^{j+1} − 1),
+// H = kFirstPiece·slope/rise, until that reaches later_slope, which then
+// holds for ever. The first piece is within a few percent of the exact
+// slope; pieces double in length, so a candidate changes pieces O(log) times
+// while it waits, each an O(log n) heap move and no evaluation. (Tightness
+// matters: a candidate whose bound overshoots its true growth by a factor f
+// is evaluated about log(gap)/log(f/(f−1)) times on its way to the top.)
+//
+// Lines with equal slopes never change order. So the pool rounds slopes up
+// to one of kStepsPerOctave classes per octave and keeps one max-heap per
+// class, ordered by the time-independent intercept v − M a: the largest
+// bound at t is the best of the non-empty classes' tops (a bit mask lists
+// them), with no periodic re-keying. A min-heap of piece ends moves entries
+// to their next line when their time comes (Expire, before any Top at or
+// past it). Candidates whose value just jumped (a signal) sit in a class of
+// their own whose bound is +∞.
 #ifndef RECRAWL_SHARD_INDEX_CANDIDATE_POOL_H_
 #define RECRAWL_SHARD_INDEX_CANDIDATE_POOL_H_
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -25,12 +37,33 @@ namespace shard {
 
 class CandidatePool {
  public:
+  // How a candidate's value may grow from `at` until its next signal.
+  struct Growth {
+    double slope = 0.0;        // dV/dt at `at` (an upper bound)
+    double rise = 0.0;         // the slope grows at most this fast
+    double later_slope = 0.0;  // and never exceeds this
+  };
   struct Entry {
-    double intercept;  // v − M_class·a: the bound is intercept + M_class·t
+    double intercept;  // the bound is intercept + M_class·t
     double value;      // exact V at `at`; −∞ when unknown (after a signal)
     double at;
+    float slope;        // Growth, rounded up to floats
+    float rise;
+    float later_slope;
     PageId page;
+    uint32_t expiry_pos;  // kNoExpiry, or the position in the expiry heap
+    uint8_t piece;        // index j of the current piece
   };
+  static constexpr uint32_t kNoExpiry = ~uint32_t{0};
+  static constexpr int kStepsPerOctave = 8;
+  static constexpr int kMinExponent = -40;
+  static constexpr int kMaxExponent = 20;
+  static constexpr int kSlopedClasses =
+      (kMaxExponent - kMinExponent + 1) * kStepsPerOctave;
+  static constexpr int kFlatClass = kSlopedClasses;      // slope 0
+  static constexpr int kVoidClass = kSlopedClasses + 1;  // bound +∞
+  static constexpr int kClasses = kSlopedClasses + 2;
+
   // Where each candidate's entry is (its class and its position in that
   // class), kept in the owner's page table to spare a map.
   class Positions {
@@ -49,14 +82,16 @@ class CandidatePool {
   bool empty() const { return size_ == 0; }
   size_t MemoryBytes() const;
 
-  // Adds a page valued `value` at `at` whose value grows at most at `slope`
-  // per unit time until its next signal.
-  void Add(PageId page, double value, double at, double slope);
+  // Adds a page valued `value` at `at`.
+  void Add(PageId page, double value, double at, const Growth& growth);
   // The page's value jumped (a signal): its bound is +∞ until re-added.
   void Void(PageId page);
   void Remove(PageId page);
   void Clear();
 
+  // Moves every entry whose piece ended at or before t to its next line.
+  // Top(t) must come after Expire(t).
+  void Expire(double t);
   // The entry with the largest bound at t (ties: lower page id), and that
   // bound; false when empty.
   bool Top(double t, Entry* entry, double* bound);
@@ -82,17 +117,43 @@ class CandidatePool {
     }
   };
   using Heap = IndexedHeap<Entry, HigherIntercept, SetPos>;
+  struct Expiry {
+    double at;
+    PageId page;
+  };
+  struct SetExpiryPos {
+    CandidatePool* pool;
+    void operator()(const Expiry& e, uint32_t pos) const {
+      pool->EntryOf(e.page).expiry_pos = pos;
+    }
+  };
+  struct EarlierExpiry {
+    bool operator()(const Expiry& a, const Expiry& b) const {
+      return a.at < b.at;
+    }
+  };
+  using ExpiryHeap = IndexedHeap<Expiry, EarlierExpiry, SetExpiryPos>;
+  static constexpr int kMaskWords = (kClasses + 63) / 64;
 
   static int ClassOf(double slope);
   static double ClassSlope(int slope_class);
   double BoundAt(int slope_class, const Entry& e, double t) const;
   int BestClass(double t, double* bound) const;
-  void Touch(int slope_class);  // after a class changed size
+  void Touch(int slope_class);  // after a class changed
+  Entry& EntryOf(PageId page);
+  void DropExpiry(const Entry& e);
+  // Puts `e` (bounded by `bound` at `from`) on the line of its piece.
+  void Place(Entry e, double from, double bound);
 
   Positions* positions_;
   std::vector<Heap> classes_;
-  uint64_t non_empty_ = 0;  // bit k: class k has entries
-  int top_class_ = -1;      // the class of the last Top
+  ExpiryHeap expiry_;
+  std::array<uint64_t, kMaskWords> non_empty_{};  // bit k: class k has entries
+  // Each non-empty class's top (intercept and page), kept next to each other
+  // so that Top scans them without touching the heaps.
+  std::vector<double> top_intercept_;
+  std::vector<PageId> top_page_;
+  int top_class_ = -1;  // the class of the last Top
   size_t size_ = 0;
 };
 

@@ -31,13 +31,20 @@ inline policy::PageModel ZeroModel() {
   return policy::PageModel::Create(policy::PageParams{}).value();
 }
 
-// V of the policy's belief (main paper Sec. 5.1) in state (τ_elap, n_cis).
-// τ_elap < 0 (a crawl time after t) is treated as 0.
+// V of the policy's belief (main paper Sec. 5.1) in state (τ_elap, n_cis),
+// with its growth bounds (crawl_value.h). τ_elap < 0 (a crawl time after t)
+// is treated as 0.
+inline policy::ValueGrowth BeliefGrowth(const policy::PageModel& belief,
+                                        const policy::CrawlPolicy& policy,
+                                        double tau_elap, int64_t n_cis) {
+  return policy::NcisValueGrowth(belief, std::max(tau_elap, 0.0), n_cis,
+                                 policy.MaxTerms());
+}
+
 inline double BeliefValue(const policy::PageModel& belief,
                           const policy::CrawlPolicy& policy, double tau_elap,
                           int64_t n_cis) {
-  return policy::NcisValue(belief, std::max(tau_elap, 0.0), n_cis,
-                           policy.MaxTerms());
+  return BeliefGrowth(belief, policy, tau_elap, n_cis).value;
 }
 
 // Higher value first; equal values by page id, so both indexes break ties

@@ -15,7 +15,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Keys are solved for a level slightly below Λ, so that rounding in V
-// (relative error ~1e-13, crawl_value.h) cannot keep a page with computed
+// (relative error ~1e-10, crawl_value.h) cannot keep a page with computed
 // V ≥ Λ out of the candidates.
 constexpr double kKeyMargin = 1e-6;
 // A woken page is admitted a little further below, so that a key solved to
@@ -46,7 +46,8 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
       options_(options),
       queue_(EarlierKey(), SetPos{&pages_}),
       positions_(&pages_),
-      candidates_(&positions_) {}
+      candidates_(&positions_),
+      raise_above_(static_cast<size_t>(options.max_candidates)) {}
 
 policy::PageModel SchedulingIndex::Belief(const Page& p) const {
   policy::PageParams params;
@@ -72,28 +73,29 @@ double SchedulingIndex::EffectiveElapsed(const Page& p,
   return tau + b.beta() * static_cast<double>(p.n_cis);
 }
 
-// Upper bound on dV/dt from now until the next signal or crawl. Lemma 4's
-// identity w'(ι) = e^{−αι} ψ'(ι) holds term by term in the NCIS sum, so
-//   dV/dι = μ̃ α e^{−αι} ψ_J(ι) <= μ̃ α e^{−αι} ι
-// for the exact value and for every G-NCIS-APPROX-J (ψ_J <= ψ <= ι, an
-// interval never outlasts its threshold). Since τ_eff grows at rate 1, for
-// s >= ι the slope is at most μ̃ max_{s>=ι} α s e^{−αs}, which is
-// μ̃ αι e^{−αι} when αι >= 1 and μ̃/e otherwise. Zero where V is constant
-// between signals (α = 0, or ν = 0 after a signal).
-double SchedulingIndex::SlopeBound(const Page& p, const policy::PageModel& b,
-                                   double t) const {
-  if (b.change_rate() <= 0.0 || b.importance() <= 0.0) return 0.0;
-  double alpha;
-  if (!b.signals_informative()) {
-    alpha = b.change_rate();
-  } else {
-    alpha = b.alpha();
-    if (alpha <= 0.0) return 0.0;
-    if (b.false_rate() <= 0.0 && p.n_cis > 0) return 0.0;
-  }
-  const double x = alpha * EffectiveElapsed(p, b, t);
-  const double shape = x >= 1.0 ? x * std::exp(-x) : std::exp(-1.0);
-  return b.importance() * shape * (1.0 + kBoundSlack);
+// The exact value and its growth until the next signal or crawl (τ_eff
+// grows at rate 1 in t meanwhile). crawl_value.h gives dV/dι now (slope)
+// and its rise; with ψ = slope / slope_rise (Lemma 4's expected interval),
+// V'(s) <= μ̃ α e^{−αs} (ψ(ι) + s − ι) for s >= ι, whose maximum over s is
+// μ̃ α e^{−αι} ψ when αψ >= 1 and μ̃ α e^{−αι} e^{αψ−1}/α otherwise: the
+// slope that holds for ever. Zero where V is constant between signals
+// (α = 0, or ν = 0 after a signal).
+SchedulingIndex::Assessment SchedulingIndex::Assess(const Page& p,
+                                                    const policy::PageModel& b,
+                                                    double t) const {
+  const policy::ValueGrowth g =
+      BeliefGrowth(b, policy_, t - p.last_crawl, p.n_cis);
+  Assessment a{g.value, {}};
+  if (!(g.slope_rise > 0.0)) return a;
+  const double alpha = b.signals_informative() ? b.alpha() : b.change_rate();
+  const double psi = g.slope / g.slope_rise;
+  const double later = alpha * psi >= 1.0
+                           ? g.slope
+                           : g.slope_rise * std::exp(alpha * psi - 1.0) / alpha;
+  a.growth.slope = g.slope * (1.0 + kBoundSlack);
+  a.growth.rise = g.slope_rise * (1.0 + kBoundSlack);
+  a.growth.later_slope = later * (1.0 + kBoundSlack);
+  return a;
 }
 
 // A lower bound on the first time the page is eligible with V >= adm_:
@@ -176,7 +178,7 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
   Page& p = pages_[id];
   const bool is_new = p.state == kAbsent;
   if (!is_new) Detach(id);
-  const State previous = p.state;
+  const State previous = static_cast<State>(p.state);
   p.importance = static_cast<float>(params.importance);
   p.change_rate = static_cast<float>(params.change_rate);
   p.recall = static_cast<float>(params.recall);
@@ -299,10 +301,9 @@ void SchedulingIndex::Enqueue(PageId id) {
   queue_.Push({KeyOf(p, Belief(p)), id});
 }
 
-void SchedulingIndex::AddCandidate(PageId id, double value, double t,
-                                   double slope) {
+void SchedulingIndex::AddCandidate(PageId id, double t, const Assessment& a) {
   pages_[id].state = kCandidate;
-  candidates_.Add(id, value, t, slope);
+  candidates_.Add(id, a.value, t, a.growth);
 }
 
 void SchedulingIndex::SetLevel(double level) {
@@ -311,13 +312,10 @@ void SchedulingIndex::SetLevel(double level) {
   admit_ = level * (1.0 - kAdmissionMargin);
 }
 
-void SchedulingIndex::Evaluate(PageId id, double t, double* value,
-                               double* slope) {
-  const Page& p = pages_[id];
-  const policy::PageModel b = Belief(p);
-  *value = PageValue(p, b, t);
-  *slope = SlopeBound(p, b, t);
+SchedulingIndex::Assessment SchedulingIndex::Evaluate(PageId id, double t) {
   ++stats_.evaluations;
+  const Page& p = pages_[id];
+  return Assess(p, Belief(p), t);
 }
 
 void SchedulingIndex::Wake(PageId id, double t,
@@ -329,14 +327,13 @@ void SchedulingIndex::Wake(PageId id, double t,
     return;
   }
   const policy::PageModel b = Belief(p);
-  const double value = PageValue(p, b, t);
+  const Assessment a = Assess(p, b, t);
   ++stats_.evaluations;
-  const double slope = SlopeBound(p, b, t);
-  if (value >= admit_) {
-    AddCandidate(id, value, t, slope);
+  if (a.value >= admit_) {
+    AddCandidate(id, t, a);
     return;
   }
-  Refine(p, b, t, value, slope, /*solve=*/true);
+  Refine(p, b, t, a.value, a.growth.later_slope, /*solve=*/true);
   deferred->push_back(id);
 }
 
@@ -358,8 +355,7 @@ void SchedulingIndex::Drain(double t) {
 std::vector<PickedPage> SchedulingIndex::Select(double t, int k) {
   struct Exact {
     PageId page;
-    double value;
-    double slope;
+    Assessment a;
   };
   std::vector<PickedPage> picked;
   std::vector<HostId> used_hosts;
@@ -375,12 +371,13 @@ std::vector<PickedPage> SchedulingIndex::Select(double t, int k) {
   auto better = [](PageId a, double va, PageId b, double vb) {
     return BetterPick({a, va}, {b, vb});
   };
+  candidates_.Expire(t);
   while (static_cast<int>(picked.size()) < k) {
     int best = -1;
     for (size_t i = 0; i < evaluated.size(); ++i) {
       if (usable(evaluated[i].page) &&
-          (best < 0 || better(evaluated[i].page, evaluated[i].value,
-                              evaluated[best].page, evaluated[best].value))) {
+          (best < 0 || better(evaluated[i].page, evaluated[i].a.value,
+                              evaluated[best].page, evaluated[best].a.value))) {
         best = static_cast<int>(i);
       }
     }
@@ -388,7 +385,7 @@ std::vector<PickedPage> SchedulingIndex::Select(double t, int k) {
     double bound;
     while (candidates_.Top(t, &top, &bound)) {
       if (best >= 0 && !better(top.page, bound, evaluated[best].page,
-                               evaluated[best].value)) {
+                               evaluated[best].a.value)) {
         break;  // no bound left can beat (or tie and win on id) the best
       }
       candidates_.PopTop();
@@ -399,17 +396,16 @@ std::vector<PickedPage> SchedulingIndex::Select(double t, int k) {
         requeue.push_back(id);
         continue;
       }
-      Exact e{id, 0.0, 0.0};
-      Evaluate(id, t, &e.value, &e.slope);
+      const Exact e{id, Evaluate(id, t)};
       evaluated.push_back(e);
-      if (usable(id) && (best < 0 || better(id, e.value, evaluated[best].page,
-                                            evaluated[best].value))) {
+      if (usable(id) && (best < 0 || better(id, e.a.value, evaluated[best].page,
+                                            evaluated[best].a.value))) {
         best = static_cast<int>(evaluated.size() - 1);
       }
     }
     if (best < 0) break;
     const Exact chosen = evaluated[best];
-    picked.push_back({chosen.page, chosen.value});
+    picked.push_back({chosen.page, chosen.a.value});
     evaluated.erase(evaluated.begin() + best);
     const HostId host = pages_[chosen.page].host;
     if (hosts_.OnePerPick(host)) used_hosts.push_back(host);
@@ -417,7 +413,7 @@ std::vector<PickedPage> SchedulingIndex::Select(double t, int k) {
   }
   // Picks stay candidates until they are leased or crawled.
   for (const std::vector<Exact>* out : {&evaluated, &taken}) {
-    for (const Exact& e : *out) candidates_.Add(e.page, e.value, t, e.slope);
+    for (const Exact& e : *out) AddCandidate(e.page, t, e.a);
   }
   for (PageId id : requeue) Enqueue(id);
   return picked;
@@ -437,7 +433,7 @@ std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {
         level_ <= 0.0 || (static_cast<int>(picked.size()) == k &&
                           picked.back().value >= level_);
     if (exact) {
-      if (static_cast<int>(candidates_.size()) > options_.max_candidates) {
+      if (candidates_.size() > raise_above_) {
         Raise(t);
       }
       return picked;
@@ -453,11 +449,17 @@ std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {
 // time when it first wakes below Λ, which spreads that cost over the cycle.
 void SchedulingIndex::Rebuild(double t, int target) {
   ++stats_.rebuilds;
+  raise_above_ = static_cast<size_t>(options_.max_candidates);
   needs_rebuild_ = false;
   needs_rekey_ = false;
   candidates_.Clear();
   queue_.clear();
-  std::vector<double> values(pages_.size(), 0.0);
+  // Value and the slope bound that holds for ever, per page.
+  struct Found {
+    double value;
+    double later_slope;
+  };
+  std::vector<Found> found(pages_.size(), Found{0.0, 0.0});
   std::vector<double> ranked;
   ranked.reserve(size_);
   for (PageId id = 0; id < pages_.size(); ++id) {
@@ -467,9 +469,9 @@ void SchedulingIndex::Rebuild(double t, int target) {
       p.iota_lb = 0.0f;  // its bound was for the old level
       continue;
     }
-    values[id] = PageValue(p, Belief(p), t);
-    ++stats_.evaluations;
-    ranked.push_back(values[id]);
+    const Assessment a = Evaluate(id, t);
+    found[id] = {a.value, a.growth.later_slope};
+    ranked.push_back(a.value);
   }
   if (static_cast<int>(ranked.size()) <= target) {
     SetLevel(0.0);
@@ -483,14 +485,15 @@ void SchedulingIndex::Rebuild(double t, int target) {
     Page& p = pages_[id];
     if (p.state == kAbsent || p.state == kLeased) continue;
     const policy::PageModel b = Belief(p);
-    const double slope = SlopeBound(p, b, t);
     p.iota_lb = 0.0f;
-    if (values[id] >= admit_ && hosts_.Allowed(p.host, t)) {
-      AddCandidate(id, values[id], t, slope);
+    if (found[id].value >= admit_ && hosts_.Allowed(p.host, t)) {
+      // About `target` of them: assessed again for their short-term slope.
+      AddCandidate(id, t, Assess(p, b, t));
       continue;
     }
-    if (values[id] < admit_) {
-      Refine(p, b, t, values[id], slope, /*solve=*/false);
+    if (found[id].value < admit_) {
+      Refine(p, b, t, found[id].value, found[id].later_slope,
+             /*solve=*/false);
     }
     p.state = kQueued;
     queue_.Append({KeyOf(p, b), id});
@@ -512,26 +515,26 @@ void SchedulingIndex::Raise(double t) {
   std::nth_element(lows.begin(), lows.begin() + (target - 1), lows.end(),
                    std::greater<double>());
   const double level = lows[target - 1];
-  if (!(level > level_)) return;
+  if (!(level > level_)) {
+    // The known values are too stale to raise Λ: try again when the pool
+    // has doubled, so that this O(pool) step stays amortised.
+    raise_above_ = 2 * candidates_.size();
+    return;
+  }
+  raise_above_ = static_cast<size_t>(options_.max_candidates);
   SetLevel(level);
   for (const CandidatePool::Entry& e : entries) {
     if (e.value >= admit_) continue;
-    // V(e.at) = e.value exactly unless a signal voided it (e.at = −∞).
     const PageId id = e.page;
     candidates_.Remove(id);
     Page& p = pages_[id];
     const policy::PageModel b = Belief(p);
-    double value = e.value, at = e.at;
-    double slope = std::isfinite(at) ? SlopeBound(p, b, at) : 0.0;
-    if (at != t) {
-      at = t;
-      Evaluate(id, t, &value, &slope);
-      if (value >= admit_) {
-        AddCandidate(id, value, t, slope);
-        continue;
-      }
+    const Assessment a = Evaluate(id, t);
+    if (a.value >= admit_) {
+      AddCandidate(id, t, a);
+      continue;
     }
-    Refine(p, b, at, value, slope, /*solve=*/true);
+    Refine(p, b, t, a.value, a.growth.later_slope, /*solve=*/true);
     Enqueue(id);
   }
 }

@@ -107,9 +107,10 @@ class SchedulingIndex : public CrawlIndex {
     HostId host;
     uint32_t pos;  // position in the queue or the candidate heap
     uint16_t n_cis;
-    State state;
-    uint8_t slope_class;  // the candidate pool's class while a candidate
+    uint16_t state : 2;          // a State
+    uint16_t slope_class : 14;   // the candidate pool's class while a candidate
   };
+  static_assert(CandidatePool::kClasses <= (1 << 14), "slope_class bits");
   struct Queued {
     double key;  // lower bound on the time the page may reach adm_
     PageId page;
@@ -130,7 +131,7 @@ class SchedulingIndex : public CrawlIndex {
    public:
     explicit PagePositions(std::vector<Page>* pages) : pages_(pages) {}
     void Set(PageId page, int slope_class, uint32_t pos) override {
-      (*pages_)[page].slope_class = static_cast<uint8_t>(slope_class);
+      (*pages_)[page].slope_class = static_cast<uint16_t>(slope_class);
       (*pages_)[page].pos = pos;
     }
     int SlopeClass(PageId page) const override {
@@ -142,12 +143,20 @@ class SchedulingIndex : public CrawlIndex {
     std::vector<Page>* pages_;
   };
 
+  // A page's exact value at t and how fast it may grow until its next
+  // signal or crawl (growth.later_slope holds for ever: what a due time can
+  // rest on).
+  struct Assessment {
+    double value;
+    CandidatePool::Growth growth;
+  };
+
   policy::PageModel Belief(const Page& p) const;
   double PageValue(const Page& p, const policy::PageModel& belief,
                    double t) const;
   double EffectiveElapsed(const Page& p, const policy::PageModel& b,
                           double t) const;
-  double SlopeBound(const Page& p, const policy::PageModel& b, double t) const;
+  Assessment Assess(const Page& p, const policy::PageModel& b, double t) const;
   double KeyOf(const Page& p, const policy::PageModel& b) const;
   // Raises p.iota_lb after V(t) = value < admit_ was found; `solve` finds
   // the crossing by root finding, otherwise the slope bound gives it.
@@ -156,9 +165,9 @@ class SchedulingIndex : public CrawlIndex {
 
   void Wake(PageId id, double t, std::vector<PageId>* deferred);
   void Drain(double t);
-  // Exact value of the page at t and the bound on its slope after t.
-  void Evaluate(PageId id, double t, double* value, double* slope);
-  void AddCandidate(PageId id, double value, double t, double slope);
+  // Assess, counted.
+  Assessment Evaluate(PageId id, double t);
+  void AddCandidate(PageId id, double t, const Assessment& a);
   void Detach(PageId id);  // from the queue or the candidates
   void Enqueue(PageId id);
   std::vector<PickedPage> Select(double t, int k);
@@ -178,6 +187,9 @@ class SchedulingIndex : public CrawlIndex {
   double level_ = 0.0;  // Λ: every eligible page with V ≥ Λ is a candidate
   double adm_ = 0.0;    // level the keys are solved for, just below Λ
   double admit_ = 0.0;  // a woken page at or above it is a candidate
+  // Raise when the pool is larger (max_candidates, more after a raise that
+  // found nothing to raise).
+  size_t raise_above_;
   bool needs_rebuild_ = true;
   bool needs_rekey_ = false;
   Stats stats_;
