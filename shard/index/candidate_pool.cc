@@ -139,6 +139,9 @@ void CandidatePool::Add(PageId page, double value, double at,
 }
 
 void CandidatePool::Expire(double t) {
+  if (expiry_.capacity() > 4 * static_cast<size_t>(expiry_.size()) + 16) {
+    expiry_.shrink_to_fit();
+  }
   while (!expiry_.empty() && expiry_.top().at <= t) {
     const Expiry x = expiry_.top();
     expiry_.Erase(0);
@@ -167,6 +170,20 @@ void CandidatePool::Void(PageId page) {
   e.intercept = kInf;
   classes_[kVoidClass].Push(e);
   Touch(kVoidClass);
+}
+
+void CandidatePool::Shift(PageId page, double shift) {
+  const int k = positions_->SlopeClass(page);
+  if (k == kVoidClass) return;
+  const uint32_t pos = positions_->Pos(page);
+  DropExpiry(classes_[k].at(pos));
+  Entry e = classes_[k].at(pos);
+  classes_[k].Erase(pos);
+  Touch(k);
+  // Pieces that end before now are moved on by the next Expire.
+  e.at -= shift;
+  e.piece = 0;
+  Place(e, e.at, e.value);
 }
 
 void CandidatePool::Remove(PageId page) {
@@ -227,6 +244,12 @@ CandidatePool::Entry CandidatePool::PopTop() {
 }
 
 void CandidatePool::Touch(int k) {
+  // Classes fill and drain as slopes drift; without this each would keep
+  // its high-water capacity. Amortised: it takes capacity/4 erasures.
+  Heap& heap = classes_[k];
+  if (heap.capacity() > 4 * static_cast<size_t>(heap.size()) + 16) {
+    heap.shrink_to_fit();
+  }
   const uint64_t bit = uint64_t{1} << (k % 64);
   if (classes_[k].empty()) {
     non_empty_[k / 64] &= ~bit;

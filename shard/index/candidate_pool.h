@@ -45,8 +45,8 @@ class CandidatePool {
   };
   struct Entry {
     double intercept;  // the bound is intercept + M_class·t
-    double value;      // exact V at `at`; −∞ when unknown (after a signal)
-    double at;
+    double value;      // a lower bound on V (exact at evaluation); −∞: unknown
+    double at;         // where the bound's pieces start from `value`
     float slope;        // Growth, rounded up to floats
     float rise;
     float later_slope;
@@ -86,6 +86,10 @@ class CandidatePool {
   void Add(PageId page, double value, double at, const Growth& growth);
   // The page's value jumped (a signal): its bound is +∞ until re-added.
   void Void(PageId page);
+  // The page's value is a function of an effective time that just jumped
+  // by `shift` (a signal adds β to τ_eff, Sec. 5.1): its bound becomes the
+  // old bound `shift` later. Its value stays a lower bound.
+  void Shift(PageId page, double shift);
   void Remove(PageId page);
   void Clear();
 

@@ -55,7 +55,7 @@ struct TruePage {
   }
 };
 
-// Random adds, voids, removals and pops at increasing times: every bound
+// Random adds, voids, shifts, removals and pops at increasing times: every bound
 // the pool reports is at least the true value of the page it names and of
 // every page still in the pool, and pops come in non-increasing bound order.
 TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
@@ -83,9 +83,15 @@ TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
       p.present = true;
       p.voided = false;
       pool.Add(id, p.value, p.at, p.growth);
-    } else if (action < 0.5 && p.present) {
+    } else if (action < 0.45 && p.present) {
       pool.Void(id);
       p.voided = true;
+    } else if (action < 0.5 && p.present) {
+      // The page's effective time jumps: its true value moves along its
+      // curve.
+      const double shift = 2.0 * u(rng);
+      pool.Shift(id, shift);
+      p.at -= shift;
     } else if (action < 0.6 && p.present) {
       pool.Remove(id);
       p.present = false;

@@ -36,6 +36,7 @@ class HostTable {
     if (host >= hosts_.size()) hosts_.resize(static_cast<size_t>(host) + 1);
     return hosts_[host];
   }
+  void Reserve(size_t hosts) { hosts_.reserve(hosts); }
   size_t MemoryBytes() const { return hosts_.capacity() * sizeof(Host); }
 
  private:

@@ -3,8 +3,10 @@
 // is one slot of Algorithm 1 at bandwidth R = m/10: PickTop(t, 1), then
 // RecordCrawl at t, and one signal every 5 picks (100,000 signals/s at
 // 500,000 picks/s). Everything the index does (re-leveling, rebuilds) runs
-// inside the timed loop; the first rebuild and a warm-up of m slots (about
-// one crawl cycle of every page, so keys have been learnt) run before it.
+// inside the timed loop; the first rebuild and a warm-up of 2m slots (about
+// two crawl cycles of every page: keys have been learnt and Λ has left the
+// start-up transient, where the pick level climbs for a cycle and Λ is
+// raised a few times, each costing a root solve a page) run before it.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -70,9 +72,9 @@ WarmIndex& Warm(int64_t m) {
     cache->clear();  // one size in memory at a time
     auto w = std::make_unique<WarmIndex>();
     w->index = std::make_unique<SchedulingIndex>();
-    w->index->Reserve(static_cast<size_t>(m));
+    w->index->Reserve(static_cast<size_t>(m), static_cast<size_t>(m / 8 + 1));
     Fill(w->index.get(), m, w->rng);
-    RunSlots(w->index.get(), m, m, &w->t, w->rng, &w->counter);  // warm-up
+    RunSlots(w->index.get(), m, 2 * m, &w->t, w->rng, &w->counter);
     (*cache)[m] = std::move(w);
   }
   return *(*cache)[m];

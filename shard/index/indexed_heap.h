@@ -26,6 +26,7 @@ class IndexedHeap {
   const Entry& at(uint32_t i) const { return entries_[i]; }
   size_t capacity() const { return entries_.capacity(); }
   void reserve(size_t n) { entries_.reserve(n); }
+  void shrink_to_fit() { entries_.shrink_to_fit(); }
   void clear() { entries_.clear(); }
 
   void Push(const Entry& e) {

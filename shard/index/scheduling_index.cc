@@ -205,9 +205,10 @@ void SchedulingIndex::Remove(PageId id) {
   --size_;
 }
 
-void SchedulingIndex::Reserve(size_t pages) {
+void SchedulingIndex::Reserve(size_t pages, size_t hosts) {
   pages_.reserve(pages);
   queue_.reserve(pages);
+  hosts_.Reserve(hosts);
 }
 
 bool SchedulingIndex::Contains(PageId id) const {
@@ -218,13 +219,18 @@ void SchedulingIndex::RecordSignal(PageId id, double) {
   if (!Contains(id)) return;
   Page& p = pages_[id];
   if (p.n_cis < std::numeric_limits<uint16_t>::max()) ++p.n_cis;
+  if (p.state != kQueued && p.state != kCandidate) return;
+  const policy::PageModel b = Belief(p);
   if (p.state == kCandidate) {
-    // V jumped: the old bound is void until the page is evaluated again.
-    candidates_.Void(id);
+    if (!b.signals_informative()) return;  // GREEDY: V ignores signals
+    if (b.false_rate() > 0.0 && b.alpha() > 0.0) {
+      candidates_.Shift(id, b.beta());  // V(τ_eff), τ_eff += β
+    } else {
+      // V jumped (to μ̃/Δ when ν = 0): unknown until evaluated again.
+      candidates_.Void(id);
+    }
     return;
   }
-  if (p.state != kQueued) return;
-  const policy::PageModel b = Belief(p);
   if (b.signals_informative() &&
       (b.false_rate() <= 0.0 || b.alpha() <= 0.0)) {
     p.iota_lb = 0.0f;  // V jumped; re-evaluate at the next pick

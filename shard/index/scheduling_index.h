@@ -78,9 +78,10 @@ class SchedulingIndex : public CrawlIndex {
   void SetPolicy(const policy::CrawlPolicy& policy) override;
   const policy::CrawlPolicy& policy() const override { return policy_; }
 
-  // Sizes the tables for page ids below `pages` (they grow by doubling
-  // otherwise, which can leave up to half of them unused).
-  void Reserve(size_t pages);
+  // Sizes the tables for page ids below `pages` and host ids below `hosts`
+  // (they grow by doubling otherwise, which can leave up to half of them
+  // unused).
+  void Reserve(size_t pages, size_t hosts = 0);
 
   double level() const { return level_; }
   size_t candidates() const { return candidates_.size(); }
