@@ -1,0 +1,127 @@
+// Per-URL learning of the change model (main paper App. E) in 92 bytes, so
+// that a shard can learn for every one of its millions of URLs in memory.
+//
+// App. E fits θ = (α, αβ) by maximum likelihood on crawl outcomes with
+//   P(unchanged | τ_elap, n_cis) = exp(−α τ_elap − αβ n_cis),
+// and γ from the signal count; (Δ, λ, ν) follow (SignalModelParamsFromFit).
+// The log-likelihood
+//   ℓ(θ) = −θ·Σ_{unchanged} x + Σ_{changed} log(1 − e^{−θ·x}),  x = (τ, n),
+// has a linear unchanged part, kept exactly as two sums, and a concave
+// changed part that no fixed set of sums captures. policy::
+// SignalModelEstimator keeps up to hundreds of changed crawls for it; here
+// they are summarised by their moments in (u, n), u = log τ, one summary
+// per signal count n = 0, 1, 2 (count, mean and variance of u) and one for
+// n >= 3 (count, means of u and n, covariance). A fit evaluates each
+// summary at its sigma points (the two or four points of equal weight with
+// the summary's mean and covariance, as in the unscented transform), so the
+// likelihood stays a sum of concave terms and is exact up to the third
+// moments of the summarised crawls. n gets summaries of its own because
+// log(1 − e^{−ατ−αβn}) is far from linear in a small integer n. Working in
+// log τ keeps that error small across crawl intervals that differ by
+// orders of magnitude, because log(1 − e^{−ατ}) is smooth with bounded
+// derivatives in log τ (it is ~ log ατ for small ατ and flat for large).
+// learning_test.cc measures the difference to the exact MLE.
+//
+// Priors are pseudo-crawls, generalising the 0.5-day smoothing of Kolobov
+// et al.'s Algorithm 4: `prior_weight`/2 changed and as many unchanged
+// crawls of length log 2 / α₀ (whose MLE is α₀), the same for signal-only
+// intervals of n = log 2 / (α₀β₀) signals (whose MLE is α₀β₀), and γ₀ over
+// `prior_weight` periods of the prior's time scale for γ. They keep every
+// fit finite and unique, and weigh as much as prior_weight crawls: a wrong
+// prior is forgotten at the rate data arrive. The prior is stored with the
+// state so that the operator can replace it without losing what was learnt.
+//
+// Signals dropped within T_DELAY after a crawl (App. C) are not in n_cis, so
+// the time they could arrive in is τ − T_DELAY; γ̂ divides by that.
+#ifndef RECRAWL_SHARD_LEARNING_H_
+#define RECRAWL_SHARD_LEARNING_H_
+
+#include <cstdint>
+
+#include "policy/page_model.h"
+
+namespace recrawl {
+namespace shard {
+
+struct LearningOptions {
+  // How many crawls the prior is worth (0: pure maximum likelihood, for
+  // tests; the fit is then only bounded by the limits below).
+  double prior_weight = 1.0;
+  // Largest αβ = log(γ/ν) (ν/γ ≥ e^{−30}): ν = 0 is a limit the MLE can
+  // only approach.
+  double max_log_signal_factor = 30.0;
+  // Bounds of α, per time unit.
+  double min_alpha = 1e-15;
+  double max_alpha = 1e9;
+};
+
+// The learning state of one URL. Floats: the fit needs a few digits, and
+// memory is per URL.
+struct LearningState {
+  // The prior (Δ₀, λ₀, ν₀).
+  float prior_change_rate = 0.0f;
+  float prior_recall = 0.0f;
+  float prior_false_rate = 0.0f;
+  // Σ τ and Σ n over unchanged crawls.
+  float unchanged_tau = 0.0f;
+  float unchanged_signals = 0.0f;
+  // Σ n and Σ max(τ − T_DELAY, 0) over all crawls, for γ̂.
+  float signals = 0.0f;
+  float signal_time = 0.0f;
+  // Changed crawls by their signal count n = 0, 1, 2: count, mean of
+  // u = log τ, Σ (u − ū)².
+  struct Summary {
+    float count = 0.0f;
+    float mean_u = 0.0f;
+    float m2_u = 0.0f;
+  };
+  Summary changed[3];
+  // Changed crawls with n >= 3: also the mean of n and the co-moments.
+  Summary many;
+  float many_mean_n = 0.0f;
+  float many_m2_n = 0.0f;
+  float many_c_un = 0.0f;
+  // Crawl outcomes learnt from.
+  uint32_t crawls = 0;
+};
+
+// The state of a URL with only its prior.
+LearningState InitLearning(const policy::PageParams& prior);
+
+// Replaces the prior, keeping what the crawls taught.
+void SetPrior(const policy::PageParams& prior, LearningState* state);
+policy::PageParams Prior(const LearningState& state);
+
+// Adds one crawl outcome: τ_elap since the previous successful crawl, n_cis
+// signals counted meanwhile, changed or not; t_delay as the shard drops
+// signals. Returns false, leaving `state` as it was, for inputs the model
+// cannot hold: a non-finite or negative τ or n, or a change over τ = 0
+// without signals (probability 0).
+bool LearnFromCrawl(double tau, int64_t n_cis, bool changed, double t_delay,
+                    LearningState* state);
+
+struct LearnedModel {
+  policy::PageParams params;  // (Δ, λ, ν) with the given importance
+  double alpha = 0.0;
+  double log_signal_factor = 0.0;  // αβ
+  double signal_rate = 0.0;        // γ
+  // False if the fit did not converge to finite values (then `params` is
+  // the prior).
+  bool ok = false;
+};
+
+// Maximises prior + likelihood over α ∈ [min_alpha, max_alpha],
+// αβ ∈ [0, max_log_signal_factor] by projected Newton steps. ~1 µs.
+LearnedModel Fit(const LearningState& state, double importance,
+                 const LearningOptions& options);
+
+// Whether the index should be told about `learnt` while it ranks with
+// `current`: Δ, ν or γ changed by more than `threshold` relative to the
+// larger of the two, or λ by more than `threshold` absolute.
+bool ChangedMeaningfully(const policy::PageParams& current,
+                         const policy::PageParams& learnt, double threshold);
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_LEARNING_H_
