@@ -1,0 +1,150 @@
+#include "shard/page_table.h"
+
+#include <utility>
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+void PutVarint(size_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// The entry at `offset`: its bytes, and the size of the whole entry.
+absl::string_view GetEntry(const std::string& arena, size_t offset,
+                           size_t* entry_size) {
+  size_t len = 0;
+  int shift = 0;
+  size_t i = offset;
+  for (;; ++i, shift += 7) {
+    const unsigned char b = static_cast<unsigned char>(arena[i]);
+    len |= static_cast<size_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) break;
+  }
+  ++i;
+  *entry_size = i - offset + len;
+  return absl::string_view(arena).substr(i, len);
+}
+
+}  // namespace
+
+PageTable::PageTable()
+    : ids_(0, Hash{&slots_}, Eq{&slots_}) {}
+
+PageId PageTable::Find(UrlId id) const {
+  auto it = ids_.find(ByUrl{id});
+  return it == ids_.end() ? kNoPage : *it;
+}
+
+PageId PageTable::Add(UrlId id) {
+  PageId page;
+  if (!free_.empty()) {
+    page = free_.back();
+    free_.pop_back();
+  } else {
+    page = static_cast<PageId>(slots_.size());
+    slots_.emplace_back();
+  }
+  PageSlot& slot = slots_[page];
+  slot = PageSlot();
+  slot.id = id;
+  slot.in_use = true;
+  slot.path = kNoPath;
+  ids_.insert(page);
+  return page;
+}
+
+void PageTable::Remove(PageId page) {
+  PageSlot& slot = slots_[page];
+  if (!slot.in_use) return;
+  ids_.erase(ByUrl{slot.id});
+  FreePath(page);
+  slot = PageSlot();
+  free_.push_back(page);
+  if (garbage_ > (size_t{1} << 20) && garbage_ > arena_.size() / 2) {
+    CompactArena();
+  }
+}
+
+void PageTable::Reserve(size_t pages) {
+  slots_.reserve(pages);
+  ids_.reserve(pages);
+}
+
+void PageTable::FreePath(PageId page) {
+  if (slots_[page].path == kNoPath) return;
+  size_t entry_size;
+  GetEntry(arena_, slots_[page].path, &entry_size);
+  garbage_ += entry_size;
+}
+
+bool PageTable::SetUrl(PageId page, absl::string_view prefix,
+                       absl::string_view path) {
+  // Offsets are 32 bits: 4 GiB of paths, ~50M URLs.
+  const size_t limit = kNoPath - 16;
+  if (arena_.size() + path.size() > limit && garbage_ > 0) CompactArena();
+  if (arena_.size() + path.size() > limit) return false;
+  auto it = prefix_ids_.find(prefix);
+  uint32_t prefix_id;
+  if (it != prefix_ids_.end()) {
+    prefix_id = it->second;
+  } else {
+    prefix_id = static_cast<uint32_t>(prefixes_.size());
+    prefixes_.emplace_back(prefix);
+    prefix_ids_.emplace(std::string(prefix), prefix_id);
+  }
+  FreePath(page);
+  PageSlot& slot = slots_[page];
+  slot.prefix = prefix_id;
+  slot.path = static_cast<uint32_t>(arena_.size());
+  PutVarint(path.size(), &arena_);
+  arena_.append(path.data(), path.size());
+  return true;
+}
+
+void PageTable::AppendUrl(PageId page, std::string* out) const {
+  const PageSlot& slot = slots_[page];
+  if (slot.path == kNoPath) return;
+  size_t entry_size;
+  out->append(prefixes_[slot.prefix]);
+  const absl::string_view path = GetEntry(arena_, slot.path, &entry_size);
+  out->append(path.data(), path.size());
+}
+
+std::string PageTable::Url(PageId page) const {
+  std::string url;
+  AppendUrl(page, &url);
+  return url;
+}
+
+// Copies the live entries into a new arena, in page order.
+void PageTable::CompactArena() {
+  std::string arena;
+  arena.reserve(arena_.size() - garbage_);
+  for (PageSlot& slot : slots_) {
+    if (!slot.in_use || slot.path == kNoPath) continue;
+    size_t entry_size;
+    GetEntry(arena_, slot.path, &entry_size);
+    const size_t offset = arena.size();
+    arena.append(arena_, slot.path, entry_size);
+    slot.path = static_cast<uint32_t>(offset);
+  }
+  arena_ = std::move(arena);
+  garbage_ = 0;
+}
+
+size_t PageTable::MemoryBytes() const {
+  size_t prefixes = 0;
+  for (const std::string& p : prefixes_) prefixes += 2 * (p.capacity() + 40);
+  return slots_.capacity() * sizeof(PageSlot) +
+         free_.capacity() * sizeof(PageId) +
+         ids_.capacity() * (sizeof(PageId) + 1) + arena_.capacity() +
+         prefixes;
+}
+
+}  // namespace shard
+}  // namespace recrawl

@@ -1,0 +1,131 @@
+// The per-URL state a shard keeps in memory, by dense page id.
+//
+// The scheduling index addresses pages by small dense ids (its tables are
+// arrays); URLs are known by their stable 64-bit UrlId. PageTable binds the
+// two: page ids are handed out from a free list, so they stay dense as URLs
+// come and go, and a hash set of page ids keyed by the slot's UrlId finds a
+// URL's page with 4 bytes of table per URL (instead of a map's 16).
+//
+// It also holds each URL's text, which picks must return without reading
+// the store: the "scheme://authority" part is interned (a site has many
+// URLs), the path and query live in one arena, length-prefixed.
+#ifndef RECRAWL_SHARD_PAGE_TABLE_H_
+#define RECRAWL_SHARD_PAGE_TABLE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
+#include "shard/index/crawl_index.h"
+#include "shard/learning.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+
+inline constexpr PageId kNoPage = ~PageId{0};
+
+// What a shard needs per URL on its hot paths (signals, picks, reports)
+// besides what the index holds. 152 bytes.
+struct PageSlot {
+  UrlId id = 0;
+  double last_crawl = 0.0;
+  // Bloom filter of the keys of the signals counted since the last crawl
+  // (signal_keys.h).
+  uint64_t signal_filter = 0;
+  HostId host = 0;       // politeness host (HostRegistry)
+  uint32_t prefix = 0;   // interned "scheme://authority"
+  uint32_t path = 0;     // arena offset of the path and query
+  // Fingerprint of the stored content digest; valid if has_digest.
+  uint32_t digest = 0;
+  // The model the index ranks the page with (raw μ, Δ, λ, ν).
+  float importance = 0.0f;
+  float change_rate = 0.0f;
+  float recall = 0.0f;
+  float false_rate = 0.0f;
+  // n_cis, saturating like the index's.
+  uint16_t n_cis = 0;
+  uint8_t failures = 0;  // consecutive failed fetches, saturating
+  bool in_use = false;
+  bool has_digest = false;
+  LearningState learning;
+};
+
+class PageTable {
+ public:
+  PageTable();
+  PageTable(const PageTable&) = delete;
+  PageTable& operator=(const PageTable&) = delete;
+
+  // The page of `id`, or kNoPage.
+  PageId Find(UrlId id) const;
+  // A fresh slot for `id`, which must not be present.
+  PageId Add(UrlId id);
+  // Frees the page and its URL text; the id may be handed out again.
+  void Remove(PageId page);
+
+  PageSlot& operator[](PageId page) { return slots_[page]; }
+  const PageSlot& operator[](PageId page) const { return slots_[page]; }
+  // Page ids are below this.
+  PageId end() const { return static_cast<PageId>(slots_.size()); }
+  size_t size() const { return ids_.size(); }
+  void Reserve(size_t pages);
+
+  // The URL's text, split where its path begins (NormalizedUrl). False if
+  // the arena is full (4 GiB of paths).
+  bool SetUrl(PageId page, absl::string_view prefix, absl::string_view path);
+  std::string Url(PageId page) const;
+  void AppendUrl(PageId page, std::string* out) const;
+
+  // Bytes of the tables (capacity), URL text included.
+  size_t MemoryBytes() const;
+
+ private:
+  // The set's elements are page ids; it hashes and compares them by their
+  // slot's UrlId, and looks up by UrlId directly (transparent functors).
+  struct ByUrl {
+    UrlId id;
+  };
+  struct Hash {
+    using is_transparent = void;
+    const std::vector<PageSlot>* slots;
+    // UrlIds are already well-mixed fingerprints.
+    size_t operator()(PageId p) const { return (*slots)[p].id; }
+    size_t operator()(ByUrl k) const { return k.id; }
+  };
+  struct Eq {
+    using is_transparent = void;
+    const std::vector<PageSlot>* slots;
+    UrlId Id(PageId p) const { return (*slots)[p].id; }
+    UrlId Id(ByUrl k) const { return k.id; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return Id(a) == Id(b);
+    }
+  };
+
+  static constexpr uint32_t kNoPath = ~uint32_t{0};
+
+  void FreePath(PageId page);
+  void CompactArena();
+
+  std::vector<PageSlot> slots_;
+  std::vector<PageId> free_;
+  absl::flat_hash_set<PageId, Hash, Eq> ids_;
+  // Interned prefixes.
+  std::vector<std::string> prefixes_;
+  absl::flat_hash_map<std::string, uint32_t> prefix_ids_;
+  // Varint length, then the bytes; freed entries are garbage until the next
+  // compaction.
+  std::string arena_;
+  size_t garbage_ = 0;
+};
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_PAGE_TABLE_H_

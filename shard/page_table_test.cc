@@ -1,0 +1,85 @@
+#include "shard/page_table.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+TEST(PageTableTest, AddFindRemoveReusesIds) {
+  PageTable table;
+  EXPECT_EQ(table.Find(42), kNoPage);
+  const PageId a = table.Add(42);
+  const PageId b = table.Add(43);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(table.Find(42), a);
+  EXPECT_EQ(table.Find(43), b);
+  EXPECT_EQ(table.size(), 2u);
+  EXPECT_TRUE(table[a].in_use);
+  EXPECT_EQ(table[a].id, 42u);
+
+  table.Remove(a);
+  EXPECT_EQ(table.Find(42), kNoPage);
+  EXPECT_EQ(table.Find(43), b);
+  EXPECT_FALSE(table[a].in_use);
+  // The freed id is handed out again: ids stay dense.
+  EXPECT_EQ(table.Add(44), a);
+  EXPECT_EQ(table.Find(44), a);
+  EXPECT_EQ(table.end(), 2u);
+}
+
+TEST(PageTableTest, UrlTextRoundTrips) {
+  PageTable table;
+  const PageId a = table.Add(1);
+  EXPECT_EQ(table.Url(a), "");  // no text yet
+  ASSERT_TRUE(table.SetUrl(a, "https://example.com", "/a?b=1"));
+  const PageId b = table.Add(2);
+  ASSERT_TRUE(table.SetUrl(b, "https://example.com", "/"));
+  EXPECT_EQ(table.Url(a), "https://example.com/a?b=1");
+  EXPECT_EQ(table.Url(b), "https://example.com/");
+  // Replacing the text of a page.
+  ASSERT_TRUE(table.SetUrl(a, "http://other.org:8080", "/x"));
+  EXPECT_EQ(table.Url(a), "http://other.org:8080/x");
+  std::string out = "<";
+  table.AppendUrl(b, &out);
+  EXPECT_EQ(out, "<https://example.com/");
+}
+
+// Many URLs, most removed: the arena is compacted and every survivor keeps
+// its text and its id lookup.
+TEST(PageTableTest, ManyAddsAndRemovesKeepEverythingConsistent) {
+  PageTable table;
+  std::vector<std::string> paths;
+  std::vector<PageId> pages;
+  const int n = 40000;
+  for (int i = 0; i < n; ++i) {
+    const std::string path = absl::StrCat("/", std::string(40, 'p'), i);
+    const PageId p = table.Add(Fingerprint64(path));
+    ASSERT_TRUE(table.SetUrl(p, absl::StrCat("https://h", i % 7, ".com"),
+                             path));
+    pages.push_back(p);
+    paths.push_back(path);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (i % 5 != 0) table.Remove(pages[i]);
+  }
+  EXPECT_EQ(table.size(), static_cast<size_t>(n / 5));
+  for (int i = 0; i < n; i += 5) {
+    ASSERT_EQ(table.Find(Fingerprint64(paths[i])), pages[i]);
+    ASSERT_EQ(table.Url(pages[i]),
+              absl::StrCat("https://h", i % 7, ".com", paths[i]));
+  }
+  for (int i = 1; i < n; i += 5) {
+    ASSERT_EQ(table.Find(Fingerprint64(paths[i])), kNoPage);
+  }
+  EXPECT_GT(table.MemoryBytes(), 0u);
+}
+
+}  // namespace
+}  // namespace shard
+}  // namespace recrawl

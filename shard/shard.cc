@@ -1,0 +1,489 @@
+// The shard core: start-up, settings, politeness, stats, and the helpers the
+// request handlers (shard_urls.cc, shard_signals.cc, shard_crawls.cc) share.
+#include "shard/shard.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "shard/batch_result.h"
+#include "shard/learning_record.h"
+#include "shard/policy_proto.h"
+#include "shard/signal_keys.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The prior of a record, with the defaults where a field is missing
+// (records written by the shard always have all three).
+policy::PageParams PriorOf(const ChangeModel& m,
+                           const policy::PageParams& defaults) {
+  policy::PageParams p = defaults;
+  if (m.has_change_rate()) p.change_rate = m.change_rate();
+  if (m.has_recall()) p.recall = m.recall();
+  if (m.has_false_rate()) p.false_rate = m.false_rate();
+  return p;
+}
+
+// Where a normalised URL's path begins: after "scheme://authority".
+size_t PathBegin(absl::string_view url) {
+  const size_t scheme = url.find("://");
+  if (scheme == absl::string_view::npos) return 0;
+  const size_t path = url.find('/', scheme + 3);
+  return path == absl::string_view::npos ? url.size() : path;
+}
+
+}  // namespace
+
+Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
+    : options_(options),
+      store_(std::move(store)),
+      batch_(store_->NewBatch()),
+      index_(options.policy, options.index),
+      policy_(options.policy),
+      t_delay_(options.t_delay) {}
+
+Shard::~Shard() = default;
+
+absl::StatusOr<std::unique_ptr<Shard>> Shard::Open(
+    std::unique_ptr<UrlStore> store, const ShardOptions& options, double now) {
+  if (store == nullptr) return absl::InvalidArgumentError("no store");
+  if (options.num_shards < 1 || options.shard_index >= options.num_shards) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shard_index ", options.shard_index,
+                     " is not below num_shards ", options.num_shards));
+  }
+  if (!std::isfinite(now)) {
+    return absl::InvalidArgumentError("now must be finite");
+  }
+  if (!(options.t_delay >= 0.0 && options.t_delay <= options.max_t_delay)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("t_delay must be in [0, ", options.max_t_delay, "]"));
+  }
+  const policy::PageParams defaults{1.0, options.default_change_rate,
+                                    options.default_recall,
+                                    options.default_false_rate};
+  if (!IndexableModel(defaults, options.max_rate)) {
+    return absl::InvalidArgumentError(
+        "default change model: rates must be finite in [0, max_rate] and "
+        "recall in [0, 1]");
+  }
+  std::unique_ptr<Shard> shard(new Shard(std::move(store), options));
+  if (absl::Status s = shard->Start(now); !s.ok()) return s;
+  return shard;
+}
+
+absl::Status Shard::Start(double now) {
+  now_ = now;
+  pick_time_ = now;
+  absl::StatusOr<ShardMeta> meta = store_->GetShardMeta();
+  if (meta.ok()) {
+    if (meta->num_shards() != options_.num_shards ||
+        meta->shard_index() != options_.shard_index) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the store belongs to shard ", meta->shard_index(), " of ",
+          meta->num_shards(), ", not ", options_.shard_index, " of ",
+          options_.num_shards));
+    }
+    if (!options_.override_settings) {
+      absl::StatusOr<policy::CrawlPolicy> stored =
+          PolicyFromProto(meta->policy(), options_.max_approx_terms);
+      if (stored.ok()) policy_ = *stored;
+      if (meta->t_delay() >= 0.0 && meta->t_delay() <= options_.max_t_delay) {
+        t_delay_ = meta->t_delay();
+      }
+    }
+    next_lease_id_ = std::max<uint64_t>(meta->lease_id_limit(), 1);
+  } else if (!absl::IsNotFound(meta.status())) {
+    return meta.status();
+  }
+  // Ids below the stored limit may have been handed out before a crash:
+  // start a new block.
+  lease_id_limit_ = next_lease_id_ + options_.lease_id_block;
+  WriteMeta();
+  if (absl::Status s = Commit(/*sync=*/true); !s.ok()) return s;
+  index_.SetPolicy(policy_);
+
+  absl::StatusOr<ScanStats> hosts =
+      store_->ScanHosts([this](const HostRecord& record) {
+        const HostId host = hosts_.Intern(record.host());
+        HostTable::Host& h = hosts_.Politeness(host);
+        if (std::isfinite(record.min_delay()) && record.min_delay() >= 0.0) {
+          h.min_delay = record.min_delay();
+          index_.SetHostDelay(host, h.min_delay);
+        }
+        if (std::isfinite(record.blocked_until())) {
+          h.blocked_until = record.blocked_until();
+          index_.BlockHost(host, h.blocked_until);
+        }
+      });
+  if (!hosts.ok()) return hosts.status();
+  startup_.hosts = hosts->records;
+
+  const uint64_t estimate = store_->EstimatedUrlCount();
+  pages_.Reserve(estimate);
+  index_.Reserve(estimate);
+  absl::StatusOr<ScanStats> urls = store_->ScanUrls(
+      [this](UrlId id, const UrlRecord& record) { LoadRecord(id, record); });
+  if (!urls.ok()) return urls.status();
+  startup_.malformed += urls->malformed + hosts->malformed;
+  startup_.orphans = urls->orphans;
+  for (std::vector<std::string>* errors : {&hosts->errors, &urls->errors}) {
+    for (std::string& e : *errors) {
+      if (startup_.errors.size() < ScanStats::kMaxErrors) {
+        startup_.errors.push_back(std::move(e));
+      }
+    }
+  }
+  // The index's one O(m) step (setting its level Λ) happens at its first
+  // pick: take it now rather than in the first client's request.
+  index_.PickTop(now_, 1);
+  return absl::OkStatus();
+}
+
+// Rebuilds one URL's memory from its record. Values the shard would not
+// accept from a client make the record malformed: skipped and reported.
+void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
+  auto malformed = [this, &record](absl::string_view why) {
+    ++startup_.malformed;
+    if (startup_.errors.size() < ScanStats::kMaxErrors) {
+      startup_.errors.push_back(
+          absl::StrCat("urls/", record.url().substr(0, 64), ": ", why));
+    }
+  };
+  const policy::PageParams prior = PriorOf(record.prior(), Defaults());
+  policy::PageParams model = prior;
+  model.importance = record.importance();
+  if (record.has_estimate()) model = PriorOf(record.estimate(), model);
+  if (!IndexableModel(model, options_.max_rate) ||
+      !(model.importance <= options_.max_importance) ||
+      !IndexableModel(prior, options_.max_rate)) {
+    malformed("change model or importance out of range");
+    return;
+  }
+  const double last_crawl = record.last_crawl_time();
+  if (!std::isfinite(last_crawl)) {
+    malformed("last crawl time not finite");
+    return;
+  }
+  if (pages_.Find(id) != kNoPage) {
+    malformed("duplicate id");
+    return;
+  }
+  const absl::string_view url = record.url();
+  const size_t path = PathBegin(url);
+  const PageId page = pages_.Add(id);
+  if (!pages_.SetUrl(page, url.substr(0, path), url.substr(path))) {
+    pages_.Remove(page);
+    malformed("URL text arena full");
+    return;
+  }
+  PageSlot& slot = pages_[page];
+  if (!record.politeness_host().empty()) {
+    slot.host = hosts_.Intern(record.politeness_host());
+  } else if (absl::StatusOr<NormalizedUrl> n = NormalizeUrl(url); n.ok()) {
+    slot.host = hosts_.Intern(n->host());
+  } else {
+    pages_.Remove(page);
+    malformed("no politeness host, and the URL does not parse");
+    return;
+  }
+  slot.last_crawl = last_crawl;
+  slot.importance = static_cast<float>(model.importance);
+  slot.change_rate = static_cast<float>(model.change_rate);
+  slot.recall = static_cast<float>(model.recall);
+  slot.false_rate = static_cast<float>(model.false_rate);
+  slot.learning = LearningFromRecord(record.learning(), prior);
+  slot.n_cis = static_cast<uint16_t>(
+      std::min<uint32_t>(record.signals_since_crawl(), 0xffff));
+  slot.failures = static_cast<uint8_t>(
+      std::min<uint32_t>(record.consecutive_failures(), 0xff));
+  if (record.has_content_digest()) {
+    slot.has_digest = true;
+    slot.digest = static_cast<uint32_t>(Fingerprint64(record.content_digest()));
+  }
+  // The newest n_cis keys are those of the signals since the last crawl:
+  // each counted signal appended one.
+  const int keys = record.recent_signal_keys_size();
+  for (int k = std::max(0, keys - static_cast<int>(slot.n_cis)); k < keys;
+       ++k) {
+    AddSignal(record.recent_signal_keys(k), &slot.signal_filter);
+  }
+  if (slot.learning.crawls > 0) {
+    ++urls_learning_;
+    observed_crawls_sum_ += slot.learning.crawls;
+  }
+
+  index_.Upsert(page, model, slot.host, last_crawl);
+  for (int n = 0; n < slot.n_cis; ++n) index_.RecordSignal(page, last_crawl);
+  const LeaseRecord& lease = record.lease();
+  if (lease.id() != 0 && std::isfinite(lease.deadline())) {
+    const bool active = lease.deadline() > now_;
+    leases_.Grant(lease.id(), page, lease.holder(), lease.deadline(), active);
+    if (active) {
+      index_.Lease(page);
+      ++startup_.leases;
+    }
+  }
+  if (record.retry_after() > now_ && std::isfinite(record.retry_after()) &&
+      leases_.OfPage(page) == nullptr) {
+    leases_.Hold(page, record.retry_after());
+    index_.Lease(page);
+    ++startup_.holds;
+  }
+  ++startup_.urls;
+}
+
+// ---------------------------------------------------------------- helpers
+
+bool Shard::IndexableModel(const policy::PageParams& p, double max_rate) {
+  auto rate = [max_rate](double r) { return r >= 0.0 && r <= max_rate; };
+  return std::isfinite(p.importance) && p.importance >= 0.0 &&
+         rate(p.change_rate) && rate(p.false_rate) && p.recall >= 0.0 &&
+         p.recall <= 1.0;
+}
+
+policy::PageParams Shard::Defaults() const {
+  return {options_.default_importance, options_.default_change_rate,
+          options_.default_recall, options_.default_false_rate};
+}
+
+absl::Status Shard::CheckWritable() const {
+  if (write_error_.ok()) return absl::OkStatus();
+  return absl::UnavailableError(
+      absl::StrCat("the shard's store failed a write earlier and takes no "
+                   "more; restart the shard (",
+                   write_error_.message(), ")"));
+}
+
+absl::Status Shard::Advance(double now) {
+  if (!std::isfinite(now)) return absl::InvalidArgumentError("now: not finite");
+  now_ = std::max(now_, now);
+  std::vector<PageId> due;
+  leases_.Expire(now_, &due);
+  expired_leases_total_ += due.size();
+  leases_.ExpireHolds(now_, &due);
+  for (PageId page : due) index_.ReleaseLease(page);
+  return absl::OkStatus();
+}
+
+absl::Status Shard::Commit(bool sync) {
+  if (batch_.count() == 0) return absl::OkStatus();
+  const Durability durability = sync || options_.sync_writes
+                                    ? Durability::kSync
+                                    : Durability::kWal;
+  absl::Status s = store_->Write(&batch_, durability);
+  if (!s.ok()) write_error_ = s;
+  return s;
+}
+
+void Shard::WriteMeta() {
+  ShardMeta meta;
+  meta.set_shard_index(options_.shard_index);
+  meta.set_num_shards(options_.num_shards);
+  *meta.mutable_policy() = PolicyToProto(policy_);
+  meta.set_t_delay(t_delay_);
+  meta.set_lease_id_limit(lease_id_limit_);
+  batch_.PutShardMeta(meta);
+}
+
+// Lease ids come from blocks reserved in the meta record, written in the
+// same batch as the leases, so that an id is never handed out twice, even
+// across a crash.
+uint64_t Shard::NextLeaseId() {
+  if (next_lease_id_ >= lease_id_limit_) {
+    lease_id_limit_ = next_lease_id_ + options_.lease_id_block;
+    WriteMeta();
+  }
+  return next_lease_id_++;
+}
+
+absl::StatusOr<double> Shard::ItemTime(double t, const char* field) const {
+  if (t == 0.0) return now_;
+  if (!std::isfinite(t) || t < 0.0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": must be finite and >= 0, got ", t));
+  }
+  if (t > now_ + options_.max_clock_skew) {
+    if (options_.clamp_future_times) return now_;
+    return absl::OutOfRangeError(absl::StrFormat(
+        "%s: %.3f is %.3f s ahead of the shard's clock (%.3f); at most %g s "
+        "are allowed",
+        field, t, t - now_, now_, options_.max_clock_skew));
+  }
+  return std::min(t, now_);
+}
+
+absl::Status Shard::CheckOwner(absl::string_view host,
+                               const char* field) const {
+  if (options_.num_shards == 1) return absl::OkStatus();
+  const int32_t owner =
+      ShardOfHost(host, static_cast<int32_t>(options_.num_shards));
+  if (owner == static_cast<int32_t>(options_.shard_index)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat(field, ": host \"", host, "\" belongs to shard ", owner,
+                   " of ", options_.num_shards, ", this is shard ",
+                   options_.shard_index));
+}
+
+bool Shard::EndLeaseAndHold(PageId page) {
+  const bool leased = leases_.Release(page);
+  const bool held = leases_.Unhold(page);
+  return leased || held;
+}
+
+void Shard::RemovePage(PageId page) {
+  PageSlot& slot = pages_[page];
+  if (slot.learning.crawls > 0) {
+    --urls_learning_;
+    observed_crawls_sum_ -= slot.learning.crawls;
+  }
+  batch_.DeleteUrl(slot.id);
+  EndLeaseAndHold(page);
+  index_.Remove(page);
+  pages_.Remove(page);
+}
+
+// ---------------------------------------------------------------- settings
+
+absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
+    const SetHostPolitenessRequest& req, double now) {
+  if (req.hosts_size() > options_.max_batch_items) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("hosts: ", req.hosts_size(), " items, more than ",
+                     options_.max_batch_items));
+  }
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  if (absl::Status s = Advance(now); !s.ok()) return s;
+  SetHostPolitenessResponse response;
+  BatchResult* result = response.mutable_result();
+  for (int i = 0; i < req.hosts_size(); ++i) {
+    const HostPoliteness& h = req.hosts(i);
+    auto reject = [&](const absl::Status& s) {
+      AddRejection(i, s, result);
+    };
+    absl::StatusOr<std::string> name = NormalizeHost(h.host());
+    if (!name.ok()) {
+      reject(absl::InvalidArgumentError(
+          absl::StrCat("host: ", name.status().message())));
+      continue;
+    }
+    if (absl::Status s = CheckOwner(*name, "host"); !s.ok()) {
+      reject(s);
+      continue;
+    }
+    if (h.has_min_delay() &&
+        !(h.min_delay() >= 0.0 && h.min_delay() <= options_.max_host_delay)) {
+      reject(absl::InvalidArgumentError(
+          absl::StrCat("min_delay: must be in [0, ", options_.max_host_delay,
+                       "] seconds, got ", h.min_delay())));
+      continue;
+    }
+    if (h.has_blocked_until() && !std::isfinite(h.blocked_until())) {
+      reject(absl::InvalidArgumentError("blocked_until: must be finite"));
+      continue;
+    }
+    const HostId host = hosts_.Intern(*name);
+    HostTable::Host& p = hosts_.Politeness(host);
+    if (h.has_min_delay()) {
+      p.min_delay = h.min_delay();
+      index_.SetHostDelay(host, p.min_delay);
+    }
+    if (h.has_blocked_until()) {
+      p.blocked_until = h.blocked_until();
+      index_.BlockHost(host, p.blocked_until);
+    }
+    HostRecord record;
+    record.set_host(*name);
+    record.set_min_delay(p.min_delay);
+    record.set_blocked_until(std::isfinite(p.blocked_until) ? p.blocked_until
+                                                            : 0.0);
+    batch_.PutHost(record);
+    result->set_applied(result->applied() + 1);
+  }
+  if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
+  return response;
+}
+
+absl::StatusOr<SetPolicyResponse> Shard::SetPolicy(const SetPolicyRequest& req,
+                                                   double now) {
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  if (absl::Status s = Advance(now); !s.ok()) return s;
+  policy::CrawlPolicy policy = policy_;
+  if (req.policy().kind() != POLICY_KIND_UNSPECIFIED) {
+    absl::StatusOr<policy::CrawlPolicy> p =
+        PolicyFromProto(req.policy(), options_.max_approx_terms);
+    if (!p.ok()) return p.status();
+    policy = *p;
+  }
+  double t_delay = t_delay_;
+  if (req.has_t_delay()) {
+    if (!(req.t_delay() >= 0.0 && req.t_delay() <= options_.max_t_delay)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("t_delay: must be in [0, ", options_.max_t_delay,
+                       "] seconds, got ", req.t_delay()));
+    }
+    t_delay = req.t_delay();
+  }
+  if (!(policy == policy_)) {
+    policy_ = policy;
+    index_.SetPolicy(policy_);
+  }
+  t_delay_ = t_delay;
+  WriteMeta();
+  if (absl::Status s = Commit(/*sync=*/true); !s.ok()) return s;
+  SetPolicyResponse response;
+  *response.mutable_policy() = PolicyToProto(policy_);
+  response.set_t_delay(t_delay_);
+  return response;
+}
+
+// ---------------------------------------------------------------- stats
+
+ShardStats Shard::GetStats(double now) {
+  Advance(now).IgnoreError();  // a non-finite `now` leaves the clock as is
+  ShardStats s;
+  s.set_shard_index(options_.shard_index);
+  s.set_num_shards(options_.num_shards);
+  s.set_time(now_);
+  s.set_urls(pages_.size());
+  s.set_hosts(hosts_.size());
+  s.set_leases_in_flight(leases_.active());
+  s.set_signals_per_second(signal_rate_.Rate(now_));
+  s.set_picks_per_second(pick_rate_.Rate(now_));
+  s.set_reports_per_second(report_rate_.Rate(now_));
+  s.set_crawl_value_level(level_);
+  *s.mutable_policy() = PolicyToProto(policy_);
+  s.set_t_delay(t_delay_);
+  EstimatorHealth* e = s.mutable_estimator();
+  e->set_urls_learning(urls_learning_);
+  e->set_rejected_fits(rejected_fits_);
+  e->set_mean_observed_crawls(
+      urls_learning_ > 0
+          ? static_cast<double>(observed_crawls_sum_) / urls_learning_
+          : 0.0);
+  s.set_signals_total(signals_total_);
+  s.set_leases_total(leases_total_);
+  s.set_reports_total(reports_total_);
+  s.set_expired_leases_total(expired_leases_total_);
+  return s;
+}
+
+absl::Status Shard::Flush() { return store_->Flush(); }
+
+size_t Shard::MemoryBytes() const {
+  return index_.MemoryBytes() + pages_.MemoryBytes() + hosts_.MemoryBytes() +
+         leases_.size() * 96 + leases_.holds() * 64;
+}
+
+}  // namespace shard
+}  // namespace recrawl

@@ -1,0 +1,255 @@
+// The shard core: a set of URLs, their durable state, and the answer to
+// "what should be crawled next here" at any time.
+//
+// Pure logic: every call takes the shard's current time `now` (seconds,
+// proto/common.proto) and no call does network I/O. The server
+// (services/shard_server.cc) adapts gRPC to these calls and serialises them;
+// a Shard is not thread-safe.
+//
+// State. The hot per-URL state lives in memory: the scheduling index
+// (shard/index/) ranks pages, PageTable holds what signals, picks and
+// reports need besides (DESIGN.md: a shard cannot read RocksDB per signal or
+// per pick). Every mutation is also written to the UrlStore, as whole
+// records for new URLs and as blind patches (UrlStore::Batch::PatchUrl)
+// for hot updates, one WriteBatch per request; a request is acknowledged
+// (the call returns OK) only after that batch is in RocksDB's write-ahead
+// log, and with `sync` after it is on disk. Point reads of the store serve
+// the operator paths only: an upsert of an existing URL (its stored prior
+// and URL, which also catches id collisions), delete and GetUrlState.
+//
+// Start-up rebuilds memory from one scan of the store (Open), restores
+// leases, holds and learning state, and builds the index, so that the first
+// pick is as fast as any.
+//
+// Requests and answers are the wire messages of proto/shard.proto: the
+// server stays a thin adapter, and the fuzz target drives these handlers
+// directly. A handler fails as a whole (non-OK status) only when the request
+// is malformed as a whole (too many items: RESOURCE_EXHAUSTED; an invalid
+// field of the request itself: INVALID_ARGUMENT) or the store failed;
+// otherwise each rejected item is reported in its BatchResult and the rest
+// is applied.
+#ifndef RECRAWL_SHARD_SHARD_H_
+#define RECRAWL_SHARD_SHARD_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "policy/crawl_policy.h"
+#include "policy/page_model.h"
+#include "proto/shard.pb.h"
+#include "shard/host_registry.h"
+#include "shard/index/scheduling_index.h"
+#include "shard/learning.h"
+#include "shard/lease_table.h"
+#include "shard/page_table.h"
+#include "shard/rate_window.h"
+#include "shard/store/url_store.h"
+#include "shard/url.h"
+
+namespace recrawl {
+namespace shard {
+
+struct ShardOptions {
+  // This shard's place among num_shards: it owns the URLs whose politeness
+  // host hashes to shard_index (url_id.h). Checked against the store.
+  uint32_t shard_index = 0;
+  uint32_t num_shards = 1;
+
+  // The crawl value function and T_DELAY (main paper App. C) of a new
+  // store; a store keeps the ones last set (SetPolicy) unless
+  // override_settings.
+  policy::CrawlPolicy policy = policy::CrawlPolicy::GreedyNcis();
+  double t_delay = 0.0;
+  bool override_settings = false;
+
+  // The change model of URLs whose upsert leaves it out (per second).
+  double default_change_rate = 1.0 / 86400;
+  double default_recall = 0.5;
+  double default_false_rate = 0.1 / 86400;
+  // Signals for unknown URLs: register the URL with the defaults and this
+  // importance, or count and skip it.
+  bool register_unknown_urls = false;
+  double default_importance = 1.0;
+
+  // Times (signals, fetches, a new URL's last crawl) may be this far ahead
+  // of `now`; beyond, they are rejected with OUT_OF_RANGE, or taken as
+  // `now` with clamp_future_times.
+  double max_clock_skew = 300.0;
+  bool clamp_future_times = false;
+  // PeekTop and Lease times at most this far ahead of `now`.
+  double max_lookahead = 3600.0;
+
+  double default_lease_duration = 600.0;
+  double max_lease_duration = 7 * 86400.0;
+  // A failed fetch holds the URL back this long, doubled for each further
+  // consecutive failure, at most max_failure_backoff.
+  double failure_backoff = 60.0;
+  double max_failure_backoff = 86400.0;
+
+  // Input limits.
+  int max_batch_items = 10000;
+  UrlLimits url_limits;
+  size_t max_holder_bytes = 256;
+  size_t max_digest_bytes = 64;
+  double max_importance = 1e12;
+  double max_rate = 1e6;        // Δ and ν, per second
+  double max_host_delay = 30 * 86400.0;
+  double max_t_delay = 30 * 86400.0;
+  int max_approx_terms = 1000;
+
+  LearningOptions learning;
+  // The index is told about a new estimate when it moved by this much
+  // (ChangedMeaningfully).
+  double push_threshold = 0.02;
+
+  // Sync every write, whatever the request asks.
+  bool sync_writes = false;
+  // Lease ids are reserved in blocks of this many (one meta write each).
+  uint64_t lease_id_block = uint64_t{1} << 20;
+
+  SchedulingIndex::Options index;
+};
+
+// What Open found in the store.
+struct StartupReport {
+  int64_t urls = 0;
+  int64_t hosts = 0;
+  int64_t leases = 0;  // active leases restored
+  int64_t holds = 0;
+  // Records skipped: unreadable (ScanStats) or with values the shard
+  // rejects; the first few described.
+  int64_t malformed = 0;
+  int64_t orphans = 0;
+  std::vector<std::string> errors;
+};
+
+class Shard {
+ public:
+  // Opens a shard on `store` at time `now`: reads its settings, rebuilds the
+  // in-memory state from a scan, and builds the index. Fails if the store
+  // belongs to another shard index or count, or cannot be read.
+  static absl::StatusOr<std::unique_ptr<Shard>> Open(
+      std::unique_ptr<UrlStore> store, const ShardOptions& options,
+      double now);
+
+  Shard(const Shard&) = delete;
+  Shard& operator=(const Shard&) = delete;
+  ~Shard();
+
+  absl::StatusOr<UpsertUrlsResponse> UpsertUrls(const UpsertUrlsRequest& req,
+                                                double now);
+  absl::StatusOr<DeleteUrlsResponse> DeleteUrls(const DeleteUrlsRequest& req,
+                                                double now);
+  absl::StatusOr<SignalBatchAck> IngestSignals(const SignalBatch& batch,
+                                               double now);
+  absl::StatusOr<PeekTopResponse> PeekTop(const PeekTopRequest& req,
+                                          double now);
+  absl::StatusOr<LeaseResponse> Lease(const LeaseRequest& req, double now);
+  absl::StatusOr<ReportCrawlsResponse> ReportCrawls(
+      const ReportCrawlsRequest& req, double now);
+  absl::StatusOr<UrlState> GetUrlState(const GetUrlStateRequest& req,
+                                       double now);
+  ShardStats GetStats(double now);
+  absl::StatusOr<SetHostPolitenessResponse> SetHostPoliteness(
+      const SetHostPolitenessRequest& req, double now);
+  absl::StatusOr<SetPolicyResponse> SetPolicy(const SetPolicyRequest& req,
+                                              double now);
+
+  // Writes RocksDB's memtables to disk (graceful shutdown: a restart then
+  // replays no log).
+  absl::Status Flush();
+
+  const StartupReport& startup() const { return startup_; }
+  const ShardOptions& options() const { return options_; }
+  // Bytes of the in-memory tables (index, pages, URL text, hosts, leases);
+  // RocksDB's own memory is not included.
+  size_t MemoryBytes() const;
+  const SchedulingIndex& index() const { return index_; }
+
+ private:
+  Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options);
+
+  // shard.cc
+  absl::Status Start(double now);
+  void LoadRecord(UrlId id, const UrlRecord& record);
+  // Moves the clock to max(now_, now) and ends the leases and holds due.
+  absl::Status Advance(double now);
+  absl::Status CheckWritable() const;
+  // Writes batch_; the error, if any, is latched (write_error_).
+  absl::Status Commit(bool sync);
+  void WriteMeta();
+  uint64_t NextLeaseId();
+  // A time given by a client for an item: 0 means now; must be finite and
+  // >= 0; ahead of now_ by at most the clock skew (else OUT_OF_RANGE, or
+  // now_ with clamp_future_times); clamped to now_ otherwise.
+  absl::StatusOr<double> ItemTime(double t, const char* field) const;
+  absl::Status CheckOwner(absl::string_view host, const char* field) const;
+  policy::PageParams Defaults() const;
+  // Memory and store: the page and everything about it.
+  void RemovePage(PageId page);
+  // Ends the page's lease or hold, if any, in memory.
+  bool EndLeaseAndHold(PageId page);
+  // A page's model for the index, checked the way the index checks it.
+  static bool IndexableModel(const policy::PageParams& params,
+                             double max_rate);
+
+  // shard_urls.cc
+  absl::Status UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
+                         bool* created);
+  PageId CreatePage(UrlId id, const NormalizedUrl& url, absl::string_view host,
+                    const policy::PageParams& model, double last_crawl,
+                    UrlRecord* record);
+
+  // shard_crawls.cc
+  absl::Status ReportOne(const CrawlReport& report,
+                         ReportCrawlsResponse* response);
+  void RecordSuccess(PageId page, double fetch_time, const std::string& digest,
+                     CrawlOutcome outcome, ReportCrawlsResponse* response);
+  void RecordFailure(PageId page, double fetch_time);
+
+  ShardOptions options_;
+  std::unique_ptr<UrlStore> store_;
+  UrlStore::Batch batch_;
+  absl::Status write_error_;
+
+  SchedulingIndex index_;
+  PageTable pages_;
+  HostRegistry hosts_;
+  LeaseTable leases_;
+
+  // Settings.
+  policy::CrawlPolicy policy_;
+  double t_delay_ = 0.0;
+  uint64_t next_lease_id_ = 1;
+  uint64_t lease_id_limit_ = 1;
+
+  double now_ = 0.0;
+  // PickTop times never go back (the index's values are for non-decreasing
+  // times): a request for an earlier time is answered for this one.
+  double pick_time_ = 0.0;
+
+  // Stats.
+  double level_ = 0.0;  // value of the latest lease
+  RateWindow signal_rate_;
+  RateWindow pick_rate_;
+  RateWindow report_rate_;
+  uint64_t signals_total_ = 0;
+  uint64_t leases_total_ = 0;
+  uint64_t reports_total_ = 0;
+  uint64_t expired_leases_total_ = 0;
+  uint64_t urls_learning_ = 0;
+  uint64_t observed_crawls_sum_ = 0;
+  uint64_t rejected_fits_ = 0;
+
+  StartupReport startup_;
+};
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_SHARD_H_

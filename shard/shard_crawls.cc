@@ -1,0 +1,327 @@
+// The fetchers' side of a shard: what to crawl next (peek, lease) and what
+// a crawl found (reports), which restarts τ and n_cis and teaches the
+// estimators (main paper App. E; learning.h).
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "shard/batch_result.h"
+#include "shard/learning_record.h"
+#include "shard/shard.h"
+#include "shard/store/url_record_merge.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+// The fingerprint kept in memory for a content digest.
+uint32_t DigestFingerprint(const std::string& digest) {
+  return static_cast<uint32_t>(Fingerprint64(digest));
+}
+
+void ClearLease(UrlRecord* patch) {
+  LeaseRecord* lease = patch->mutable_lease();
+  lease->set_id(0);
+  lease->set_holder("");
+  lease->set_deadline(0.0);
+}
+
+}  // namespace
+
+absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req,
+                                               double now) {
+  if (absl::Status s = Advance(now); !s.ok()) return s;
+  double t = now_;
+  if (req.has_time()) {
+    if (!std::isfinite(req.time()) ||
+        req.time() > now_ + options_.max_lookahead) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "time: must be finite and at most ", options_.max_lookahead,
+          " s after the shard's clock (", now_, "), got ", req.time()));
+    }
+    t = req.time();
+  }
+  pick_time_ = std::max(pick_time_, t);
+  const int k = static_cast<int>(
+      std::min<uint32_t>(req.k(), static_cast<uint32_t>(options_.max_batch_items)));
+  PeekTopResponse response;
+  response.set_time(pick_time_);
+  for (const PickedPage& p : index_.PickTop(pick_time_, k)) {
+    Candidate* c = response.add_candidates();
+    pages_.AppendUrl(p.page, c->mutable_url());
+    c->set_value(p.value);
+  }
+  return response;
+}
+
+absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
+                                           double now) {
+  if (req.slot_times_size() > options_.max_batch_items) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("slot_times: ", req.slot_times_size(),
+                     " items, more than the ", options_.max_batch_items,
+                     " allowed per request"));
+  }
+  if (req.holder().size() > options_.max_holder_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("holder: ", req.holder().size(), " bytes, more than ",
+                     options_.max_holder_bytes));
+  }
+  double duration = req.lease_duration();
+  if (duration == 0.0) duration = options_.default_lease_duration;
+  if (!(duration > 0.0 && duration <= options_.max_lease_duration)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("lease_duration: must be in (0, ",
+                     options_.max_lease_duration, "] seconds, got ",
+                     req.lease_duration()));
+  }
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  if (absl::Status s = Advance(now); !s.ok()) return s;
+  for (int j = 0; j < req.slot_times_size(); ++j) {
+    const double s = req.slot_times(j);
+    if (!std::isfinite(s) || s > now_ + options_.max_lookahead ||
+        (j > 0 && s < req.slot_times(j - 1))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "slot_times[", j, "]: must be finite, non-decreasing and at most ",
+          options_.max_lookahead, " s after the shard's clock (", now_,
+          "), got ", s));
+    }
+  }
+  LeaseResponse response;
+  UrlRecord patch;
+  for (double slot_time : req.slot_times()) {
+    pick_time_ = std::max(pick_time_, slot_time);
+    const std::vector<PickedPage> picked = index_.PickTop(pick_time_, 1);
+    if (picked.empty()) continue;
+    const PageId page = picked[0].page;
+    const uint64_t id = NextLeaseId();
+    const double deadline = pick_time_ + duration;
+    leases_.Grant(id, page, req.holder(), deadline);
+    index_.Lease(page);
+    patch.Clear();
+    LeaseRecord* lease = patch.mutable_lease();
+    lease->set_id(id);
+    lease->set_holder(req.holder());
+    lease->set_deadline(deadline);
+    batch_.PatchUrl(pages_[page].id, patch);
+
+    LeasedUrl* out = response.add_leases();
+    pages_.AppendUrl(page, out->mutable_url());
+    out->set_lease_id(id);
+    out->set_slot_time(pick_time_);
+    out->set_deadline(deadline);
+    out->set_value(picked[0].value);
+    level_ = picked[0].value;
+  }
+  leases_total_ += response.leases_size();
+  pick_rate_.Add(now_, response.leases_size());
+  if (absl::Status s = Commit(/*sync=*/false); !s.ok()) return s;
+  return response;
+}
+
+absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
+    const ReportCrawlsRequest& req, double now) {
+  if (req.reports_size() > options_.max_batch_items) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("reports: ", req.reports_size(), " items, more than the ",
+                     options_.max_batch_items, " allowed per request"));
+  }
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  if (absl::Status s = Advance(now); !s.ok()) return s;
+  ReportCrawlsResponse response;
+  BatchResult* result = response.mutable_result();
+  for (int i = 0; i < req.reports_size(); ++i) {
+    if (absl::Status s = ReportOne(req.reports(i), &response); !s.ok()) {
+      AddRejection(i, s, result);
+      continue;
+    }
+    result->set_applied(result->applied() + 1);
+  }
+  reports_total_ += result->applied();
+  report_rate_.Add(now_, result->applied());
+  if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
+  return response;
+}
+
+absl::Status Shard::ReportOne(const CrawlReport& report,
+                              ReportCrawlsResponse* response) {
+  PageId page = kNoPage;
+  switch (report.target_case()) {
+    case CrawlReport::kLeaseId: {
+      const LeaseTable::Lease* lease = leases_.Find(report.lease_id());
+      if (lease == nullptr) {
+        return absl::NotFoundError(absl::StrCat(
+            "lease_id: no lease ", report.lease_id(),
+            " (never granted, already reported, or its URL was leased again "
+            "or removed)"));
+      }
+      page = lease->page;
+      break;
+    }
+    case CrawlReport::kUrl: {
+      absl::StatusOr<NormalizedUrl> url =
+          NormalizeUrl(report.url(), options_.url_limits);
+      if (!url.ok()) return url.status();
+      page = pages_.Find(UrlIdOf(url->spec()));
+      if (page == kNoPage) return absl::NotFoundError("url: not in this shard");
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError("target: give a lease_id or a url");
+  }
+  absl::StatusOr<double> fetch_time =
+      ItemTime(report.fetch_time(), "fetch_time");
+  if (!fetch_time.ok()) return fetch_time.status();
+  const PageSlot& slot = pages_[page];
+  if (*fetch_time < slot.last_crawl) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "fetch_time: ", *fetch_time, " is before the URL's last crawl at ",
+        slot.last_crawl));
+  }
+  if (report.content_digest().size() > options_.max_digest_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("content_digest: ", report.content_digest().size(),
+                     " bytes, more than ", options_.max_digest_bytes));
+  }
+  const CrawlOutcome outcome = report.outcome();
+  switch (outcome) {
+    case CRAWL_OUTCOME_UNSPECIFIED:
+      if (report.content_digest().empty()) {
+        return absl::InvalidArgumentError(
+            "outcome: UNSPECIFIED needs a content_digest to compare");
+      }
+      [[fallthrough]];
+    case CRAWL_OUTCOME_CHANGED:
+    case CRAWL_OUTCOME_UNCHANGED:
+      RecordSuccess(page, *fetch_time, report.content_digest(), outcome,
+                    response);
+      return absl::OkStatus();
+    case CRAWL_OUTCOME_FAILED:
+      RecordFailure(page, *fetch_time);
+      response->set_failed(response->failed() + 1);
+      return absl::OkStatus();
+    case CRAWL_OUTCOME_GONE:
+      RemovePage(page);
+      response->set_gone(response->gone() + 1);
+      return absl::OkStatus();
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("outcome: unknown value ", outcome));
+  }
+}
+
+// A fetch that saw the page: τ and n_cis restart, the outcome (decided by
+// the digests where there are two) feeds the page's learning, and the index
+// hears of the new estimate when it moved meaningfully.
+void Shard::RecordSuccess(PageId page, double fetch_time,
+                          const std::string& digest, CrawlOutcome outcome,
+                          ReportCrawlsResponse* response) {
+  PageSlot& slot = pages_[page];
+  bool decided = outcome != CRAWL_OUTCOME_UNSPECIFIED;
+  bool changed = outcome == CRAWL_OUTCOME_CHANGED;
+  if (!digest.empty()) {
+    const uint32_t fingerprint = DigestFingerprint(digest);
+    if (slot.has_digest) {
+      decided = true;
+      changed = fingerprint != slot.digest;
+    }
+    slot.has_digest = true;
+    slot.digest = fingerprint;
+  }
+  const double tau = fetch_time - slot.last_crawl;
+  const uint16_t n_cis = slot.n_cis;
+
+  UrlRecord patch;
+  if (decided) {
+    const bool was_learning = slot.learning.crawls > 0;
+    if (LearnFromCrawl(tau, n_cis, changed, t_delay_, &slot.learning)) {
+      if (!was_learning) ++urls_learning_;
+      ++observed_crawls_sum_;
+      AddOutcome(static_cast<float>(tau), n_cis, changed,
+                 patch.mutable_outcomes());
+      LearningToRecord(slot.learning, patch.mutable_learning());
+      patch.set_observed_crawls(slot.learning.crawls);
+    } else {
+      ++rejected_fits_;  // an outcome the model cannot hold
+    }
+    if (changed) {
+      response->set_changed(response->changed() + 1);
+    } else {
+      response->set_unchanged(response->unchanged() + 1);
+    }
+  } else {
+    response->set_undecided(response->undecided() + 1);
+  }
+
+  const bool had_lease = leases_.OfPage(page) != nullptr;
+  EndLeaseAndHold(page);
+  index_.RecordCrawl(page, fetch_time);
+  HostTable::Host& host = hosts_.Politeness(slot.host);
+  host.last_crawl = std::max(host.last_crawl, fetch_time);
+  slot.last_crawl = fetch_time;
+  slot.n_cis = 0;
+  slot.signal_filter = 0;
+  const bool had_failures = slot.failures > 0;
+  slot.failures = 0;
+
+  if (decided && slot.learning.crawls > 0) {
+    const LearnedModel fit =
+        Fit(slot.learning, slot.importance, options_.learning);
+    const policy::PageParams current{slot.importance, slot.change_rate,
+                                     slot.recall, slot.false_rate};
+    if (!fit.ok || !IndexableModel(fit.params, options_.max_rate)) {
+      ++rejected_fits_;
+    } else if (ChangedMeaningfully(current, fit.params,
+                                   options_.push_threshold)) {
+      slot.change_rate = static_cast<float>(fit.params.change_rate);
+      slot.recall = static_cast<float>(fit.params.recall);
+      slot.false_rate = static_cast<float>(fit.params.false_rate);
+      index_.Upsert(page, fit.params, slot.host, fetch_time);
+      ChangeModel* estimate = patch.mutable_estimate();
+      estimate->set_change_rate(fit.params.change_rate);
+      estimate->set_recall(fit.params.recall);
+      estimate->set_false_rate(fit.params.false_rate);
+    }
+  }
+
+  patch.set_last_crawl_time(fetch_time);
+  patch.set_signals_since_crawl(0);
+  if (!digest.empty()) patch.set_content_digest(digest);
+  if (had_failures) {
+    patch.set_consecutive_failures(0);
+    patch.set_retry_after(0.0);
+  }
+  if (had_lease) ClearLease(&patch);
+  batch_.PatchUrl(slot.id, patch);
+}
+
+// A fetch that failed says nothing about change: τ and n_cis go on, and the
+// URL is held back for an exponentially growing time.
+void Shard::RecordFailure(PageId page, double fetch_time) {
+  PageSlot& slot = pages_[page];
+  if (slot.failures < 0xff) ++slot.failures;
+  const double backoff =
+      std::min(options_.failure_backoff *
+                   std::ldexp(1.0, std::min<int>(slot.failures - 1, 60)),
+               options_.max_failure_backoff);
+  const double until = fetch_time + backoff;
+  const bool had_lease = leases_.OfPage(page) != nullptr;
+  // Whether the index holds the page back (an active lease or a hold).
+  const bool held_back = EndLeaseAndHold(page);
+  UrlRecord patch;
+  if (until > now_) {
+    leases_.Hold(page, until);
+    index_.Lease(page);  // a no-op if it was held back already
+  } else if (held_back) {
+    index_.ReleaseLease(page);
+  }
+  patch.set_consecutive_failures(slot.failures);
+  patch.set_retry_after(until);
+  if (had_lease) ClearLease(&patch);
+  batch_.PatchUrl(slot.id, patch);
+}
+
+}  // namespace shard
+}  // namespace recrawl

@@ -1,0 +1,123 @@
+// Change-indicating signals: the shard's hottest path. Per signal: normalise
+// the URL, find its page, drop it if stale (main paper App. C) or a
+// duplicate, else count it in n_cis (the index moves the page's due time
+// earlier by β) and append a blind patch to the batch. No reads.
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "shard/batch_result.h"
+#include "shard/shard.h"
+#include "shard/signal_keys.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+
+absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
+                                                    double now) {
+  if (batch.signals_size() > options_.max_batch_items) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("signals: ", batch.signals_size(),
+                     " items, more than the ", options_.max_batch_items,
+                     " allowed per batch"));
+  }
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  if (absl::Status s = Advance(now); !s.ok()) return s;
+  SignalBatchAck ack;
+  ack.set_sequence(batch.sequence());
+  BatchResult* result = ack.mutable_result();
+  uint32_t counted = 0, registered = 0, duplicate = 0, stale = 0, unknown = 0;
+  UrlRecord patch;
+  for (int i = 0; i < batch.signals_size(); ++i) {
+    const Signal& signal = batch.signals(i);
+    absl::StatusOr<NormalizedUrl> url =
+        NormalizeUrl(signal.url(), options_.url_limits);
+    if (!url.ok()) {
+      AddRejection(i, url.status(), result);
+      continue;
+    }
+    absl::StatusOr<double> time = ItemTime(signal.time(), "time");
+    if (!time.ok()) {
+      AddRejection(i, time.status(), result);
+      continue;
+    }
+    const double t = *time;
+    // Unknown enum values (a newer client's sources) are OTHER.
+    const SignalSource source = SignalSource_IsValid(signal.source())
+                                    ? signal.source()
+                                    : SIGNAL_SOURCE_OTHER;
+    const UrlId id = UrlIdOf(url->spec());
+    const uint64_t key = SignalKey(id, t, source);
+    const PageId page = pages_.Find(id);
+
+    if (page == kNoPage) {
+      if (!options_.register_unknown_urls) {
+        ++unknown;
+        continue;
+      }
+      if (absl::Status s = CheckOwner(url->host(), "url"); !s.ok()) {
+        AddRejection(i, s, result);
+        continue;
+      }
+      // Registered as if it had been crawled at the signal's time, with the
+      // signal counted: a page nobody has crawled yet ranks by its prior.
+      policy::PageParams model = Defaults();
+      model.importance = options_.default_importance;
+      UrlRecord record;
+      const PageId created =
+          CreatePage(id, *url, url->host(), model, t, &record);
+      if (created == kNoPage) {
+        AddRejection(i,
+                     absl::ResourceExhaustedError(
+                         "url: the shard's URL text arena is full (4 GiB)"),
+                     result);
+        continue;
+      }
+      PageSlot& slot = pages_[created];
+      slot.n_cis = 1;
+      AddSignal(key, &slot.signal_filter);
+      index_.RecordSignal(created, t);
+      record.set_signals_since_crawl(1);
+      record.set_last_signal_time(t);
+      record.add_recent_signal_keys(key);
+      batch_.PutUrl(record);
+      ++registered;
+      continue;
+    }
+
+    PageSlot& slot = pages_[page];
+    // Signals from before the last crawl, or within T_DELAY after it, are
+    // about changes the crawl already saw (App. C).
+    if (t < slot.last_crawl + t_delay_) {
+      ++stale;
+      continue;
+    }
+    if (MayContainSignal(slot.signal_filter, key)) {
+      ++duplicate;
+      continue;
+    }
+    AddSignal(key, &slot.signal_filter);
+    if (slot.n_cis < 0xffff) ++slot.n_cis;
+    index_.RecordSignal(page, t);
+    patch.Clear();
+    patch.set_signals_since_crawl(slot.n_cis);
+    patch.set_last_signal_time(t);
+    patch.add_recent_signal_keys(key);
+    batch_.PatchUrl(id, patch);
+    ++counted;
+  }
+  ack.set_counted(counted);
+  ack.set_registered(registered);
+  ack.set_duplicate(duplicate);
+  ack.set_stale(stale);
+  ack.set_unknown(unknown);
+  result->set_applied(counted + registered);
+  signals_total_ += counted + registered;
+  signal_rate_.Add(now_, counted + registered);
+  if (absl::Status s = Commit(batch.sync()); !s.ok()) return s;
+  return ack;
+}
+
+}  // namespace shard
+}  // namespace recrawl

@@ -1,0 +1,335 @@
+// The operator's side of a shard: adding, updating, removing URLs, and one
+// URL's full state.
+#include <algorithm>
+#include <cmath>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "shard/batch_result.h"
+#include "shard/learning_record.h"
+#include "shard/shard.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+absl::Status CheckRate(const char* field, double v, double max) {
+  if (v >= 0.0 && v <= max) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      field, ": must be a rate in [0, ", max, "] per second, got ", v));
+}
+
+// The given fields of a change model, checked.
+absl::Status CheckChangeModel(const ChangeModel& m, double max_rate) {
+  if (m.has_change_rate()) {
+    if (absl::Status s = CheckRate("prior.change_rate", m.change_rate(),
+                                   max_rate);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (m.has_recall() && !(m.recall() >= 0.0 && m.recall() <= 1.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "prior.recall: must be a probability in [0, 1], got ", m.recall()));
+  }
+  if (m.has_false_rate()) {
+    return CheckRate("prior.false_rate", m.false_rate(), max_rate);
+  }
+  return absl::OkStatus();
+}
+
+// `base` with the given fields of `m`.
+policy::PageParams Overlay(policy::PageParams base, const ChangeModel& m) {
+  if (m.has_change_rate()) base.change_rate = m.change_rate();
+  if (m.has_recall()) base.recall = m.recall();
+  if (m.has_false_rate()) base.false_rate = m.false_rate();
+  return base;
+}
+
+void SetChangeModel(const policy::PageParams& p, ChangeModel* m) {
+  m->set_change_rate(p.change_rate);
+  m->set_recall(p.recall);
+  m->set_false_rate(p.false_rate);
+}
+
+}  // namespace
+
+absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
+    const UpsertUrlsRequest& req, double now) {
+  if (req.urls_size() > options_.max_batch_items) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("urls: ", req.urls_size(), " items, more than the ",
+                     options_.max_batch_items, " allowed per request"));
+  }
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  if (absl::Status s = Advance(now); !s.ok()) return s;
+  UpsertUrlsResponse response;
+  BatchResult* result = response.mutable_result();
+  // An existing URL's update reads its stored record, which does not yet
+  // hold this batch's writes: a URL given twice is rejected the second time.
+  absl::flat_hash_map<UrlId, int> seen;
+  for (int i = 0; i < req.urls_size(); ++i) {
+    const UrlSpec& spec = req.urls(i);
+    absl::StatusOr<NormalizedUrl> url =
+        NormalizeUrl(spec.url(), options_.url_limits);
+    if (!url.ok()) {
+      AddRejection(i, url.status(), result);
+      continue;
+    }
+    auto [it, first] = seen.emplace(UrlIdOf(url->spec()), i);
+    if (!first) {
+      AddRejection(i,
+                   absl::InvalidArgumentError(absl::StrCat(
+                       "url: the same URL as item ", it->second,
+                       " of this request")),
+                   result);
+      continue;
+    }
+    bool created = false;
+    if (absl::Status s = UpsertOne(spec, *url, &created); !s.ok()) {
+      AddRejection(i, s, result);
+      continue;
+    }
+    result->set_applied(result->applied() + 1);
+    if (created) response.set_created(response.created() + 1);
+  }
+  if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
+  return response;
+}
+
+absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
+                              bool* created) {
+  std::string host(url.host());
+  if (!spec.politeness_host().empty()) {
+    absl::StatusOr<std::string> given = NormalizeHost(spec.politeness_host());
+    if (!given.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("politeness_", given.status().message()));
+    }
+    host = *std::move(given);
+  }
+  if (absl::Status s = CheckOwner(host, "politeness_host"); !s.ok()) return s;
+  if (!(spec.importance() >= 0.0 &&
+        spec.importance() <= options_.max_importance)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("importance: must be in [0, ", options_.max_importance,
+                     "], got ", spec.importance()));
+  }
+  if (absl::Status s = CheckChangeModel(spec.prior(), options_.max_rate);
+      !s.ok()) {
+    return s;
+  }
+  const UrlId id = UrlIdOf(url.spec());
+  PageId page = pages_.Find(id);
+
+  if (page == kNoPage) {
+    double last_crawl = now_;
+    if (spec.has_last_crawl_time()) {
+      absl::StatusOr<double> t =
+          ItemTime(spec.last_crawl_time(), "last_crawl_time");
+      if (!t.ok()) return t.status();
+      last_crawl = *t;
+    }
+    policy::PageParams model = Overlay(Defaults(), spec.prior());
+    model.importance = spec.importance();
+    UrlRecord record;
+    page = CreatePage(id, url, host, model, last_crawl, &record);
+    if (page == kNoPage) {
+      return absl::ResourceExhaustedError(
+          "url: the shard's URL text arena is full (4 GiB)");
+    }
+    batch_.PutUrl(record);
+    *created = true;
+    return absl::OkStatus();
+  }
+
+  // An existing URL: its stored record has the prior to update, and the
+  // URL its id stands for.
+  absl::StatusOr<UrlRecord> stored = store_->GetUrl(id);
+  if (!stored.ok()) {
+    return absl::InternalError(absl::StrCat(
+        "url: in memory but its record cannot be read: ",
+        stored.status().message()));
+  }
+  if (stored->url() != url.spec()) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "url: its id collides with that of the stored URL \"",
+        stored->url().substr(0, 128), "\"; not applied"));
+  }
+  PageSlot& slot = pages_[page];
+  const policy::PageParams prior =
+      Overlay(Overlay(Defaults(), stored->prior()), spec.prior());
+  SetPrior(prior, &slot.learning);
+  // The prior only counts until the URL has been crawled; then the fit,
+  // which weighs it against the crawls.
+  policy::PageParams model = prior;
+  if (slot.learning.crawls > 0) {
+    const LearnedModel fit = Fit(slot.learning, 1.0, options_.learning);
+    if (fit.ok && IndexableModel(fit.params, options_.max_rate)) {
+      model = fit.params;
+    }
+  }
+  model.importance = spec.importance();
+  const HostId host_id = hosts_.Intern(host);
+  slot.host = host_id;
+  slot.importance = static_cast<float>(model.importance);
+  slot.change_rate = static_cast<float>(model.change_rate);
+  slot.recall = static_cast<float>(model.recall);
+  slot.false_rate = static_cast<float>(model.false_rate);
+  index_.Upsert(page, model, host_id, slot.last_crawl);
+
+  UrlRecord patch;
+  patch.set_politeness_host(host);
+  patch.set_importance(model.importance);
+  SetChangeModel(prior, patch.mutable_prior());
+  SetChangeModel(model, patch.mutable_estimate());
+  batch_.PatchUrl(id, patch);
+  return absl::OkStatus();
+}
+
+// A new page in memory and in the index, and its record.
+PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
+                         absl::string_view host,
+                         const policy::PageParams& model, double last_crawl,
+                         UrlRecord* record) {
+  const PageId page = pages_.Add(id);
+  const absl::string_view spec = url.spec();
+  const size_t path = spec.size() - url.path_and_query().size();
+  if (!pages_.SetUrl(page, spec.substr(0, path), spec.substr(path))) {
+    pages_.Remove(page);
+    return kNoPage;
+  }
+  PageSlot& slot = pages_[page];
+  slot.host = hosts_.Intern(host);
+  slot.last_crawl = last_crawl;
+  slot.importance = static_cast<float>(model.importance);
+  slot.change_rate = static_cast<float>(model.change_rate);
+  slot.recall = static_cast<float>(model.recall);
+  slot.false_rate = static_cast<float>(model.false_rate);
+  slot.learning = InitLearning(model);
+  index_.Upsert(page, model, slot.host, last_crawl);
+
+  record->set_url(url.spec());
+  record->set_politeness_host(std::string(host));
+  record->set_importance(model.importance);
+  SetChangeModel(model, record->mutable_prior());
+  SetChangeModel(model, record->mutable_estimate());
+  record->set_observed_crawls(0);
+  record->set_last_crawl_time(last_crawl);
+  record->set_signals_since_crawl(0);
+  LearningToRecord(slot.learning, record->mutable_learning());
+  return page;
+}
+
+absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(
+    const DeleteUrlsRequest& req, double now) {
+  if (req.urls_size() > options_.max_batch_items) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("urls: ", req.urls_size(), " items, more than the ",
+                     options_.max_batch_items, " allowed per request"));
+  }
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  if (absl::Status s = Advance(now); !s.ok()) return s;
+  DeleteUrlsResponse response;
+  BatchResult* result = response.mutable_result();
+  for (int i = 0; i < req.urls_size(); ++i) {
+    absl::StatusOr<NormalizedUrl> url =
+        NormalizeUrl(req.urls(i), options_.url_limits);
+    if (!url.ok()) {
+      AddRejection(i, url.status(), result);
+      continue;
+    }
+    const UrlId id = UrlIdOf(url->spec());
+    const PageId page = pages_.Find(id);
+    absl::StatusOr<UrlRecord> stored =
+        page == kNoPage ? absl::NotFoundError("") : store_->GetUrl(id);
+    if (!stored.ok() || stored->url() != url->spec()) {
+      AddRejection(i, absl::NotFoundError("url: not in this shard"), result);
+      continue;
+    }
+    RemovePage(page);
+    result->set_applied(result->applied() + 1);
+  }
+  if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
+  return response;
+}
+
+absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
+                                            double now) {
+  if (absl::Status s = Advance(now); !s.ok()) return s;
+  absl::StatusOr<NormalizedUrl> url =
+      NormalizeUrl(req.url(), options_.url_limits);
+  if (!url.ok()) return url.status();
+  const UrlId id = UrlIdOf(url->spec());
+  const PageId page = pages_.Find(id);
+  if (page == kNoPage) return absl::NotFoundError("url: not in this shard");
+  absl::StatusOr<UrlRecord> record = store_->GetUrl(id);
+  if (!record.ok()) return record.status();
+  if (record->url() != url->spec()) {
+    return absl::NotFoundError("url: not in this shard");
+  }
+  double t = now_;
+  if (req.has_time()) {
+    if (!std::isfinite(req.time())) {
+      return absl::InvalidArgumentError("time: must be finite");
+    }
+    t = req.time();
+  }
+  const PageSlot& slot = pages_[page];
+  const policy::PageParams model{slot.importance, slot.change_rate,
+                                 slot.recall, slot.false_rate};
+
+  UrlState state;
+  state.set_url(url->spec());
+  state.set_politeness_host(hosts_.Name(slot.host));
+  state.set_importance(slot.importance);
+  *state.mutable_prior() = record->prior();
+  SetChangeModel(model, state.mutable_estimate());
+  state.set_observed_crawls(slot.learning.crawls);
+  state.set_last_crawl_time(slot.last_crawl);
+  state.set_signals_since_crawl(slot.n_cis);
+  state.set_last_signal_time(record->last_signal_time());
+  state.set_time(t);
+  absl::StatusOr<policy::PageModel> m = policy::PageModel::Create(model);
+  if (m.ok()) {
+    const double tau = std::max(t - slot.last_crawl, 0.0);
+    state.set_effective_elapsed(m->EffectiveElapsed(tau, slot.n_cis));
+    state.set_fresh_probability(m->FreshProbability(tau, slot.n_cis));
+  }
+  state.set_crawl_value(index_.Value(page, t));
+  state.set_host_allowed_from(hosts_.AllowedFrom(slot.host));
+  if (const LeaseTable::Lease* lease = leases_.OfPage(page);
+      lease != nullptr && lease->active) {
+    LeaseState* l = state.mutable_lease();
+    l->set_lease_id(lease->id);
+    l->set_holder(lease->holder);
+    l->set_deadline(lease->deadline);
+  }
+  // The window keeps τ_elap per crawl; fetch times follow back from the
+  // last crawl.
+  const OutcomeWindow& w = record->outcomes();
+  const int n = WindowSize(w);
+  double fetch = record->last_crawl_time();
+  std::vector<OutcomeEntry> entries(n);
+  for (int k = n - 1; k >= 0; --k) {
+    OutcomeEntry& e = entries[k];
+    e.set_fetch_time(fetch);
+    e.set_elapsed(w.elapsed(k));
+    e.set_signals(w.signals(k));
+    e.set_outcome(w.changed(k) ? CRAWL_OUTCOME_CHANGED
+                               : CRAWL_OUTCOME_UNCHANGED);
+    fetch -= w.elapsed(k);
+  }
+  for (OutcomeEntry& e : entries) *state.add_recent_outcomes() = std::move(e);
+  if (record->has_content_digest()) {
+    state.set_content_digest(record->content_digest());
+  }
+  state.set_consecutive_failures(slot.failures);
+  double until = 0.0;
+  if (leases_.Held(page, &until)) state.set_retry_after(until);
+  return state;
+}
+
+}  // namespace shard
+}  // namespace recrawl

@@ -1,0 +1,56 @@
+// Duplicate detection for signals: a delivery of (URL, time, source) that
+// was already counted must not count again (pingers resend unacknowledged
+// batches after a broken stream).
+//
+// Only signals counted since the URL's last crawl can be duplicates that
+// matter: a redelivery of an older one is dropped anyway, because its time
+// is before the last crawl. So a shard keeps, per URL, a 64-bit Bloom filter
+// of the keys counted since the last crawl (3 bits per key), cleared by the
+// crawl. With n keys in it a new signal is taken for a duplicate with
+// probability (1 − e^{−3n/64})³: 1e-4 for n = 1, 5e-3 for n = 4, 3% for
+// n = 8; by then the URL has had many signals since its crawl and one
+// missed signal changes its τ_eff little. Records keep the latest keys
+// (UrlRecord.recent_signal_keys), from which the filter is rebuilt at
+// start-up.
+#ifndef RECRAWL_SHARD_SIGNAL_KEYS_H_
+#define RECRAWL_SHARD_SIGNAL_KEYS_H_
+
+#include <cstdint>
+#include <cstring>
+
+#include "proto/common.pb.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+
+// The key of a delivery. The source UNSPECIFIED is OTHER.
+inline uint64_t SignalKey(UrlId url, double time, SignalSource source) {
+  if (source == SIGNAL_SOURCE_UNSPECIFIED) source = SIGNAL_SOURCE_OTHER;
+  if (time == 0.0) time = 0.0;  // -0.0 and 0.0 are one time
+  char bytes[sizeof(url) + sizeof(time) + 1];
+  std::memcpy(bytes, &url, sizeof(url));
+  std::memcpy(bytes + sizeof(url), &time, sizeof(time));
+  bytes[sizeof(bytes) - 1] = static_cast<char>(source);
+  return Fingerprint64(absl::string_view(bytes, sizeof(bytes)));
+}
+
+// The filter bits of a key: three 6-bit positions from its high bits.
+inline uint64_t SignalKeyBits(uint64_t key) {
+  return (uint64_t{1} << (key >> 58)) | (uint64_t{1} << ((key >> 52) & 63)) |
+         (uint64_t{1} << ((key >> 46) & 63));
+}
+
+inline bool MayContainSignal(uint64_t filter, uint64_t key) {
+  const uint64_t bits = SignalKeyBits(key);
+  return (filter & bits) == bits;
+}
+
+inline void AddSignal(uint64_t key, uint64_t* filter) {
+  *filter |= SignalKeyBits(key);
+}
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_SIGNAL_KEYS_H_

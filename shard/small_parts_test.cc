@@ -1,0 +1,64 @@
+// Signal keys and their per-URL filter; the stats' rate window.
+#include <cmath>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "shard/rate_window.h"
+#include "shard/signal_keys.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+TEST(SignalKeysTest, KeyIdentifiesUrlTimeAndSource) {
+  const uint64_t k = SignalKey(1, 100.5, SIGNAL_SOURCE_CDN);
+  EXPECT_EQ(k, SignalKey(1, 100.5, SIGNAL_SOURCE_CDN));
+  EXPECT_NE(k, SignalKey(2, 100.5, SIGNAL_SOURCE_CDN));
+  EXPECT_NE(k, SignalKey(1, 100.25, SIGNAL_SOURCE_CDN));
+  EXPECT_NE(k, SignalKey(1, 100.5, SIGNAL_SOURCE_SITEMAP));
+  EXPECT_EQ(SignalKey(1, 3.0, SIGNAL_SOURCE_UNSPECIFIED),
+            SignalKey(1, 3.0, SIGNAL_SOURCE_OTHER));
+}
+
+TEST(SignalKeysTest, FilterHasNoFalseNegatives) {
+  uint64_t filter = 0;
+  for (int i = 0; i < 8; ++i) {
+    const uint64_t key = SignalKey(9, i, SIGNAL_SOURCE_INDEXNOW);
+    AddSignal(key, &filter);
+    for (int j = 0; j <= i; ++j) {
+      EXPECT_TRUE(
+          MayContainSignal(filter, SignalKey(9, j, SIGNAL_SOURCE_INDEXNOW)));
+    }
+  }
+}
+
+// The false-positive rate the header promises for one key: ~1e-4.
+TEST(SignalKeysTest, FalsePositiveRateWithOneKey) {
+  std::mt19937_64 rng(5);
+  int false_positives = 0;
+  const int trials = 200000;
+  for (int i = 0; i < trials; ++i) {
+    uint64_t filter = 0;
+    AddSignal(rng(), &filter);
+    false_positives += MayContainSignal(filter, rng());
+  }
+  EXPECT_LT(false_positives, 5e-4 * trials);
+}
+
+TEST(RateWindowTest, RatesOverTheLastMinute) {
+  RateWindow w;
+  EXPECT_EQ(w.Rate(0.0), 0.0);
+  w.Add(1000.0, 10);
+  EXPECT_EQ(w.Rate(1000.5), 10.0);  // one second so far
+  w.Add(1001.2, 20);
+  EXPECT_EQ(w.Rate(1001.9), 15.0);
+  // A minute later the old seconds are gone.
+  EXPECT_EQ(w.Rate(1100.0), 0.0);
+  w.Add(1100.0, 60);
+  EXPECT_EQ(w.Rate(1100.0), 1.0);
+  EXPECT_EQ(w.Rate(NAN), 1.0);  // ignored
+}
+
+}  // namespace
+}  // namespace shard
+}  // namespace recrawl
