@@ -1,0 +1,176 @@
+// Signal ingestion of the shard core.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "shard/shard_test_util.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+using ::testing::HasSubstr;
+using ShardSignalsTest = testing::ShardTest;
+
+// Every signal lands in exactly one counter or is rejected.
+void ExpectCountersAddUp(const SignalBatchAck& ack, int size) {
+  EXPECT_EQ(ack.counted() + ack.registered() + ack.duplicate() + ack.stale() +
+                ack.unknown() + ack.result().rejected_size(),
+            static_cast<uint32_t>(size));
+  EXPECT_EQ(ack.result().applied(), ack.counted() + ack.registered());
+}
+
+TEST_F(ShardSignalsTest, CountsSignalsSinceTheLastCrawl) {
+  Add("https://a.com/");
+  now_ = 1100;
+  const SignalBatchAck ack = Signals({MakeSignal("https://a.com/", 1050),
+                                      MakeSignal("https://A.com:443/", 1060)});
+  EXPECT_EQ(ack.sequence(), 1u);
+  EXPECT_EQ(ack.counted(), 2u);
+  ExpectCountersAddUp(ack, 2);
+  const UrlState s = State("https://a.com/");
+  EXPECT_EQ(s.signals_since_crawl(), 2u);
+  EXPECT_EQ(s.last_signal_time(), 1060);
+  EXPECT_EQ(shard_->GetStats(now_).signals_total(), 2u);
+}
+
+TEST_F(ShardSignalsTest, SignalsRaiseTheCrawlValue) {
+  Upsert({Spec("https://a.com/", 1.0, 0.01, 0.8, 0.001)});
+  now_ = 1010;
+  const double before = State("https://a.com/").crawl_value();
+  Signals({MakeSignal("https://a.com/", 1005)});
+  const UrlState after = State("https://a.com/");
+  EXPECT_GT(after.crawl_value(), before);
+  // τ_eff = τ_elap + β·n.
+  EXPECT_GT(after.effective_elapsed(), 10.0);
+}
+
+// Main paper App. C: a signal within T_DELAY after a crawl is about a
+// change the crawl saw; one from before the crawl as well.
+TEST_F(ShardSignalsTest, StaleSignalsAreDropped) {
+  options_.t_delay = 30;
+  Recreate();
+  Add("https://a.com/");  // last crawl 1000
+  now_ = 1200;
+  const SignalBatchAck ack = Signals({
+      MakeSignal("https://a.com/", 900),   // before the crawl
+      MakeSignal("https://a.com/", 1020),  // within T_DELAY
+      MakeSignal("https://a.com/", 1030),  // at T_DELAY: counted
+  });
+  EXPECT_EQ(ack.stale(), 2u);
+  EXPECT_EQ(ack.counted(), 1u);
+  ExpectCountersAddUp(ack, 3);
+  EXPECT_EQ(State("https://a.com/").signals_since_crawl(), 1u);
+}
+
+TEST_F(ShardSignalsTest, DuplicateDeliveriesCountOnce) {
+  Add("https://a.com/");
+  now_ = 1100;
+  SignalBatchAck ack = Signals({MakeSignal("https://a.com/", 1050),
+                                MakeSignal("https://a.com/", 1050)});
+  EXPECT_EQ(ack.counted(), 1u);
+  EXPECT_EQ(ack.duplicate(), 1u);
+  // Redelivered in a later batch (a resend after a broken stream).
+  ack = Signals({MakeSignal("https://a.com/", 1050),
+                 MakeSignal("https://a.com/", 1050, SIGNAL_SOURCE_CDN),
+                 MakeSignal("https://a.com/", 1051)});
+  EXPECT_EQ(ack.duplicate(), 1u);
+  EXPECT_EQ(ack.counted(), 2u);  // another source or time is another signal
+  ExpectCountersAddUp(ack, 3);
+  // ... and after a restart.
+  Open();
+  ack = Signals({MakeSignal("https://a.com/", 1050, SIGNAL_SOURCE_CDN)});
+  EXPECT_EQ(ack.duplicate(), 1u);
+  EXPECT_EQ(State("https://a.com/").signals_since_crawl(), 3u);
+}
+
+TEST_F(ShardSignalsTest, FutureTimesAreRejectedBeyondTheSkew) {
+  options_.max_clock_skew = 60;
+  Open();
+  Add("https://a.com/");
+  const SignalBatchAck ack = Signals({
+      MakeSignal("https://a.com/", now_ + 30),    // within the skew: now
+      MakeSignal("https://a.com/", now_ + 3600),  // too far
+      MakeSignal("https://a.com/", std::numeric_limits<double>::quiet_NaN()),
+      MakeSignal("https://a.com/", -5),
+  });
+  EXPECT_EQ(ack.counted(), 1u);
+  ASSERT_EQ(ack.result().rejected_size(), 3);
+  EXPECT_EQ(ack.result().rejected(0).index(), 1u);
+  EXPECT_EQ(ack.result().rejected(0).code(), 11);  // OUT_OF_RANGE
+  EXPECT_THAT(ack.result().rejected(0).message(), HasSubstr("time:"));
+  EXPECT_EQ(ack.result().rejected(1).code(), 3);
+  EXPECT_EQ(ack.result().rejected(2).code(), 3);
+  EXPECT_EQ(State("https://a.com/").last_signal_time(), now_);
+}
+
+TEST_F(ShardSignalsTest, FutureTimesCanBeClamped) {
+  options_.max_clock_skew = 60;
+  options_.clamp_future_times = true;
+  Open();
+  Add("https://a.com/");
+  const SignalBatchAck ack =
+      Signals({MakeSignal("https://a.com/", now_ + 3600)});
+  EXPECT_EQ(ack.counted(), 1u);
+  EXPECT_EQ(State("https://a.com/").last_signal_time(), now_);
+}
+
+TEST_F(ShardSignalsTest, TimeZeroMeansNow) {
+  Add("https://a.com/");
+  now_ = 1234;
+  EXPECT_EQ(Signals({MakeSignal("https://a.com/", 0)}).counted(), 1u);
+  EXPECT_EQ(State("https://a.com/").last_signal_time(), 1234);
+}
+
+TEST_F(ShardSignalsTest, UnknownUrlsAreCountedAndSkipped) {
+  const SignalBatchAck ack = Signals({MakeSignal("https://new.com/", 900),
+                                      MakeSignal("nonsense", 900)});
+  EXPECT_EQ(ack.unknown(), 1u);
+  EXPECT_EQ(ack.result().rejected_size(), 1);
+  ExpectCountersAddUp(ack, 2);
+  EXPECT_EQ(StateCode("https://new.com/"), absl::StatusCode::kNotFound);
+}
+
+TEST_F(ShardSignalsTest, UnknownUrlsCanBeRegistered) {
+  options_.register_unknown_urls = true;
+  options_.default_importance = 3.0;
+  Open();
+  const SignalBatchAck ack = Signals({MakeSignal("https://new.com/x", 900),
+                                      MakeSignal("https://new.com/x", 900)});
+  EXPECT_EQ(ack.registered(), 1u);
+  EXPECT_EQ(ack.duplicate(), 1u);
+  ExpectCountersAddUp(ack, 2);
+  const UrlState s = State("https://new.com/x");
+  EXPECT_EQ(s.importance(), 3.0);
+  EXPECT_EQ(s.signals_since_crawl(), 1u);
+  EXPECT_DOUBLE_EQ(s.prior().change_rate(), options_.default_change_rate);
+  // Durable like any other URL.
+  Open();
+  EXPECT_EQ(State("https://new.com/x").signals_since_crawl(), 1u);
+}
+
+TEST_F(ShardSignalsTest, OversizedBatchIsRejectedWhole) {
+  options_.max_batch_items = 2;
+  Open();
+  SignalBatch batch;
+  for (int i = 0; i < 3; ++i) *batch.add_signals() = MakeSignal("https://a.com/", 1);
+  absl::StatusOr<SignalBatchAck> ack = shard_->IngestSignals(batch, now_);
+  ASSERT_FALSE(ack.ok());
+  EXPECT_EQ(ack.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(ack.status().message(), HasSubstr("signals: 3 items"));
+}
+
+TEST_F(ShardSignalsTest, SignalsWhileLeasedCountAfterwards) {
+  Add("https://a.com/");
+  ASSERT_EQ(Lease(1).leases_size(), 1);
+  now_ = 1100;
+  EXPECT_EQ(Signals({MakeSignal("https://a.com/", 1050)}).counted(), 1u);
+  EXPECT_EQ(State("https://a.com/").signals_since_crawl(), 1u);
+}
+
+}  // namespace
+}  // namespace shard
+}  // namespace recrawl
