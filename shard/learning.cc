@@ -12,7 +12,7 @@ namespace shard {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kLog2 = 0.69314718055994530942;
+constexpr double kLog2 = 0.69314718055994530942;  // ln 2
 
 // A weighted crawl in the likelihood: `weight` crawls at x = (τ, n).
 struct Point {
@@ -68,6 +68,15 @@ double TauFloor(const LearningState& s) {
   return rate > 0.0 ? kMinTauFraction / rate : kMinTauAbsolute;
 }
 
+// The length of the prior's pseudo-crawls: the mean observed interval, or
+// the prior's own time scale before the first crawl.
+double PseudoInterval(const LearningState& s, const PriorData& p) {
+  if (s.crawls > 0 && s.signal_time > 0.0f) {
+    return static_cast<double>(s.signal_time) / s.crawls;
+  }
+  return p.time_scale;
+}
+
 // The likelihood's terms: the linear unchanged part and the changed crawls
 // as weighted points, prior pseudo-crawls included.
 struct Likelihood {
@@ -117,14 +126,19 @@ Likelihood BuildLikelihood(const LearningState& s,
   }
 
   // The prior's pseudo-crawls.
-  const double half = options.prior_weight / 2;
-  if (half > 0.0) {
+  const double w = options.prior_weight;
+  const double half = w / 2;
+  if (w > 0.0) {
     const PriorData p = DerivePrior(s, options.max_log_signal_factor);
-    if (p.alpha > 0.0) {
-      // Half changed, half unchanged over log 2 / α₀: the MLE is α₀.
-      const double tau = kLog2 / p.alpha;
-      l.AddChanged(half, tau, 0.0);
-      l.unchanged_tau += half * tau;
+    const double tau = PseudoInterval(s, p);
+    if (p.alpha > 0.0 && std::isfinite(tau)) {
+      // w crawls over the typical interval τ̄, changed in the proportion
+      // the prior expects, p₀ = 1 − e^{−α₀τ̄}: their MLE is α₀. At the
+      // data's own time scale a prior that is orders of magnitude off
+      // still weighs as w crawls, not as w intervals of its own scale.
+      const double p0 = -std::expm1(-p.alpha * tau);
+      l.AddChanged(w * p0, tau, 0.0);
+      l.unchanged_tau += w * (1.0 - p0) * tau;
     }
     if (p.signal_rate > 0.0) {
       if (p.log_signal_factor <= 0.0) {
@@ -309,11 +323,12 @@ LearnedModel Fit(const LearningState& state, double importance,
     if (small) break;
   }
 
-  // γ̂ from the signal count, with γ₀ over prior_weight time scales.
+  // γ̂ from the signal count, with γ₀ over prior_weight pseudo-intervals.
   double signals = state.signals, time = state.signal_time;
-  if (options.prior_weight > 0.0 && std::isfinite(prior.time_scale)) {
-    signals += options.prior_weight * prior.signal_rate * prior.time_scale;
-    time += options.prior_weight * prior.time_scale;
+  const double pseudo = PseudoInterval(state, prior);
+  if (options.prior_weight > 0.0 && std::isfinite(pseudo)) {
+    signals += options.prior_weight * prior.signal_rate * pseudo;
+    time += options.prior_weight * pseudo;
   }
   const double gamma = time > 0.0 ? signals / time : prior.signal_rate;
 

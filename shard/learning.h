@@ -23,13 +23,15 @@
 // learning_test.cc measures the difference to the exact MLE.
 //
 // Priors are pseudo-crawls, generalising the 0.5-day smoothing of Kolobov
-// et al.'s Algorithm 4: `prior_weight`/2 changed and as many unchanged
-// crawls of length log 2 / α₀ (whose MLE is α₀), the same for signal-only
-// intervals of n = log 2 / (α₀β₀) signals (whose MLE is α₀β₀), and γ₀ over
-// `prior_weight` periods of the prior's time scale for γ. They keep every
-// fit finite and unique, and weigh as much as prior_weight crawls: a wrong
-// prior is forgotten at the rate data arrive. The prior is stored with the
-// state so that the operator can replace it without losing what was learnt.
+// et al.'s Algorithm 4: `prior_weight` crawls of the mean observed interval
+// τ̄ (the prior's time scale 1/max(Δ₀, γ₀) before any crawl), a fraction
+// 1 − e^{−α₀τ̄} of them changed (their MLE is α₀); signal-only intervals of
+// n = log 2 / (α₀β₀) signals, half changed (their MLE is α₀β₀); and γ₀ over
+// prior_weight intervals τ̄ for γ. They keep every fit finite and unique,
+// and weigh as much as prior_weight crawls whatever the prior's time scale:
+// a prior that is orders of magnitude off is forgotten at the rate data
+// arrive. The prior is stored with the state so that the operator can
+// replace it without losing what was learnt.
 //
 // Signals dropped within T_DELAY after a crawl (App. C) are not in n_cis, so
 // the time they could arrive in is τ − T_DELAY; γ̂ divides by that.

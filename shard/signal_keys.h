@@ -5,10 +5,10 @@
 // Only signals counted since the URL's last crawl can be duplicates that
 // matter: a redelivery of an older one is dropped anyway, because its time
 // is before the last crawl. So a shard keeps, per URL, a 64-bit Bloom filter
-// of the keys counted since the last crawl (3 bits per key), cleared by the
+// of the keys counted since the last crawl (4 bits per key), cleared by the
 // crawl. With n keys in it a new signal is taken for a duplicate with
-// probability (1 − e^{−3n/64})³: 1e-4 for n = 1, 5e-3 for n = 4, 3% for
-// n = 8; by then the URL has had many signals since its crawl and one
+// probability (1 − e^{−4n/64})⁴: 1.4e-5 for n = 1, 2.4e-3 for n = 4, 2.4%
+// for n = 8; by then the URL has had many signals since its crawl and one
 // missed signal changes its τ_eff little. Records keep the latest keys
 // (UrlRecord.recent_signal_keys), from which the filter is rebuilt at
 // start-up.
@@ -35,10 +35,11 @@ inline uint64_t SignalKey(UrlId url, double time, SignalSource source) {
   return Fingerprint64(absl::string_view(bytes, sizeof(bytes)));
 }
 
-// The filter bits of a key: three 6-bit positions from its high bits.
+// The filter bits of a key: four 6-bit positions from its high bits.
 inline uint64_t SignalKeyBits(uint64_t key) {
   return (uint64_t{1} << (key >> 58)) | (uint64_t{1} << ((key >> 52) & 63)) |
-         (uint64_t{1} << ((key >> 46) & 63));
+         (uint64_t{1} << ((key >> 46) & 63)) |
+         (uint64_t{1} << ((key >> 40) & 63));
 }
 
 inline bool MayContainSignal(uint64_t filter, uint64_t key) {

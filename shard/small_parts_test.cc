@@ -1,4 +1,5 @@
 // Signal keys and their per-URL filter; the stats' rate window.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -32,17 +33,24 @@ TEST(SignalKeysTest, FilterHasNoFalseNegatives) {
   }
 }
 
-// The false-positive rate the header promises for one key: ~1e-4.
-TEST(SignalKeysTest, FalsePositiveRateWithOneKey) {
+// The false-positive rates the header promises: (1 − e^{−4n/64})⁴.
+TEST(SignalKeysTest, FalsePositiveRates) {
   std::mt19937_64 rng(5);
-  int false_positives = 0;
-  const int trials = 200000;
-  for (int i = 0; i < trials; ++i) {
-    uint64_t filter = 0;
-    AddSignal(rng(), &filter);
-    false_positives += MayContainSignal(filter, rng());
+  for (int n : {1, 4, 8}) {
+    const double expected = std::pow(1.0 - std::exp(-4.0 * n / 64), 4);
+    int false_positives = 0;
+    const int trials = 400000;
+    for (int i = 0; i < trials; ++i) {
+      uint64_t filter = 0;
+      for (int k = 0; k < n; ++k) AddSignal(rng(), &filter);
+      false_positives += MayContainSignal(filter, rng());
+    }
+    // Within a few standard deviations (and 50% for the rarest).
+    const double sd = std::sqrt(expected * trials);
+    EXPECT_NEAR(false_positives, expected * trials,
+                std::max(5 * sd, 0.5 * expected * trials))
+        << "n = " << n;
   }
-  EXPECT_LT(false_positives, 5e-4 * trials);
 }
 
 TEST(RateWindowTest, RatesOverTheLastMinute) {
