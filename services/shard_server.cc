@@ -1,0 +1,270 @@
+// recrawl_shard: one shard of recrawl as a gRPC server.
+//
+//   shard_server --data_dir=/var/lib/recrawl/shard0 --port=50051
+//       --metrics_port=9100 --shard_index=0 --num_shards=1
+//
+// Serves ShardService (proto/shard.proto), the standard gRPC health service
+// and server reflection; Prometheus metrics on --metrics_port. SIGTERM or
+// SIGINT: report NOT_SERVING, stop accepting calls, let the ones in flight
+// finish (up to --drain_seconds), flush the store and close it.
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "policy/crawl_policy.h"
+#include "prometheus/exposer.h"
+#include "services/clock.h"
+#include "services/shard_metrics.h"
+#include "services/shard_service.h"
+#include "shard/shard.h"
+#include "shard/store/url_store.h"
+#include "spdlog/spdlog.h"
+
+ABSL_FLAG(std::string, data_dir, "", "Directory of the shard's RocksDB store");
+ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on");
+ABSL_FLAG(int, port, 50051, "gRPC port (0: any free port, see --port_file)");
+ABSL_FLAG(int, metrics_port, -1,
+          "Prometheus metrics port (-1: none; 0: any free port)");
+ABSL_FLAG(std::string, port_file, "",
+          "Write \"<grpc port> <metrics port>\" here once serving");
+ABSL_FLAG(uint32_t, shard_index, 0, "This shard's index");
+ABSL_FLAG(uint32_t, num_shards, 1, "Number of shards");
+ABSL_FLAG(bool, sync, false, "fsync every write (survives a machine crash)");
+ABSL_FLAG(std::string, policy, "",
+          "Crawl value: greedy, greedy_cis, greedy_ncis or approxJ; replaces "
+          "the store's setting (empty: the store's, greedy_ncis if new)");
+ABSL_FLAG(double, t_delay, -1.0,
+          "Seconds after a crawl within which signals are dropped (main paper "
+          "App. C); replaces the store's setting (< 0: the store's, 0 if new)");
+ABSL_FLAG(double, time_scale, 1.0,
+          "Shard seconds per real second (tests and demos)");
+ABSL_FLAG(double, time_origin, -1.0,
+          "Shard time at start with --time_scale (default: Unix time)");
+ABSL_FLAG(bool, register_unknown_urls, false,
+          "Register URLs first seen in a signal (else count and skip them)");
+ABSL_FLAG(double, default_change_rate, 1.0 / 86400,
+          "Δ of URLs upserted without one, per second");
+ABSL_FLAG(double, default_recall, 0.5, "λ of URLs upserted without one");
+ABSL_FLAG(double, default_false_rate, 0.1 / 86400,
+          "ν of URLs upserted without one, per second");
+ABSL_FLAG(double, default_importance, 1.0, "μ of URLs registered by a signal");
+ABSL_FLAG(double, max_clock_skew, 300.0,
+          "Seconds a client's time may be ahead of the shard's");
+ABSL_FLAG(bool, clamp_future_times, false,
+          "Take times beyond the skew as now instead of rejecting them");
+ABSL_FLAG(double, lease_duration, 600.0, "Default lease duration, seconds");
+ABSL_FLAG(double, failure_backoff, 60.0,
+          "Seconds a URL is held back after a failed fetch (doubling)");
+ABSL_FLAG(int, max_batch_items, 10000, "Items allowed per batch request");
+ABSL_FLAG(int, block_cache_mb, 64, "RocksDB block cache, MiB");
+ABSL_FLAG(double, drain_seconds, 5.0,
+          "On SIGTERM, how long calls in flight may take to finish (gRPC "
+          "also waits this long for connected clients to go away)");
+
+namespace recrawl {
+namespace services {
+namespace {
+
+absl::StatusOr<shard::ShardOptions> OptionsFromFlags() {
+  shard::ShardOptions o;
+  o.shard_index = absl::GetFlag(FLAGS_shard_index);
+  o.num_shards = absl::GetFlag(FLAGS_num_shards);
+  const std::string policy_name = absl::GetFlag(FLAGS_policy);
+  if (!policy_name.empty()) {
+    absl::StatusOr<policy::CrawlPolicy> policy =
+        policy::CrawlPolicy::Parse(policy_name);
+    if (!policy.ok()) return policy.status();
+    o.policy = *policy;
+  }
+  o.t_delay = std::max(absl::GetFlag(FLAGS_t_delay), 0.0);
+  o.override_policy = !policy_name.empty();
+  o.override_t_delay = absl::GetFlag(FLAGS_t_delay) >= 0.0;
+  o.default_change_rate = absl::GetFlag(FLAGS_default_change_rate);
+  o.default_recall = absl::GetFlag(FLAGS_default_recall);
+  o.default_false_rate = absl::GetFlag(FLAGS_default_false_rate);
+  o.default_importance = absl::GetFlag(FLAGS_default_importance);
+  o.register_unknown_urls = absl::GetFlag(FLAGS_register_unknown_urls);
+  o.max_clock_skew = absl::GetFlag(FLAGS_max_clock_skew);
+  o.clamp_future_times = absl::GetFlag(FLAGS_clamp_future_times);
+  o.default_lease_duration = absl::GetFlag(FLAGS_lease_duration);
+  o.failure_backoff = absl::GetFlag(FLAGS_failure_backoff);
+  o.max_batch_items = absl::GetFlag(FLAGS_max_batch_items);
+  o.sync_writes = absl::GetFlag(FLAGS_sync);
+  if (o.max_batch_items < 1) {
+    return absl::InvalidArgumentError("--max_batch_items must be >= 1");
+  }
+  return o;
+}
+
+// Blocks until SIGTERM or SIGINT (blocked in every thread, so that only
+// this wait sees them).
+int WaitForSignal(const sigset_t& signals) {
+  int sig = 0;
+  sigwait(&signals, &sig);
+  return sig;
+}
+
+int Main() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (data_dir.empty()) {
+    spdlog::error("--data_dir is required");
+    return 2;
+  }
+  absl::StatusOr<shard::ShardOptions> options = OptionsFromFlags();
+  if (!options.ok()) {
+    spdlog::error("{}", options.status().ToString());
+    return 2;
+  }
+  const double scale = absl::GetFlag(FLAGS_time_scale);
+  const double origin = absl::GetFlag(FLAGS_time_origin) >= 0.0
+                            ? absl::GetFlag(FLAGS_time_origin)
+                            : Clock::UnixNow();
+  if (!(scale > 0.0)) {
+    spdlog::error("--time_scale must be > 0");
+    return 2;
+  }
+  const Clock clock(scale, origin);
+
+  const auto start = std::chrono::steady_clock::now();
+  shard::UrlStoreOptions store_options;
+  store_options.block_cache_bytes =
+      static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb)) << 20;
+  absl::StatusOr<std::unique_ptr<shard::UrlStore>> store =
+      shard::UrlStore::Open(data_dir, store_options);
+  if (!store.ok()) {
+    spdlog::error("{}", store.status().ToString());
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<shard::Shard>> core =
+      shard::Shard::Open(*std::move(store), *options, clock.Now());
+  if (!core.ok()) {
+    spdlog::error("{}", core.status().ToString());
+    return 1;
+  }
+  const shard::StartupReport& report = (*core)->startup();
+  spdlog::info(
+      "loaded {} URLs, {} hosts, {} active leases, {} holds in {:.3f} s "
+      "({} malformed records skipped, {} orphan patches)",
+      report.urls, report.hosts, report.leases, report.holds,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count(),
+      report.malformed, report.orphans);
+  for (const std::string& e : report.errors) spdlog::warn("skipped: {}", e);
+
+  ShardMetrics metrics;
+  ShardServiceImpl service(core->get(), &clock, &metrics);
+
+  std::unique_ptr<prometheus::Exposer> exposer;
+  int metrics_port = -1;
+  if (absl::GetFlag(FLAGS_metrics_port) >= 0) {
+    exposer = std::make_unique<prometheus::Exposer>(
+        absl::StrCat(absl::GetFlag(FLAGS_host), ":",
+                     absl::GetFlag(FLAGS_metrics_port)));
+    exposer->RegisterCollectable(metrics.registry());
+    metrics_port = exposer->GetListeningPorts().at(0);
+  }
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(
+      absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port)),
+      grpc::InsecureServerCredentials(), &port);
+  // Batches of max_batch_items URLs of up to 2 KiB each.
+  builder.SetMaxReceiveMessageSize(64 << 20);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) {
+    spdlog::error("cannot listen on {}:{}", absl::GetFlag(FLAGS_host),
+                  absl::GetFlag(FLAGS_port));
+    return 1;
+  }
+  server->GetHealthCheckService()->SetServingStatus(true);
+  spdlog::info("serving shard {} of {} on port {} (metrics: {}), {:.3f} s "
+               "after start",
+               options->shard_index, options->num_shards, port, metrics_port,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                             start)
+                   .count());
+  if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
+    // Written whole, then renamed: a reader never sees half a file.
+    const std::string tmp = file + ".tmp";
+    std::ofstream(tmp) << port << " " << metrics_port << "\n";
+    std::rename(tmp.c_str(), file.c_str());
+  }
+
+  // Gauges every second until shutdown.
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  bool done = false;
+  std::thread refresher([&] {
+    std::unique_lock<std::mutex> lock(done_mu);
+    while (!done_cv.wait_for(lock, std::chrono::seconds(1),
+                             [&] { return done; })) {
+      lock.unlock();
+      service.RefreshMetrics();
+      lock.lock();
+    }
+  });
+
+  std::thread stopper([&] {
+    const int sig = WaitForSignal(stop_signals);
+    spdlog::info("signal {}: draining", sig);
+    server->GetHealthCheckService()->SetServingStatus(false);
+    const auto deadline =
+        std::chrono::system_clock::now() +
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::duration<double>(absl::GetFlag(FLAGS_drain_seconds)));
+    server->Shutdown(deadline);
+  });
+  server->Wait();
+  stopper.join();
+  {
+    std::lock_guard<std::mutex> lock(done_mu);
+    done = true;
+  }
+  done_cv.notify_all();
+  refresher.join();
+
+  if (absl::Status s = service.Flush(); !s.ok()) {
+    spdlog::error("flushing the store: {}", s.ToString());
+  }
+  server.reset();
+  core->reset();  // closes RocksDB
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace services
+}  // namespace recrawl
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "recrawl shard server: serves ShardService for the URLs of one shard");
+  absl::ParseCommandLine(argc, argv);
+  return recrawl::services::Main();
+}

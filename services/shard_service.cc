@@ -1,0 +1,183 @@
+#include "services/shard_service.h"
+
+#include <chrono>
+#include <string>
+#include <utility>
+
+namespace recrawl {
+namespace services {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
+}  // namespace
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  // absl and gRPC share the canonical code numbers.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+template <typename Response, typename Fn>
+grpc::Status ShardServiceImpl::Run(const char* method, Fn fn,
+                                   Response* response) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Response> result;
+  {
+    absl::MutexLock lock(&mu_);
+    result = fn(clock_->Now());
+  }
+  const grpc::Status status = ToGrpcStatus(result.status());
+  if (result.ok()) *response = *std::move(result);
+  metrics_->Rpc(method, status.error_code(), SecondsSince(start));
+  return status;
+}
+
+void ShardServiceImpl::CountRejected(const char* kind,
+                                     const BatchResult& result) {
+  metrics_->Items(kind, "applied", result.applied());
+  metrics_->Items(kind, "rejected", result.rejected_size());
+}
+
+grpc::Status ShardServiceImpl::UpsertUrls(grpc::ServerContext*,
+                                          const UpsertUrlsRequest* request,
+                                          UpsertUrlsResponse* response) {
+  grpc::Status s = Run(
+      "UpsertUrls",
+      [&](double now) { return shard_->UpsertUrls(*request, now); }, response);
+  if (s.ok()) CountRejected("upserts", response->result());
+  return s;
+}
+
+grpc::Status ShardServiceImpl::DeleteUrls(grpc::ServerContext*,
+                                          const DeleteUrlsRequest* request,
+                                          DeleteUrlsResponse* response) {
+  grpc::Status s = Run(
+      "DeleteUrls",
+      [&](double now) { return shard_->DeleteUrls(*request, now); }, response);
+  if (s.ok()) CountRejected("deletes", response->result());
+  return s;
+}
+
+// One acknowledgement per batch, in order, each after its batch is durable.
+// A failed batch ends the stream with its status; the client resends what
+// was not acknowledged (duplicates count once).
+grpc::Status ShardServiceImpl::StreamSignals(
+    grpc::ServerContext*,
+    grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
+  SignalBatch batch;
+  while (stream->Read(&batch)) {
+    SignalBatchAck ack;
+    grpc::Status s = Run(
+        "StreamSignals.batch",
+        [&](double now) { return shard_->IngestSignals(batch, now); }, &ack);
+    if (!s.ok()) return s;
+    metrics_->Items("signals", "counted", ack.counted());
+    metrics_->Items("signals", "registered", ack.registered());
+    metrics_->Items("signals", "duplicate", ack.duplicate());
+    metrics_->Items("signals", "stale", ack.stale());
+    metrics_->Items("signals", "unknown", ack.unknown());
+    metrics_->Items("signals", "rejected", ack.result().rejected_size());
+    if (!stream->Write(ack)) break;  // the client went away
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ShardServiceImpl::PeekTop(grpc::ServerContext*,
+                                       const PeekTopRequest* request,
+                                       PeekTopResponse* response) {
+  return Run(
+      "PeekTop", [&](double now) { return shard_->PeekTop(*request, now); },
+      response);
+}
+
+grpc::Status ShardServiceImpl::Lease(grpc::ServerContext*,
+                                     const LeaseRequest* request,
+                                     LeaseResponse* response) {
+  grpc::Status s = Run(
+      "Lease", [&](double now) { return shard_->Lease(*request, now); },
+      response);
+  if (s.ok()) metrics_->Items("leases", "granted", response->leases_size());
+  return s;
+}
+
+grpc::Status ShardServiceImpl::ReportCrawls(grpc::ServerContext*,
+                                            const ReportCrawlsRequest* request,
+                                            ReportCrawlsResponse* response) {
+  grpc::Status s = Run(
+      "ReportCrawls",
+      [&](double now) { return shard_->ReportCrawls(*request, now); },
+      response);
+  if (s.ok()) {
+    metrics_->Items("reports", "changed", response->changed());
+    metrics_->Items("reports", "unchanged", response->unchanged());
+    metrics_->Items("reports", "undecided", response->undecided());
+    metrics_->Items("reports", "failed", response->failed());
+    metrics_->Items("reports", "gone", response->gone());
+    metrics_->Items("reports", "rejected", response->result().rejected_size());
+  }
+  return s;
+}
+
+grpc::Status ShardServiceImpl::GetUrlState(grpc::ServerContext*,
+                                           const GetUrlStateRequest* request,
+                                           UrlState* response) {
+  return Run(
+      "GetUrlState",
+      [&](double now) { return shard_->GetUrlState(*request, now); },
+      response);
+}
+
+grpc::Status ShardServiceImpl::GetStats(grpc::ServerContext*,
+                                        const GetStatsRequest*,
+                                        ShardStats* response) {
+  return Run(
+      "GetStats",
+      [&](double now) -> absl::StatusOr<ShardStats> {
+        return shard_->GetStats(now);
+      },
+      response);
+}
+
+grpc::Status ShardServiceImpl::SetHostPoliteness(
+    grpc::ServerContext*, const SetHostPolitenessRequest* request,
+    SetHostPolitenessResponse* response) {
+  grpc::Status s = Run(
+      "SetHostPoliteness",
+      [&](double now) { return shard_->SetHostPoliteness(*request, now); },
+      response);
+  if (s.ok()) CountRejected("hosts", response->result());
+  return s;
+}
+
+grpc::Status ShardServiceImpl::SetPolicy(grpc::ServerContext*,
+                                         const SetPolicyRequest* request,
+                                         SetPolicyResponse* response) {
+  return Run(
+      "SetPolicy", [&](double now) { return shard_->SetPolicy(*request, now); },
+      response);
+}
+
+void ShardServiceImpl::RefreshMetrics() {
+  ShardStats stats;
+  uint64_t memory;
+  {
+    absl::MutexLock lock(&mu_);
+    stats = shard_->GetStats(clock_->Now());
+    memory = shard_->MemoryBytes();
+  }
+  metrics_->Update(stats, memory);
+}
+
+absl::Status ShardServiceImpl::Flush() {
+  absl::MutexLock lock(&mu_);
+  return shard_->Flush();
+}
+
+}  // namespace services
+}  // namespace recrawl

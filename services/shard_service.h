@@ -1,0 +1,80 @@
+// The gRPC ShardService over a shard core: a thin adapter that serialises
+// calls into the core (which is not thread-safe), gives it the clock's
+// time, maps absl::Status to grpc::Status and counts what happened.
+#ifndef RECRAWL_SERVICES_SHARD_SERVICE_H_
+#define RECRAWL_SERVICES_SHARD_SERVICE_H_
+
+#include <cstdint>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/shard.grpc.pb.h"
+#include "services/clock.h"
+#include "services/shard_metrics.h"
+#include "shard/shard.h"
+
+namespace recrawl {
+namespace services {
+
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+class ShardServiceImpl final : public ShardService::Service {
+ public:
+  // `shard`, `clock` and `metrics` must outlive the service.
+  ShardServiceImpl(shard::Shard* shard, const Clock* clock,
+                   ShardMetrics* metrics)
+      : shard_(shard), clock_(clock), metrics_(metrics) {}
+
+  grpc::Status UpsertUrls(grpc::ServerContext* context,
+                          const UpsertUrlsRequest* request,
+                          UpsertUrlsResponse* response) override;
+  grpc::Status DeleteUrls(grpc::ServerContext* context,
+                          const DeleteUrlsRequest* request,
+                          DeleteUrlsResponse* response) override;
+  grpc::Status StreamSignals(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) override;
+  grpc::Status PeekTop(grpc::ServerContext* context,
+                       const PeekTopRequest* request,
+                       PeekTopResponse* response) override;
+  grpc::Status Lease(grpc::ServerContext* context, const LeaseRequest* request,
+                     LeaseResponse* response) override;
+  grpc::Status ReportCrawls(grpc::ServerContext* context,
+                            const ReportCrawlsRequest* request,
+                            ReportCrawlsResponse* response) override;
+  grpc::Status GetUrlState(grpc::ServerContext* context,
+                           const GetUrlStateRequest* request,
+                           UrlState* response) override;
+  grpc::Status GetStats(grpc::ServerContext* context,
+                        const GetStatsRequest* request,
+                        ShardStats* response) override;
+  grpc::Status SetHostPoliteness(grpc::ServerContext* context,
+                                 const SetHostPolitenessRequest* request,
+                                 SetHostPolitenessResponse* response) override;
+  grpc::Status SetPolicy(grpc::ServerContext* context,
+                         const SetPolicyRequest* request,
+                         SetPolicyResponse* response) override;
+
+  // Refreshes the metrics' gauges from the core's stats.
+  void RefreshMetrics();
+  // Flushes the store (graceful shutdown, after the server has drained).
+  absl::Status Flush();
+
+ private:
+  // Runs fn(now) under the lock and records the RPC.
+  template <typename Response, typename Fn>
+  grpc::Status Run(const char* method, Fn fn, Response* response);
+  void CountRejected(const char* kind, const BatchResult& result);
+
+  absl::Mutex mu_;
+  shard::Shard* const shard_ ABSL_PT_GUARDED_BY(mu_);
+  const Clock* const clock_;
+  ShardMetrics* const metrics_;
+};
+
+}  // namespace services
+}  // namespace recrawl
+
+#endif  // RECRAWL_SERVICES_SHARD_SERVICE_H_
