@@ -61,11 +61,11 @@ struct ShardOptions {
   uint32_t num_shards = 1;
 
   // The crawl value function and T_DELAY (main paper App. C) of a new
-  // store; a store keeps the ones last set (SetPolicy) unless
-  // override_settings.
+  // store; a store keeps the ones last set (SetPolicy) unless overridden.
   policy::CrawlPolicy policy = policy::CrawlPolicy::GreedyNcis();
   double t_delay = 0.0;
-  bool override_settings = false;
+  bool override_policy = false;
+  bool override_t_delay = false;
 
   // The change model of URLs whose upsert leaves it out (per second).
   double default_change_rate = 1.0 / 86400;
@@ -112,7 +112,13 @@ struct ShardOptions {
   // Lease ids are reserved in blocks of this many (one meta write each).
   uint64_t lease_id_block = uint64_t{1} << 20;
 
-  SchedulingIndex::Options index;
+  // The index's candidate pool: larger than the index's own default, which
+  // suits one pick at a time. A shard leases in batches and in bursts (many
+  // fetchers starting at once), and each time the pool runs dry the index
+  // lowers its level Λ by an O(m) rebuild; with 8192 candidates leases ran
+  // 1.6x (steady) to 4.7x (burst) faster at 3·10^5 URLs (shard_benchmark).
+  SchedulingIndex::Options index = {/*target_candidates=*/8192,
+                                    /*max_candidates=*/32768};
 };
 
 // What Open found in the store.

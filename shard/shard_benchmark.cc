@@ -1,0 +1,291 @@
+// The shard core's throughput, memory and start-up (issue 4's benchmarks),
+// next to RocksDB's raw put rate measured in the same run:
+//
+//   bazel run -c opt //shard:shard_benchmark -- --urls=1000000
+//
+// Phases: raw RocksDB puts (120-byte values, WAL, batches of 1000); bulk
+// upsert of the URLs; in-process signal ingestion (batches of --batch, WAL,
+// no fsync); leases and reports in batches of --batch in steady state (slot
+// times at the crawl rate) and a burst of leases at one time; resident
+// memory per URL; restart (open + scan + index build) warm and with the
+// store evicted from the page cache.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "rocksdb/db.h"
+#include "rocksdb/options.h"
+#include "rocksdb/write_batch.h"
+#include "shard/shard.h"
+#include "shard/store/url_store.h"
+
+ABSL_FLAG(int64_t, urls, 1000000, "URLs in the shard");
+ABSL_FLAG(int, batch, 256, "Items per signal, lease and report request");
+ABSL_FLAG(int64_t, signals, 2000000, "Signals to ingest");
+ABSL_FLAG(int64_t, leases, 200000,
+          "URLs to lease and report in the steady-state phase");
+ABSL_FLAG(int64_t, burst, 20000, "URLs to lease at one time");
+ABSL_FLAG(int, target_candidates, 0,
+          "Index option (0: its default): candidates after a rebuild");
+ABSL_FLAG(std::string, dir, "", "Working directory (default: a temp dir)");
+ABSL_FLAG(bool, keep, false, "Keep the directory afterwards");
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+template <typename T>
+T Check(absl::StatusOr<T> v) {
+  if (!v.ok()) {
+    std::fprintf(stderr, "%s\n", v.status().ToString().c_str());
+    std::exit(1);
+  }
+  return *std::move(v);
+}
+
+void Check(const absl::Status& s) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    std::exit(1);
+  }
+}
+
+int64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+std::string Url(int64_t i) {
+  return absl::StrCat("https://www.site", i % 50000, ".com/section", i % 97,
+                      "/page-", i, ".html?id=", i * 7919 % 1000003);
+}
+
+void EvictFromPageCache(const std::string& dir) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const int fd = open(entry.path().c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+  }
+}
+
+// RocksDB alone: random 8-byte keys, 120-byte values, WriteBatch of 1000,
+// WAL on, default options.
+double RawPutRate(const std::string& dir, int64_t n) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  if (!rocksdb::DB::Open(options, dir, &raw).ok()) std::exit(1);
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::mt19937_64 rng(3);
+  std::string value(120, 'v');
+  rocksdb::WriteBatch batch;
+  const Clock::time_point start = Clock::now();
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t key = rng();
+    for (int k = 0; k < 8; ++k) value[k] = static_cast<char>(rng());
+    batch.Put(rocksdb::Slice(reinterpret_cast<const char*>(&key), 8), value);
+    if (batch.Count() == 1000) {
+      if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
+      batch.Clear();
+    }
+  }
+  if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
+  return n / Seconds(start);
+}
+
+std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
+  UrlStoreOptions store_options;
+  store_options.block_cache_bytes = size_t{8} << 20;
+  std::unique_ptr<UrlStore> store = Check(UrlStore::Open(dir, store_options));
+  ShardOptions options;
+  if (const int target = absl::GetFlag(FLAGS_target_candidates); target > 0) {
+    options.index.target_candidates = target;
+    options.index.max_candidates = 4 * target;
+  }
+  return Check(Shard::Open(std::move(store), options, now));
+}
+
+void Run() {
+  const int64_t n = absl::GetFlag(FLAGS_urls);
+  const int batch = absl::GetFlag(FLAGS_batch);
+  std::string dir = absl::GetFlag(FLAGS_dir);
+  if (dir.empty()) {
+    dir = (std::filesystem::temp_directory_path() /
+           absl::StrCat("recrawl_shard_bench_", getpid()))
+              .string();
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+
+  const double raw = RawPutRate(dir + "/raw", n);
+  std::filesystem::remove_all(dir + "/raw");
+  std::printf("rocksdb raw put (120 B, WAL, batches of 1000): %.0fK/s\n",
+              raw / 1e3);
+
+  double now = 1.7e9;
+  const int64_t rss_before = ResidentBytes();
+  std::unique_ptr<Shard> shard = OpenShard(dir + "/shard", now);
+  {
+    const Clock::time_point start = Clock::now();
+    UpsertUrlsRequest req;
+    for (int64_t i = 0; i < n; ++i) {
+      UrlSpec* spec = req.add_urls();
+      spec->set_url(Url(i));
+      spec->set_importance(u(rng));
+      spec->set_last_crawl_time(now - 86400 * u(rng));
+      if (req.urls_size() == 1000 || i + 1 == n) {
+        Check(shard->UpsertUrls(req, now));
+        req.Clear();
+      }
+    }
+    const double s = Seconds(start);
+    std::printf("upsert %lld URLs (batches of 1000): %.2f s, %.0fK/s (%.2f x "
+                "raw put)\n",
+                static_cast<long long>(n), s, n / s / 1e3, n / s / raw);
+  }
+  // The first pick builds the index's level: part of being ready.
+  PeekTopRequest peek;
+  peek.set_k(1);
+  Check(shard->PeekTop(peek, now));
+  const int64_t rss = ResidentBytes() - rss_before;
+  std::printf("resident memory: %.0f bytes/URL (core tables %.0f bytes/URL, "
+              "of which index %.0f; page slot %zu bytes)\n",
+              static_cast<double>(rss) / n,
+              static_cast<double>(shard->MemoryBytes()) / n,
+              static_cast<double>(shard->index().MemoryBytes()) / n,
+              sizeof(PageSlot));
+
+  std::vector<std::string> urls(n);
+  for (int64_t i = 0; i < n; ++i) urls[i] = Url(i);
+  {
+    const int64_t total = absl::GetFlag(FLAGS_signals);
+    SignalBatch sb;
+    int64_t counted = 0;
+    std::vector<SignalBatch> batches;
+    const Clock::time_point start = Clock::now();
+    for (int64_t i = 0; i < total;) {
+      sb.Clear();
+      for (int k = 0; k < batch && i < total; ++k, ++i) {
+        Signal* s = sb.add_signals();
+        s->set_url(urls[rng() % n]);
+        s->set_source(SIGNAL_SOURCE_CDN);
+      }
+      now += 1e-3;
+      counted += Check(shard->IngestSignals(sb, now)).counted();
+    }
+    const double s = Seconds(start);
+    std::printf("signals in process, batches of %d, WAL: %.0fK/s (%.2f x raw "
+                "put; %lld counted)\n",
+                batch, total / s / 1e3, total / s / raw,
+                static_cast<long long>(counted));
+  }
+  {
+    // Steady state: slots at rate R = m / day (each URL crawled about daily),
+    // each lease batch reported right after its last slot.
+    const int64_t total = absl::GetFlag(FLAGS_leases);
+    const double rate = n / 86400.0;
+    LeaseRequest lease;
+    lease.set_holder("bench");
+    lease.set_lease_duration(3600);
+    ReportCrawlsRequest report;
+    double lease_s = 0, report_s = 0;
+    int64_t leased = 0;
+    while (leased < total) {
+      lease.clear_slot_times();
+      for (int k = 0; k < batch; ++k) {
+        now += 1.0 / rate;
+        lease.add_slot_times(now);
+      }
+      Clock::time_point start = Clock::now();
+      const LeaseResponse r = Check(shard->Lease(lease, now));
+      lease_s += Seconds(start);
+      if (r.leases_size() == 0) break;
+      leased += r.leases_size();
+      report.Clear();
+      for (const LeasedUrl& l : r.leases()) {
+        CrawlReport* c = report.add_reports();
+        c->set_lease_id(l.lease_id());
+        c->set_fetch_time(l.slot_time());
+        c->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED
+                                 : CRAWL_OUTCOME_UNCHANGED);
+      }
+      start = Clock::now();
+      Check(shard->ReportCrawls(report, now));
+      report_s += Seconds(start);
+    }
+    std::printf("steady state at R = %.1f/s, batches of %d: leases %.0fK "
+                "URLs/s (%.2f x raw put), reports %.0fK/s (%.2f x raw put)\n",
+                rate, batch, leased / lease_s / 1e3, leased / lease_s / raw,
+                leased / report_s / 1e3, leased / report_s / raw);
+  }
+  {
+    // A burst: the top URLs all at one time (e.g. fetchers starting up),
+    // which makes the index lower its level Λ in O(m) steps.
+    const int64_t total = absl::GetFlag(FLAGS_burst);
+    LeaseRequest lease;
+    lease.set_holder("burst");
+    int64_t leased = 0;
+    const Clock::time_point start = Clock::now();
+    while (leased < total) {
+      lease.clear_slot_times();
+      for (int k = 0; k < batch; ++k) lease.add_slot_times(now);
+      const LeaseResponse r = Check(shard->Lease(lease, now));
+      if (r.leases_size() == 0) break;
+      leased += r.leases_size();
+    }
+    const double s = Seconds(start);
+    std::printf("burst of %lld leases at one time: %.0fK URLs/s\n",
+                static_cast<long long>(leased), leased / s / 1e3);
+  }
+
+  shard.reset();
+  for (const bool cold : {false, true}) {
+    if (cold) EvictFromPageCache(dir + "/shard");
+    const Clock::time_point start = Clock::now();
+    shard = OpenShard(dir + "/shard", now);
+    Check(shard->PeekTop(peek, now));
+    const double s = Seconds(start);
+    std::printf("restart %s: open + scan + index + first pick %.2f s "
+                "(%lld URLs, %lld leases)\n",
+                cold ? "cold" : "warm", s,
+                static_cast<long long>(shard->startup().urls),
+                static_cast<long long>(shard->startup().leases));
+    shard.reset();
+  }
+  if (!absl::GetFlag(FLAGS_keep)) std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace shard
+}  // namespace recrawl
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  recrawl::shard::Run();
+  return 0;
+}
