@@ -92,13 +92,14 @@ absl::Status Shard::Start(double now) {
           meta->num_shards(), ", not ", options_.shard_index, " of ",
           options_.num_shards));
     }
-    if (!options_.override_settings) {
+    if (!options_.override_policy) {
       absl::StatusOr<policy::CrawlPolicy> stored =
           PolicyFromProto(meta->policy(), options_.max_approx_terms);
       if (stored.ok()) policy_ = *stored;
-      if (meta->t_delay() >= 0.0 && meta->t_delay() <= options_.max_t_delay) {
-        t_delay_ = meta->t_delay();
-      }
+    }
+    if (!options_.override_t_delay && meta->t_delay() >= 0.0 &&
+        meta->t_delay() <= options_.max_t_delay) {
+      t_delay_ = meta->t_delay();
     }
     next_lease_id_ = std::max<uint64_t>(meta->lease_id_limit(), 1);
   } else if (!absl::IsNotFound(meta.status())) {

@@ -111,13 +111,16 @@ TEST_F(ShardRestartTest, PolicyAndTDelayPersist) {
   EXPECT_EQ(stats.policy().approx_terms(), 2);
   EXPECT_EQ(stats.t_delay(), 15);
   // Options given explicitly win over the stored settings.
-  options_.override_settings = true;
+  options_.override_policy = true;
   options_.policy = policy::CrawlPolicy::Greedy();
-  options_.t_delay = 0;
   Open();
   stats = shard_->GetStats(now_);
   EXPECT_EQ(stats.policy().kind(), POLICY_KIND_GREEDY);
-  EXPECT_EQ(stats.t_delay(), 0);
+  EXPECT_EQ(stats.t_delay(), 15);
+  options_.override_t_delay = true;
+  options_.t_delay = 0;
+  Open();
+  EXPECT_EQ(shard_->GetStats(now_).t_delay(), 0);
 }
 
 TEST_F(ShardRestartTest, BadPolicyRequestsAreRejected) {
