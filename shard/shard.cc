@@ -222,7 +222,7 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
     observed_crawls_sum_ += slot.learning.crawls;
   }
 
-  index_.Upsert(page, model, slot.host, last_crawl);
+  index_.Upsert(page, IndexView(model), slot.host, last_crawl);
   for (int n = 0; n < slot.n_cis; ++n) index_.RecordSignal(page, last_crawl);
   const LeaseRecord& lease = record.lease();
   if (lease.id() != 0 && std::isfinite(lease.deadline())) {
@@ -249,6 +249,18 @@ bool Shard::IndexableModel(const policy::PageParams& p, double max_rate) {
   return std::isfinite(p.importance) && p.importance >= 0.0 &&
          rate(p.change_rate) && rate(p.false_rate) && p.recall >= 0.0 &&
          p.recall <= 1.0;
+}
+
+policy::PageParams Shard::IndexView(const policy::PageParams& model) const {
+  const double signalled = model.recall * model.change_rate;
+  if (signalled >= options_.min_signal_precision *
+                       (signalled + model.false_rate)) {
+    return model;
+  }
+  policy::PageParams view = model;
+  view.recall = 0.0;
+  view.false_rate = 0.0;
+  return view;
 }
 
 policy::PageParams Shard::Defaults() const {

@@ -278,7 +278,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
       slot.change_rate = static_cast<float>(fit.params.change_rate);
       slot.recall = static_cast<float>(fit.params.recall);
       slot.false_rate = static_cast<float>(fit.params.false_rate);
-      index_.Upsert(page, fit.params, slot.host, fetch_time);
+      index_.Upsert(page, IndexView(fit.params), slot.host, fetch_time);
       ChangeModel* estimate = patch.mutable_estimate();
       estimate->set_change_rate(fit.params.change_rate);
       estimate->set_recall(fit.params.recall);

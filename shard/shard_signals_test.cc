@@ -163,6 +163,21 @@ TEST_F(ShardSignalsTest, OversizedBatchIsRejectedWhole) {
   EXPECT_THAT(ack.status().message(), HasSubstr("signals: 3 items"));
 }
 
+// Signals of negligible precision are ranked as no signals (the exact NCIS
+// value would cost time linear in ν/Δ), while the model keeps ν.
+TEST_F(ShardSignalsTest, NegligibleSignalsAreIgnoredInRanking) {
+  Upsert({Spec("https://noisy.com/", 1.0, 1e-5, 1e-6, 1e-1),
+          Spec("https://plain.com/", 1.0, 1e-5, 0.0, 0.0)});
+  now_ = 5000;
+  Signals({MakeSignal("https://noisy.com/", 4000),
+           MakeSignal("https://noisy.com/", 4500)});
+  const UrlState noisy = State("https://noisy.com/");
+  EXPECT_EQ(noisy.signals_since_crawl(), 2u);
+  EXPECT_FLOAT_EQ(noisy.estimate().false_rate(), 0.1);
+  EXPECT_DOUBLE_EQ(noisy.crawl_value(),
+                   State("https://plain.com/").crawl_value());
+}
+
 TEST_F(ShardSignalsTest, SignalsWhileLeasedCountAfterwards) {
   Add("https://a.com/");
   ASSERT_EQ(Lease(1).leases_size(), 1);

@@ -177,7 +177,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
-  index_.Upsert(page, model, host_id, slot.last_crawl);
+  index_.Upsert(page, IndexView(model), host_id, slot.last_crawl);
 
   UrlRecord patch;
   patch.set_politeness_host(host);
@@ -208,7 +208,7 @@ PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
   slot.learning = InitLearning(model);
-  index_.Upsert(page, model, slot.host, last_crawl);
+  index_.Upsert(page, IndexView(model), slot.host, last_crawl);
 
   record->set_url(url.spec());
   record->set_politeness_host(std::string(host));
