@@ -76,7 +76,8 @@ class ShardServerTest : public ::testing::Test {
                     .Start("services/shard_server",
                            {"--data_dir=" + dir_ + "/data", "--port=0",
                             "--metrics_port=0", "--host=127.0.0.1",
-                            "--max_batch_items=100", "--t_delay=5", "--drain_seconds=2"},
+                            "--max_batch_items=100", "--t_delay=5",
+                            "--drain_seconds=2"},
                            dir_ + "/port", dir_ + "/log")
                     .ok())
         << Log();

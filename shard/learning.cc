@@ -261,7 +261,9 @@ LearnedModel Fit(const LearningState& state, double importance,
   const PriorData prior = DerivePrior(state, options.max_log_signal_factor);
   const double lo[2] = {options.min_alpha, 0.0};
   const double hi[2] = {options.max_alpha, options.max_log_signal_factor};
-  auto clamp = [&](int i, double v) { return std::min(std::max(v, lo[i]), hi[i]); };
+  auto clamp = [&](int i, double v) {
+    return std::min(std::max(v, lo[i]), hi[i]);
+  };
 
   // Start at the prior, moved off 0 where a point would make ℓ = −∞.
   double theta[2] = {clamp(0, prior.alpha > 0.0 ? prior.alpha : 1e-6),

@@ -44,8 +44,8 @@ absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req,
     t = req.time();
   }
   pick_time_ = std::max(pick_time_, t);
-  const int k = static_cast<int>(
-      std::min<uint32_t>(req.k(), static_cast<uint32_t>(options_.max_batch_items)));
+  const int k = static_cast<int>(std::min<uint32_t>(
+      req.k(), static_cast<uint32_t>(options_.max_batch_items)));
   PeekTopResponse response;
   response.set_time(pick_time_);
   for (const PickedPage& p : index_.PickTop(pick_time_, k)) {
@@ -100,6 +100,14 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
     const double deadline = pick_time_ + duration;
     leases_.Grant(id, page, req.holder(), deadline);
     index_.Lease(page);
+    // The fetch will hit the host at about the slot time: its other URLs
+    // wait the host's minimum delay from then, as after a crawl (the index
+    // learns of the crawl itself only from the report).
+    const HostTable::Host& host = hosts_.Politeness(pages_[page].host);
+    if (host.min_delay > 0.0) {
+      index_.BlockHost(pages_[page].host, std::max(host.blocked_until,
+                                                   pick_time_ + host.min_delay));
+    }
     patch.Clear();
     LeaseRecord* lease = patch.mutable_lease();
     lease->set_id(id);

@@ -275,6 +275,25 @@ TEST_F(ShardCrawlsTest, HostMinimumDelaySpacesCrawlsOfAHost) {
   EXPECT_EQ(PeekUrls(1), std::vector<std::string>({"https://h.com/2"}));
 }
 
+// A lease counts as a crawl of its host for politeness: a second URL of
+// the host is not leased before the minimum delay has passed.
+TEST_F(ShardCrawlsTest, LeasesRespectTheHostMinimumDelay) {
+  Upsert({Spec("https://h.com/1", 2.0), Spec("https://h.com/2", 1.0)});
+  SetHostPolitenessRequest req;
+  req.add_hosts()->set_host("h.com");
+  req.mutable_hosts(0)->set_min_delay(60);
+  ASSERT_TRUE(shard_->SetHostPoliteness(req, now_).ok());
+  now_ += 3600;
+  LeaseRequest lease;
+  for (double dt : {0.0, 0.0, 30.0, 61.0}) lease.add_slot_times(now_ + dt);
+  absl::StatusOr<LeaseResponse> r = shard_->Lease(lease, now_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->leases_size(), 2);
+  EXPECT_EQ(r->leases(0).url(), "https://h.com/1");
+  EXPECT_EQ(r->leases(1).url(), "https://h.com/2");
+  EXPECT_EQ(r->leases(1).slot_time(), now_ + 61.0);
+}
+
 TEST_F(ShardCrawlsTest, BlockedHostsAreNotOffered) {
   Upsert({Spec("https://h.com/", 2.0), Spec("https://other.com/", 1.0)});
   SetHostPolitenessRequest req;

@@ -55,7 +55,8 @@ TEST_F(ShardRestartTest, EverythingAcknowledgedSurvivesARestart) {
   EXPECT_EQ(b.last_crawl_time(), 1900);
   EXPECT_EQ(b.observed_crawls(), 2u);
   EXPECT_EQ(b.recent_outcomes_size(), 2);
-  EXPECT_DOUBLE_EQ(b.estimate().change_rate(), b_before.estimate().change_rate());
+  EXPECT_DOUBLE_EQ(b.estimate().change_rate(),
+                   b_before.estimate().change_rate());
   EXPECT_EQ(b.crawl_value(), b_before.crawl_value());
 
   EXPECT_EQ(State("https://c.com/").signals_since_crawl(), 2u);

@@ -1,0 +1,253 @@
+// Throughput of a real shard server over gRPC on loopback (issue 4):
+// signals over one stream, leases and reports in batches, next to RocksDB's
+// raw put rate measured in the same run.
+//
+//   bazel build //services:shard_server //services:shard_server_benchmark
+//   bazel-bin/services/shard_server_benchmark \
+//       --server=bazel-bin/services/shard_server --urls=1000000
+//
+// Client and server share the machine's cores, as the issue's orientation
+// numbers do.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/shard.grpc.pb.h"
+#include "rocksdb/db.h"
+#include "rocksdb/options.h"
+#include "rocksdb/write_batch.h"
+#include "services/server_process.h"
+
+ABSL_FLAG(std::string, server, "services/shard_server", "Server binary");
+ABSL_FLAG(int64_t, urls, 1000000, "URLs in the shard");
+ABSL_FLAG(int, batch, 256, "Items per request");
+ABSL_FLAG(int64_t, signals, 2000000, "Signals to stream");
+ABSL_FLAG(int, window, 8, "Signal batches in flight on the stream");
+ABSL_FLAG(int64_t, leases, 200000, "URLs to lease, then report");
+ABSL_FLAG(std::string, dir, "", "Working directory (default: a temp dir)");
+
+namespace recrawl {
+namespace services {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+void Check(const grpc::Status& s, const char* what) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", what, s.error_message().c_str());
+    std::exit(1);
+  }
+}
+
+std::string Url(int64_t i) {
+  return absl::StrCat("https://www.site", i % 50000, ".com/section", i % 97,
+                      "/page-", i, ".html?id=", i * 7919 % 1000003);
+}
+
+double RawPutRate(const std::string& dir, int64_t n) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  if (!rocksdb::DB::Open(options, dir, &raw).ok()) std::exit(1);
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::mt19937_64 rng(3);
+  std::string value(120, 'v');
+  rocksdb::WriteBatch batch;
+  const Clock::time_point start = Clock::now();
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t key = rng();
+    for (int k = 0; k < 8; ++k) value[k] = static_cast<char>(rng());
+    batch.Put(rocksdb::Slice(reinterpret_cast<const char*>(&key), 8), value);
+    if (batch.Count() == 1000) {
+      if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
+      batch.Clear();
+    }
+  }
+  if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
+  return n / Seconds(start);
+}
+
+// Streams `total` signals in batches with up to `window` unacknowledged.
+double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total,
+                     int batch, int window) {
+  grpc::ClientContext ctx;
+  auto stream = stub->StreamSignals(&ctx);
+  std::mutex mu;
+  std::condition_variable cv;
+  int in_flight = 0;
+  const int64_t batches = (total + batch - 1) / batch;
+  std::vector<SignalBatch> prepared(64);
+  std::mt19937_64 rng(5);
+  for (SignalBatch& b : prepared) {
+    for (int k = 0; k < batch; ++k) {
+      Signal* s = b.add_signals();
+      s->set_url(Url(rng() % urls));
+      s->set_source(SIGNAL_SOURCE_CDN);
+    }
+  }
+  const Clock::time_point start = Clock::now();
+  std::thread reader([&] {
+    SignalBatchAck ack;
+    for (int64_t i = 0; i < batches; ++i) {
+      if (!stream->Read(&ack)) {
+        std::fprintf(stderr, "stream broke\n");
+        std::exit(1);
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      --in_flight;
+      cv.notify_one();
+    }
+  });
+  for (int64_t i = 0; i < batches; ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return in_flight < window; });
+      ++in_flight;
+    }
+    SignalBatch& b = prepared[i % prepared.size()];
+    b.set_sequence(i);
+    stream->Write(b);
+  }
+  reader.join();
+  const double s = Seconds(start);
+  stream->WritesDone();
+  Check(stream->Finish(), "stream");
+  return batches * batch / s;
+}
+
+void Run() {
+  const int64_t n = absl::GetFlag(FLAGS_urls);
+  const int batch = absl::GetFlag(FLAGS_batch);
+  std::string dir = absl::GetFlag(FLAGS_dir);
+  if (dir.empty()) {
+    dir = (std::filesystem::temp_directory_path() /
+           absl::StrCat("recrawl_server_bench_", getpid()))
+              .string();
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+
+  const double raw = RawPutRate(dir + "/raw", n);
+  std::filesystem::remove_all(dir + "/raw");
+  std::printf("rocksdb raw put (120 B, WAL, batches of 1000): %.0fK/s\n",
+              raw / 1e3);
+
+  ServerProcess server;
+  const absl::Status started = server.Start(
+      absl::GetFlag(FLAGS_server),
+      {"--data_dir=" + dir + "/shard", "--port=0", "--host=127.0.0.1",
+       "--block_cache_mb=8"},
+      dir + "/port", dir + "/log");
+  if (!started.ok()) {
+    std::fprintf(stderr, "%s\n", started.ToString().c_str());
+    std::exit(1);
+  }
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  auto stub = ShardService::NewStub(grpc::CreateCustomChannel(
+      absl::StrCat("127.0.0.1:", server.port()),
+      grpc::InsecureChannelCredentials(), args));
+
+  {
+    std::mt19937_64 rng(1);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const double now = std::chrono::duration<double>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+    const Clock::time_point start = Clock::now();
+    UpsertUrlsRequest req;
+    for (int64_t i = 0; i < n; ++i) {
+      UrlSpec* s = req.add_urls();
+      s->set_url(Url(i));
+      s->set_importance(u(rng));
+      s->set_last_crawl_time(now - 86400 * u(rng));
+      if (req.urls_size() == 1000 || i + 1 == n) {
+        grpc::ClientContext ctx;
+        UpsertUrlsResponse resp;
+        Check(stub->UpsertUrls(&ctx, req, &resp), "upsert");
+        req.Clear();
+      }
+    }
+    std::printf("upsert over gRPC, batches of 1000: %.0fK URLs/s\n",
+                n / Seconds(start) / 1e3);
+  }
+  const double signals =
+      StreamSignals(stub.get(), n, absl::GetFlag(FLAGS_signals), batch,
+                    absl::GetFlag(FLAGS_window));
+  std::printf("signals over one stream, batches of %d, %d in flight: %.0fK/s "
+              "(%.2f x raw put)\n",
+              batch, absl::GetFlag(FLAGS_window), signals / 1e3, signals / raw);
+
+  // Leases at the server's current time (slot time 0 is taken as now), then
+  // reports of them by lease id.
+  std::vector<uint64_t> ids;
+  {
+    LeaseRequest req;
+    req.set_holder("bench");
+    req.set_lease_duration(3600);
+    for (int k = 0; k < batch; ++k) req.add_slot_times(0.0);
+    const Clock::time_point start = Clock::now();
+    while (static_cast<int64_t>(ids.size()) < absl::GetFlag(FLAGS_leases)) {
+      grpc::ClientContext ctx;
+      LeaseResponse resp;
+      Check(stub->Lease(&ctx, req, &resp), "lease");
+      if (resp.leases_size() == 0) break;
+      for (const LeasedUrl& l : resp.leases()) ids.push_back(l.lease_id());
+    }
+    const double s = Seconds(start);
+    std::printf("leases over gRPC, batches of %d: %.0fK URLs/s (%.2f x raw "
+                "put)\n",
+                batch, ids.size() / s / 1e3, ids.size() / s / raw);
+  }
+  {
+    std::mt19937_64 rng(9);
+    const Clock::time_point start = Clock::now();
+    for (size_t i = 0; i < ids.size();) {
+      ReportCrawlsRequest req;
+      for (int k = 0; k < batch && i < ids.size(); ++k, ++i) {
+        CrawlReport* r = req.add_reports();
+        r->set_lease_id(ids[i]);
+        r->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED
+                                 : CRAWL_OUTCOME_UNCHANGED);
+      }
+      grpc::ClientContext ctx;
+      ReportCrawlsResponse resp;
+      Check(stub->ReportCrawls(&ctx, req, &resp), "report");
+    }
+    const double s = Seconds(start);
+    std::printf("reports over gRPC, batches of %d: %.0fK/s (%.2f x raw put)\n",
+                batch, ids.size() / s / 1e3, ids.size() / s / raw);
+  }
+  server.Stop(SIGTERM);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace services
+}  // namespace recrawl
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  recrawl::services::Run();
+  return 0;
+}
