@@ -1,12 +1,13 @@
 #include "shard/page_table.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace recrawl {
 namespace shard {
 namespace {
 
-void PutVarint(size_t v, std::string* out) {
+void PutVarint(size_t v, std::vector<char>* out) {
   while (v >= 0x80) {
     out->push_back(static_cast<char>((v & 0x7f) | 0x80));
     v >>= 7;
@@ -15,7 +16,7 @@ void PutVarint(size_t v, std::string* out) {
 }
 
 // The entry at `offset`: its bytes, and the size of the whole entry.
-absl::string_view GetEntry(const std::string& arena, size_t offset,
+absl::string_view GetEntry(const std::vector<char>& arena, size_t offset,
                            size_t* entry_size) {
   size_t len = 0;
   int shift = 0;
@@ -27,7 +28,7 @@ absl::string_view GetEntry(const std::string& arena, size_t offset,
   }
   ++i;
   *entry_size = i - offset + len;
-  return absl::string_view(arena).substr(i, len);
+  return absl::string_view(arena.data() + i, len);
 }
 
 }  // namespace
@@ -101,8 +102,15 @@ bool PageTable::SetUrl(PageId page, absl::string_view prefix,
   PageSlot& slot = slots_[page];
   slot.prefix = prefix_id;
   slot.path = static_cast<uint32_t>(arena_.size());
+  // Grown by an eighth at a time, not doubled: the arena is a large part of
+  // a shard's memory (amortised copying stays O(1) per byte). A vector, as
+  // std::string's reserve doubles anyway.
+  const size_t needed = arena_.size() + path.size() + 10;
+  if (needed > arena_.capacity()) {
+    arena_.reserve(std::max(needed, arena_.size() + arena_.size() / 8 + 4096));
+  }
   PutVarint(path.size(), &arena_);
-  arena_.append(path.data(), path.size());
+  arena_.insert(arena_.end(), path.begin(), path.end());
   return true;
 }
 
@@ -123,14 +131,15 @@ std::string PageTable::Url(PageId page) const {
 
 // Copies the live entries into a new arena, in page order.
 void PageTable::CompactArena() {
-  std::string arena;
+  std::vector<char> arena;
   arena.reserve(arena_.size() - garbage_);
   for (PageSlot& slot : slots_) {
     if (!slot.in_use || slot.path == kNoPath) continue;
     size_t entry_size;
     GetEntry(arena_, slot.path, &entry_size);
     const size_t offset = arena.size();
-    arena.append(arena_, slot.path, entry_size);
+    arena.insert(arena.end(), arena_.begin() + slot.path,
+                 arena_.begin() + slot.path + entry_size);
     slot.path = static_cast<uint32_t>(offset);
   }
   arena_ = std::move(arena);

@@ -121,7 +121,7 @@ class PageTable {
   absl::flat_hash_map<std::string, uint32_t> prefix_ids_;
   // Varint length, then the bytes; freed entries are garbage until the next
   // compaction.
-  std::string arena_;
+  std::vector<char> arena_;
   size_t garbage_ = 0;
 };
 
