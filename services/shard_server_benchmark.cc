@@ -106,6 +106,7 @@ double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total,
     }
   }
   const Clock::time_point start = Clock::now();
+  int64_t counted = 0;
   std::thread reader([&] {
     SignalBatchAck ack;
     for (int64_t i = 0; i < batches; ++i) {
@@ -113,6 +114,7 @@ double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total,
         std::fprintf(stderr, "stream broke\n");
         std::exit(1);
       }
+      counted += ack.counted();
       std::lock_guard<std::mutex> lock(mu);
       --in_flight;
       cv.notify_one();
@@ -132,6 +134,11 @@ double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total,
   const double s = Seconds(start);
   stream->WritesDone();
   Check(stream->Finish(), "stream");
+  if (counted != batches * batch) {
+    std::printf("  (%lld of %lld signals counted)\n",
+                static_cast<long long>(counted),
+                static_cast<long long>(batches * batch));
+  }
   return batches * batch / s;
 }
 

@@ -30,13 +30,18 @@ namespace shard {
 inline constexpr PageId kNoPage = ~PageId{0};
 
 // What a shard needs per URL on its hot paths (signals, picks, reports)
-// besides what the index holds. 152 bytes.
+// besides what the index holds. 160 bytes.
 struct PageSlot {
   UrlId id = 0;
   double last_crawl = 0.0;
   // Bloom filter of the keys of the signals counted since the last crawl
   // (signal_keys.h).
   uint64_t signal_filter = 0;
+  // The latest time of a signal counted since the last crawl, as seconds
+  // after it rounded up (negative: none). A signal later than that cannot
+  // be a redelivery, so the filter is asked only about earlier ones: in-order
+  // signals are never mistaken for duplicates however many arrive.
+  float latest_signal = -1.0f;
   HostId host = 0;       // politeness host (HostRegistry)
   uint32_t prefix = 0;   // interned "scheme://authority"
   uint32_t path = 0;     // arena offset of the path and query
@@ -54,6 +59,7 @@ struct PageSlot {
   bool has_digest = false;
   LearningState learning;
 };
+static_assert(sizeof(PageSlot) <= 160, "PageSlot grew: it is per URL");
 
 class PageTable {
  public:

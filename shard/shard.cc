@@ -210,6 +210,10 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
     slot.has_digest = true;
     slot.digest = static_cast<uint32_t>(Fingerprint64(record.content_digest()));
   }
+  if (slot.n_cis > 0 && record.has_last_signal_time()) {
+    slot.latest_signal = std::max(
+        LatestSignalOffset(record.last_signal_time() - last_crawl), 0.0f);
+  }
   // The newest n_cis keys are those of the signals since the last crawl:
   // each counted signal appended one.
   const int keys = record.recent_signal_keys_size();

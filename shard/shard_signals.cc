@@ -76,6 +76,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       }
       PageSlot& slot = pages_[created];
       slot.n_cis = 1;
+      slot.latest_signal = 0.0f;
       AddSignal(key, &slot.signal_filter);
       index_.RecordSignal(created, t);
       record.set_signals_since_crawl(1);
@@ -93,7 +94,9 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       ++stale;
       continue;
     }
-    if (MayContainSignal(slot.signal_filter, key)) {
+    const double offset = t - slot.last_crawl;
+    if (offset <= slot.latest_signal &&
+        MayContainSignal(slot.signal_filter, key)) {
       ++duplicate;
       continue;
     }
@@ -102,7 +105,10 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     index_.RecordSignal(page, t);
     patch.Clear();
     patch.set_signals_since_crawl(slot.n_cis);
-    patch.set_last_signal_time(t);
+    if (offset > slot.latest_signal) {
+      slot.latest_signal = LatestSignalOffset(offset);
+      patch.set_last_signal_time(t);  // the latest, exactly
+    }
     patch.add_recent_signal_keys(key);
     batch_.PatchUrl(id, patch);
     ++counted;

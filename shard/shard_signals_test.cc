@@ -87,6 +87,31 @@ TEST_F(ShardSignalsTest, DuplicateDeliveriesCountOnce) {
   EXPECT_EQ(State("https://a.com/").signals_since_crawl(), 3u);
 }
 
+// However many signals a URL gets before its next crawl, later ones are
+// counted (the duplicate filter is only asked about redeliveries, which
+// repeat an earlier time), and redeliveries are still caught.
+TEST_F(ShardSignalsTest, ManySignalsInTimeOrderAreAllCounted) {
+  Add("https://a.com/");
+  now_ = 2000;
+  std::vector<Signal> signals;
+  for (int i = 0; i < 500; ++i) {
+    signals.push_back(MakeSignal("https://a.com/", 1000.5 + i));
+  }
+  EXPECT_EQ(Signals(signals).counted(), 500u);
+  EXPECT_EQ(State("https://a.com/").last_signal_time(), 1499.5);
+  Open();
+  const SignalBatchAck again = Signals({MakeSignal("https://a.com/", 1499.5),
+                                        MakeSignal("https://a.com/", 1600)});
+  EXPECT_EQ(again.duplicate(), 1u);
+  EXPECT_EQ(again.counted(), 1u);
+  // An out-of-order signal (earlier than the latest) is counted too unless
+  // the filter, full of 501 keys, takes it for a duplicate: either way it
+  // is accounted for.
+  const SignalBatchAck late = Signals({MakeSignal("https://a.com/", 1200.25)});
+  EXPECT_EQ(late.counted() + late.duplicate(), 1u);
+  EXPECT_EQ(State("https://a.com/").last_signal_time(), 1600);
+}
+
 TEST_F(ShardSignalsTest, FutureTimesAreRejectedBeyondTheSkew) {
   options_.max_clock_skew = 60;
   Open();

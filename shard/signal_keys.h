@@ -8,15 +8,19 @@
 // of the keys counted since the last crawl (4 bits per key), cleared by the
 // crawl. With n keys in it a new signal is taken for a duplicate with
 // probability (1 − e^{−4n/64})⁴: 1.4e-5 for n = 1, 2.4e-3 for n = 4, 2.4%
-// for n = 8; by then the URL has had many signals since its crawl and one
-// missed signal changes its τ_eff little. Records keep the latest keys
+// for n = 8, 16% for n = 16. The shard asks the filter only about signals
+// no later than the latest one counted (PageSlot::latest_signal): a
+// redelivery repeats a counted time, while signals arriving in time order
+// are never taken for duplicates. Records keep the latest keys
 // (UrlRecord.recent_signal_keys), from which the filter is rebuilt at
 // start-up.
 #ifndef RECRAWL_SHARD_SIGNAL_KEYS_H_
 #define RECRAWL_SHARD_SIGNAL_KEYS_H_
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "proto/common.pb.h"
 #include "shard/url_id.h"
@@ -49,6 +53,17 @@ inline bool MayContainSignal(uint64_t filter, uint64_t key) {
 
 inline void AddSignal(uint64_t key, uint64_t* filter) {
   *filter |= SignalKeyBits(key);
+}
+
+// PageSlot::latest_signal for a signal `seconds` after the last crawl:
+// rounded up to a float, so that a redelivery of the latest signal is never
+// taken for a later one.
+inline float LatestSignalOffset(double seconds) {
+  float f = static_cast<float>(seconds);
+  if (static_cast<double>(f) < seconds) {
+    f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  }
+  return f;
 }
 
 }  // namespace shard
