@@ -12,6 +12,7 @@
 #include "shard/batch_result.h"
 #include "shard/learning_record.h"
 #include "shard/policy_proto.h"
+#include "shard/signal_journal.h"
 #include "shard/signal_keys.h"
 #include "shard/url_id.h"
 
@@ -134,6 +135,7 @@ absl::Status Shard::Start(double now) {
   absl::StatusOr<ScanStats> urls = store_->ScanUrls(
       [this](UrlId id, const UrlRecord& record) { LoadRecord(id, record); });
   if (!urls.ok()) return urls.status();
+  if (absl::Status s = ReplayJournal(); !s.ok()) return s;
   startup_.malformed += urls->malformed + hosts->malformed;
   startup_.orphans = urls->orphans;
   for (std::vector<std::string>* errors : {&hosts->errors, &urls->errors}) {
@@ -210,17 +212,25 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
     slot.has_digest = true;
     slot.digest = static_cast<uint32_t>(Fingerprint64(record.content_digest()));
   }
-  if (slot.n_cis > 0 && record.has_last_signal_time()) {
-    slot.latest_signal = std::max(
-        LatestSignalOffset(record.last_signal_time() - last_crawl), 0.0f);
+  if (record.has_signal_filter()) {
+    slot.signal_filter = record.signal_filter();
+    slot.latest_signal = record.latest_signal();
+  } else {
+    // Format 1: the newest n_cis keys are those of the signals since the
+    // last crawl (each counted signal appended one).
+    const int keys = record.recent_signal_keys_size();
+    for (int k = std::max(0, keys - static_cast<int>(slot.n_cis)); k < keys;
+         ++k) {
+      AddSignal(record.recent_signal_keys(k), &slot.signal_filter);
+    }
+    if (slot.n_cis > 0 && record.has_last_signal_time()) {
+      slot.latest_signal = std::max(
+          LatestSignalOffset(record.last_signal_time() - last_crawl), 0.0f);
+    }
   }
-  // The newest n_cis keys are those of the signals since the last crawl:
-  // each counted signal appended one.
-  const int keys = record.recent_signal_keys_size();
-  for (int k = std::max(0, keys - static_cast<int>(slot.n_cis)); k < keys;
-       ++k) {
-    AddSignal(record.recent_signal_keys(k), &slot.signal_filter);
-  }
+  if (load_seq_.size() <= page) load_seq_.resize(page + 1, 0);
+  load_seq_[page] = record.signal_seq();
+  journal_seq_ = std::max(journal_seq_, record.signal_seq());
   if (slot.learning.crawls > 0) {
     ++urls_learning_;
     observed_crawls_sum_ += slot.learning.crawls;
@@ -244,6 +254,41 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
     ++startup_.holds;
   }
   ++startup_.urls;
+}
+
+// The journal's entries on top of the records: a signal applies to its URL
+// if its entry is not older than the record's signal_seq (the record has
+// the earlier ones, or they were before its last crawl).
+absl::Status Shard::ReplayJournal() {
+  bool first = true;
+  uint64_t last = 0;
+  absl::StatusOr<int64_t> entries =
+      store_->ScanJournal([&](uint64_t seq, absl::string_view entry) {
+        if (first) journal_start_ = seq;
+        first = false;
+        last = seq;
+        auto apply = [&](const JournalSignal& s) {
+          const PageId page = pages_.Find(s.url);
+          if (page == kNoPage || seq < load_seq_[page]) return;
+          PageSlot& slot = pages_[page];
+          AddSignal(s.key, &slot.signal_filter);
+          if (slot.n_cis < 0xffff) ++slot.n_cis;
+          const double offset = s.time - slot.last_crawl;
+          if (offset > slot.latest_signal) {
+            slot.latest_signal = LatestSignalOffset(offset);
+          }
+          index_.RecordSignal(page, s.time);
+          MarkUnfolded(page, seq);
+        };
+        const bool whole = ForEachJournalSignal(entry, apply);
+        if (!whole) ++startup_.malformed;
+      });
+  if (!entries.ok()) return entries.status();
+  journal_seq_ = std::max(journal_seq_, first ? journal_seq_ : last + 1);
+  if (first) journal_start_ = journal_seq_;
+  startup_.journal_entries = *entries;
+  std::vector<uint64_t>().swap(load_seq_);
+  return absl::OkStatus();
 }
 
 // ---------------------------------------------------------------- helpers

@@ -13,9 +13,14 @@
 // records for new URLs and as blind patches (UrlStore::Batch::PatchUrl)
 // for hot updates, one WriteBatch per request; a request is acknowledged
 // (the call returns OK) only after that batch is in RocksDB's write-ahead
-// log, and with `sync` after it is on disk. Point reads of the store serve
-// the operator paths only: an upsert of an existing URL (its stored prior
-// and URL, which also catches id collisions), delete and GetUrlState.
+// log, and with `sync` after it is on disk. Counted signals are the
+// exception: a batch's go into one journal entry (signal_journal.h), and a
+// URL's record takes them in when the URL is crawled or, for URLs whose
+// signals are older than the journal's window, in a fold; start-up replays
+// the journal on top of the records (each record says from which entry on).
+// Point reads of the store serve the operator paths only: an upsert of an
+// existing URL (its stored prior and URL, which also catches id
+// collisions), delete and GetUrlState.
 //
 // Start-up rebuilds memory from one scan of the store (Open), restores
 // leases, holds and learning state, and builds the index, so that the first
@@ -33,8 +38,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -116,6 +123,11 @@ struct ShardOptions {
   // (ChangedMeaningfully).
   double push_threshold = 0.02;
 
+  // Signal batches kept in the journal before the URLs they touched and that
+  // were not crawled since get their signal state written to their records
+  // (a fold). Start-up replays up to this many batches (~0.1 µs a signal).
+  uint64_t journal_window = 8192;
+
   // Sync every write, whatever the request asks.
   bool sync_writes = false;
   // Lease ids are reserved in blocks of this many (one meta write each).
@@ -140,6 +152,8 @@ struct StartupReport {
   // rejects; the first few described.
   int64_t malformed = 0;
   int64_t orphans = 0;
+  // Signal journal entries replayed.
+  int64_t journal_entries = 0;
   std::vector<std::string> errors;
 };
 
@@ -192,6 +206,7 @@ class Shard {
   // shard.cc
   absl::Status Start(double now);
   void LoadRecord(UrlId id, const UrlRecord& record);
+  absl::Status ReplayJournal();
   // Moves the clock to max(now_, now) and ends the leases and holds due.
   absl::Status Advance(double now);
   absl::Status CheckWritable() const;
@@ -222,6 +237,15 @@ class Shard {
                     const policy::PageParams& model, double last_crawl,
                     UrlRecord* record);
 
+  // shard_signals.cc
+  // The page has journaled signals its record lacks (from entry `seq` on).
+  void MarkUnfolded(PageId page, uint64_t seq);
+  // Folds the pages whose oldest unfolded entry left the window, and drops
+  // the entries no record needs any more.
+  void FoldSignals();
+  // The page's signal state as a patch, as of the next journal entry.
+  void SignalStatePatch(const PageSlot& slot, UrlRecord* patch) const;
+
   // shard_crawls.cc
   absl::Status ReportOne(const CrawlReport& report,
                          ReportCrawlsResponse* response);
@@ -244,6 +268,17 @@ class Shard {
   double t_delay_ = 0.0;
   uint64_t next_lease_id_ = 1;
   uint64_t lease_id_limit_ = 1;
+
+  // The journal: the next entry's sequence number, the first one kept, the
+  // pages with unfolded signals (by their oldest entry, oldest first; an
+  // entry whose page has been crawled since is skipped when it comes up),
+  // and the entry being built.
+  uint64_t journal_seq_ = 1;
+  uint64_t journal_start_ = 1;
+  std::deque<std::pair<uint64_t, PageId>> unfolded_;
+  std::string journal_entry_;
+  // During start-up: each page's record's signal_seq.
+  std::vector<uint64_t> load_seq_;
 
   double now_ = 0.0;
   // PickTop times never go back (the index's values are for non-decreasing

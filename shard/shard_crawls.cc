@@ -105,8 +105,9 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
     // learns of the crawl itself only from the report).
     const HostTable::Host& host = hosts_.Politeness(pages_[page].host);
     if (host.min_delay > 0.0) {
-      index_.BlockHost(pages_[page].host, std::max(host.blocked_until,
-                                                   pick_time_ + host.min_delay));
+      const double until =
+          std::max(host.blocked_until, pick_time_ + host.min_delay);
+      index_.BlockHost(pages_[page].host, until);
     }
     patch.Clear();
     LeaseRecord* lease = patch.mutable_lease();
@@ -149,6 +150,7 @@ absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
   }
   reports_total_ += result->applied();
   report_rate_.Add(now_, result->applied());
+  FoldSignals();  // crawled URLs free journal entries
   if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
   return response;
 }
@@ -272,6 +274,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   slot.n_cis = 0;
   slot.signal_filter = 0;
   slot.latest_signal = -1.0f;
+  slot.signals_unfolded = false;
   const bool had_failures = slot.failures > 0;
   slot.failures = 0;
 
@@ -296,7 +299,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   }
 
   patch.set_last_crawl_time(fetch_time);
-  patch.set_signals_since_crawl(0);
+  SignalStatePatch(slot, &patch);  // none since the crawl
   if (!digest.empty()) patch.set_content_digest(digest);
   if (had_failures) {
     patch.set_consecutive_failures(0);

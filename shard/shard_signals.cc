@@ -1,13 +1,15 @@
 // Change-indicating signals: the shard's hottest path. Per signal: normalise
 // the URL, find its page, drop it if stale (main paper App. C) or a
 // duplicate, else count it in n_cis (the index moves the page's due time
-// earlier by β) and append a blind patch to the batch. No reads.
+// earlier by β) and add it to the batch's journal entry
+// (signal_journal.h). No reads, one RocksDB record per batch.
 #include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "shard/batch_result.h"
 #include "shard/shard.h"
+#include "shard/signal_journal.h"
 #include "shard/signal_keys.h"
 #include "shard/url_id.h"
 
@@ -28,7 +30,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
   ack.set_sequence(batch.sequence());
   BatchResult* result = ack.mutable_result();
   uint32_t counted = 0, registered = 0, duplicate = 0, stale = 0, unknown = 0;
-  UrlRecord patch;
+  journal_entry_.clear();
   for (int i = 0; i < batch.signals_size(); ++i) {
     const Signal& signal = batch.signals(i);
     absl::StatusOr<NormalizedUrl> url =
@@ -62,6 +64,8 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       }
       // Registered as if it had been crawled at the signal's time, with the
       // signal counted: a page nobody has crawled yet ranks by its prior.
+      // The record starts at this batch's journal entry, which holds the
+      // signal.
       policy::PageParams model = Defaults();
       model.importance = options_.default_importance;
       UrlRecord record;
@@ -74,15 +78,14 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
                      result);
         continue;
       }
+      batch_.PutUrl(record);
       PageSlot& slot = pages_[created];
       slot.n_cis = 1;
       slot.latest_signal = 0.0f;
       AddSignal(key, &slot.signal_filter);
       index_.RecordSignal(created, t);
-      record.set_signals_since_crawl(1);
-      record.set_last_signal_time(t);
-      record.add_recent_signal_keys(key);
-      batch_.PutUrl(record);
+      AppendJournalSignal({id, t, key}, &journal_entry_);
+      MarkUnfolded(created, journal_seq_);
       ++registered;
       continue;
     }
@@ -102,17 +105,18 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     }
     AddSignal(key, &slot.signal_filter);
     if (slot.n_cis < 0xffff) ++slot.n_cis;
-    index_.RecordSignal(page, t);
-    patch.Clear();
-    patch.set_signals_since_crawl(slot.n_cis);
     if (offset > slot.latest_signal) {
       slot.latest_signal = LatestSignalOffset(offset);
-      patch.set_last_signal_time(t);  // the latest, exactly
     }
-    patch.add_recent_signal_keys(key);
-    batch_.PatchUrl(id, patch);
+    index_.RecordSignal(page, t);
+    AppendJournalSignal({id, t, key}, &journal_entry_);
+    MarkUnfolded(page, journal_seq_);
     ++counted;
   }
+  if (!journal_entry_.empty()) {
+    batch_.PutJournal(journal_seq_++, journal_entry_);
+  }
+  FoldSignals();
   ack.set_counted(counted);
   ack.set_registered(registered);
   ack.set_duplicate(duplicate);
@@ -123,6 +127,56 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
   signal_rate_.Add(now_, counted + registered);
   if (absl::Status s = Commit(batch.sync()); !s.ok()) return s;
   return ack;
+}
+
+void Shard::MarkUnfolded(PageId page, uint64_t seq) {
+  PageSlot& slot = pages_[page];
+  if (slot.signals_unfolded) return;
+  slot.signals_unfolded = true;
+  unfolded_.emplace_back(seq, page);
+}
+
+void Shard::SignalStatePatch(const PageSlot& slot, UrlRecord* patch) const {
+  patch->set_signals_since_crawl(slot.n_cis);
+  patch->set_signal_filter(slot.signal_filter);
+  patch->set_latest_signal(slot.latest_signal);
+  if (slot.latest_signal >= 0.0f) {
+    patch->set_last_signal_time(slot.last_crawl + slot.latest_signal);
+  }
+  patch->set_signal_seq(journal_seq_);
+}
+
+// Entries older than the window are kept only for pages that were neither
+// crawled nor folded since: fold those (their signal state into their
+// records, one patch each), then drop the entries before the oldest page
+// still unfolded. Truncation goes in steps of kTruncateStep entries, so that
+// RocksDB sees one range deletion per step, not one per batch.
+void Shard::FoldSignals() {
+  constexpr uint64_t kTruncateStep = 256;
+  const uint64_t horizon = journal_seq_ > options_.journal_window
+                               ? journal_seq_ - options_.journal_window
+                               : 0;
+  UrlRecord patch;
+  while (!unfolded_.empty()) {
+    const auto [seq, page] = unfolded_.front();
+    PageSlot& slot = pages_[page];
+    if (slot.in_use && slot.signals_unfolded) {
+      // (Crawled and signalled again since `seq`, it is folded early: no
+      // harm.)
+      if (seq >= horizon) break;
+      patch.Clear();
+      SignalStatePatch(slot, &patch);
+      batch_.PatchUrl(slot.id, patch);
+      slot.signals_unfolded = false;
+    }
+    unfolded_.pop_front();
+  }
+  const uint64_t keep =
+      unfolded_.empty() ? journal_seq_ : unfolded_.front().first;
+  if (keep >= journal_start_ + kTruncateStep) {
+    batch_.DeleteJournal(journal_start_, keep);
+    journal_start_ = keep;
+  }
 }
 
 }  // namespace shard

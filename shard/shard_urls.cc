@@ -218,6 +218,7 @@ PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
   record->set_observed_crawls(0);
   record->set_last_crawl_time(last_crawl);
   record->set_signals_since_crawl(0);
+  record->set_signal_seq(journal_seq_);
   LearningToRecord(slot.learning, record->mutable_learning());
   return page;
 }
@@ -289,7 +290,9 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
   state.set_observed_crawls(slot.learning.crawls);
   state.set_last_crawl_time(slot.last_crawl);
   state.set_signals_since_crawl(slot.n_cis);
-  state.set_last_signal_time(record->last_signal_time());
+  if (slot.latest_signal >= 0.0f) {
+    state.set_last_signal_time(slot.last_crawl + slot.latest_signal);
+  }
   state.set_time(t);
   absl::StatusOr<policy::PageModel> m = policy::PageModel::Create(model);
   if (m.ok()) {

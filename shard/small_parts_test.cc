@@ -2,9 +2,12 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "shard/rate_window.h"
+#include "shard/signal_journal.h"
 #include "shard/signal_keys.h"
 
 namespace recrawl {
@@ -51,6 +54,26 @@ TEST(SignalKeysTest, FalsePositiveRates) {
                 std::max(5 * sd, 0.5 * expected * trials))
         << "n = " << n;
   }
+}
+
+TEST(SignalJournalTest, EntriesRoundTrip) {
+  std::string entry;
+  AppendJournalSignal({1, 2.5, 3}, &entry);
+  AppendJournalSignal({~uint64_t{0}, -0.0, 7}, &entry);
+  std::vector<JournalSignal> seen;
+  EXPECT_TRUE(ForEachJournalSignal(
+      entry, [&](const JournalSignal& s) { seen.push_back(s); }));
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].url, 1u);
+  EXPECT_EQ(seen[0].time, 2.5);
+  EXPECT_EQ(seen[0].key, 3u);
+  EXPECT_EQ(seen[1].url, ~uint64_t{0});
+  // A torn entry: the whole signals, and false.
+  seen.clear();
+  EXPECT_FALSE(ForEachJournalSignal(
+      absl::string_view(entry).substr(0, 30),
+      [&](const JournalSignal& s) { seen.push_back(s); }));
+  EXPECT_EQ(seen.size(), 1u);
 }
 
 TEST(RateWindowTest, RatesOverTheLastMinute) {

@@ -1,5 +1,6 @@
 #include "shard/store/url_store.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -22,8 +23,12 @@ constexpr char kHostsFamily[] = "hosts";
 constexpr char kMetaFamily[] = "meta";
 constexpr char kShardMetaKey[] = "shard";
 constexpr char kFormatKey[] = "store_format";
-// Bump when the layout or the records change incompatibly.
-constexpr char kFormat[] = "1";
+// Bump when the layout or the records change incompatibly. Format 1 had no
+// journal; such a store is read as is and marked 2 (a build that does not
+// know the journal must not open a store that has one).
+constexpr char kFormat[] = "2";
+constexpr char kFormatWithoutJournal[] = "1";
+constexpr char kJournalPrefix = 'j';
 
 using UrlKey = std::array<char, sizeof(UrlId)>;
 
@@ -152,6 +157,12 @@ absl::Status UrlStore::CheckFormat() {
                      "writing the store format");
   }
   if (!s.ok()) return FromRocks(s, "reading the store format");
+  if (format == kFormatWithoutJournal) {
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    return FromRocks(db_->Put(sync, handles_[kMeta], kFormatKey, kFormat),
+                     "upgrading the store format");
+  }
   if (format != kFormat) {
     return absl::FailedPreconditionError(
         absl::StrCat("the URL store has format \"", format.substr(0, 16),
@@ -293,6 +304,28 @@ absl::StatusOr<ScanStats> UrlStore::ScanHosts(
   return stats;
 }
 
+absl::StatusOr<int64_t> UrlStore::ScanJournal(
+    absl::FunctionRef<void(uint64_t seq, absl::string_view entry)> fn) const {
+  rocksdb::ReadOptions read;
+  read.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(read, handles_[kMeta]));
+  const char prefix[1] = {kJournalPrefix};
+  int64_t entries = 0;
+  for (it->Seek(rocksdb::Slice(prefix, 1)); it->Valid(); it->Next()) {
+    const rocksdb::Slice key = it->key();
+    if (key.size() == 0 || key[0] != kJournalPrefix) break;
+    if (key.size() != 1 + sizeof(uint64_t)) continue;
+    const uint64_t seq = DecodeUrlKey(rocksdb::Slice(key.data() + 1, 8));
+    fn(seq, absl::string_view(it->value().data(), it->value().size()));
+    ++entries;
+  }
+  if (!it->status().ok()) {
+    return FromRocks(it->status(), "scanning the journal");
+  }
+  return entries;
+}
+
 uint64_t UrlStore::EstimatedUrlCount() const {
   uint64_t count = 0;
   db_->GetIntProperty(handles_[kUrls], "rocksdb.estimate-num-keys", &count);
@@ -355,6 +388,34 @@ void UrlStore::Batch::DeleteHost(absl::string_view host) {
 
 void UrlStore::Batch::PutShardMeta(const ShardMeta& meta) {
   Put(kMeta, kShardMetaKey, meta);
+}
+
+namespace {
+
+std::array<char, 1 + sizeof(uint64_t)> JournalKey(uint64_t seq) {
+  std::array<char, 1 + sizeof(uint64_t)> key;
+  key[0] = kJournalPrefix;
+  // Big-endian: key order is sequence order.
+  const UrlKey encoded = EncodeUrlKey(seq);
+  std::copy(encoded.begin(), encoded.end(), key.begin() + 1);
+  return key;
+}
+
+}  // namespace
+
+void UrlStore::Batch::PutJournal(uint64_t seq, absl::string_view entry) {
+  const auto key = JournalKey(seq);
+  batch_.Put(store_->handles_[kMeta], rocksdb::Slice(key.data(), key.size()),
+             ToSlice(entry));
+}
+
+void UrlStore::Batch::DeleteJournal(uint64_t begin, uint64_t end) {
+  if (begin >= end) return;
+  const auto from = JournalKey(begin);
+  const auto to = JournalKey(end);
+  batch_.DeleteRange(store_->handles_[kMeta],
+                     rocksdb::Slice(from.data(), from.size()),
+                     rocksdb::Slice(to.data(), to.size()));
 }
 
 }  // namespace shard

@@ -5,6 +5,8 @@
 //   hosts  normalised host             -> HostRecord  (politeness)
 //   meta   "shard"                     -> ShardMeta   (settings, lease ids)
 //          "store_format"              -> format version of this layout
+//          "j" + 8-byte big-endian seq -> a signal journal entry (bytes the
+//                                         shard defines, shard/shard.h)
 //
 // The shard keeps the hot state in memory and uses the store for three
 // things (DESIGN.md, "Consequences"): batched writes, acknowledged to
@@ -113,6 +115,9 @@ class UrlStore {
       absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const;
   absl::StatusOr<ScanStats> ScanHosts(
       absl::FunctionRef<void(const HostRecord& host)> fn) const;
+  // Calls `fn` for every journal entry, in sequence order; returns how many.
+  absl::StatusOr<int64_t> ScanJournal(
+      absl::FunctionRef<void(uint64_t seq, absl::string_view entry)> fn) const;
 
   // RocksDB's estimate of the number of URL records (cheap, approximate).
   uint64_t EstimatedUrlCount() const;
@@ -148,6 +153,11 @@ class UrlStore::Batch {
   void PutHost(const HostRecord& host);
   void DeleteHost(absl::string_view host);
   void PutShardMeta(const ShardMeta& meta);
+  // Journal entries: sequential keys, so appending is cheap for RocksDB
+  // (a memtable insert at the end of the skip list, one per entry).
+  void PutJournal(uint64_t seq, absl::string_view entry);
+  // Removes the entries with begin <= seq < end.
+  void DeleteJournal(uint64_t begin, uint64_t end);
 
   // Mutations so far.
   int count() const { return batch_.Count(); }

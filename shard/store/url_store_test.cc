@@ -426,11 +426,57 @@ TEST(UrlStoreTest, MissingDirectoryWithoutCreateFails) {
 TEST(UrlStoreTest, RefusesAnotherFormat) {
   const std::string dir = NewDir("format");
   ASSERT_NE(OpenOrDie(dir), nullptr);
-  WriteRaw(dir, "meta", {{"store_format", "2"}});
+  WriteRaw(dir, "meta", {{"store_format", "99"}});
   absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir);
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(store.status().message(), HasSubstr("format \"2\""));
+  EXPECT_THAT(store.status().message(), HasSubstr("format \"99\""));
+}
+
+// Format 1 (before the journal) is read and upgraded.
+TEST(UrlStoreTest, UpgradesFormatOne) {
+  const std::string dir = NewDir("format1");
+  ASSERT_NE(OpenOrDie(dir), nullptr);
+  WriteRaw(dir, "meta", {{"store_format", "1"}});
+  ASSERT_NE(OpenOrDie(dir), nullptr);  // and again, now as format 2
+}
+
+TEST(UrlStoreTest, JournalAppendScanTruncate) {
+  const std::string dir = NewDir("journal");
+  {
+    std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+    UrlStore::Batch batch = store->NewBatch();
+    for (uint64_t seq : {3, 1, 2, 300, 256}) {
+      batch.PutJournal(seq, absl::StrCat("entry", seq));
+    }
+    ShardMeta meta;
+    meta.set_num_shards(1);
+    batch.PutShardMeta(meta);  // shares the column family
+    ASSERT_TRUE(store->Write(&batch).ok());
+  }
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  std::vector<std::pair<uint64_t, std::string>> seen;
+  auto scan = [&] {
+    seen.clear();
+    absl::StatusOr<int64_t> n =
+        store->ScanJournal([&](uint64_t seq, absl::string_view entry) {
+          seen.emplace_back(seq, std::string(entry));
+        });
+    ASSERT_TRUE(n.ok()) << n.status();
+    EXPECT_EQ(*n, static_cast<int64_t>(seen.size()));
+  };
+  scan();
+  ASSERT_EQ(seen.size(), 5u);
+  EXPECT_EQ(seen[0], std::make_pair(uint64_t{1}, std::string("entry1")));
+  EXPECT_EQ(seen[3].first, 256u);  // numeric order, not string order
+  EXPECT_EQ(seen[4].first, 300u);
+  UrlStore::Batch batch = store->NewBatch();
+  batch.DeleteJournal(0, 256);
+  ASSERT_TRUE(store->Write(&batch).ok());
+  scan();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].first, 256u);
+  EXPECT_TRUE(store->GetShardMeta().ok());
 }
 
 }  // namespace
