@@ -267,7 +267,7 @@ absl::Status Shard::ReplayJournal() {
         if (first) journal_start_ = seq;
         first = false;
         last = seq;
-        auto apply = [&](const JournalSignal& s) {
+        auto signal = [&](const JournalSignal& s) {
           const PageId page = pages_.Find(s.url);
           if (page == kNoPage || seq < load_seq_[page]) return;
           PageSlot& slot = pages_[page];
@@ -280,7 +280,21 @@ absl::Status Shard::ReplayJournal() {
           index_.RecordSignal(page, s.time);
           MarkUnfolded(page, seq);
         };
-        const bool whole = ForEachJournalSignal(entry, apply);
+        // A state record holds everything since the last crawl, so n_cis
+        // only grows from what the record or earlier entries gave.
+        auto state = [&](const JournalState& s) {
+          const PageId page = pages_.Find(s.url);
+          if (page == kNoPage || seq < load_seq_[page]) return;
+          PageSlot& slot = pages_[page];
+          for (int n = slot.n_cis; n < s.n_cis; ++n) {
+            index_.RecordSignal(page, slot.last_crawl);
+          }
+          slot.n_cis = std::max(slot.n_cis, s.n_cis);
+          slot.signal_filter |= s.filter;
+          slot.latest_signal = std::max(slot.latest_signal, s.latest);
+          MarkUnfolded(page, seq);
+        };
+        const bool whole = ForEachJournalRecord(entry, signal, state);
         if (!whole) ++startup_.malformed;
       });
   if (!entries.ok()) return entries.status();

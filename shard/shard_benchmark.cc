@@ -41,6 +41,8 @@ ABSL_FLAG(int64_t, leases, 200000,
 ABSL_FLAG(int64_t, burst, 20000, "URLs to lease at one time");
 ABSL_FLAG(int, target_candidates, 0,
           "Index option (0: its default): candidates after a rebuild");
+ABSL_FLAG(int64_t, journal_window, 0,
+          "Signal journal window in batches (0: the shard's default)");
 ABSL_FLAG(std::string, dir, "", "Working directory (default: a temp dir)");
 ABSL_FLAG(bool, keep, false, "Keep the directory afterwards");
 
@@ -128,6 +130,9 @@ std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
   if (const int target = absl::GetFlag(FLAGS_target_candidates); target > 0) {
     options.index.target_candidates = target;
     options.index.max_candidates = 4 * target;
+  }
+  if (const int64_t w = absl::GetFlag(FLAGS_journal_window); w > 0) {
+    options.journal_window = static_cast<uint64_t>(w);
   }
   return Check(Shard::Open(std::move(store), options, now));
 }

@@ -113,10 +113,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     MarkUnfolded(page, journal_seq_);
     ++counted;
   }
-  if (!journal_entry_.empty()) {
-    batch_.PutJournal(journal_seq_++, journal_entry_);
-  }
-  FoldSignals();
+  FoldSignals();  // writes the entry
   ack.set_counted(counted);
   ack.set_registered(registered);
   ack.set_duplicate(duplicate);
@@ -136,6 +133,8 @@ void Shard::MarkUnfolded(PageId page, uint64_t seq) {
   unfolded_.emplace_back(seq, page);
 }
 
+// A record's signal state as of the next journal entry: what a crawl
+// writes.
 void Shard::SignalStatePatch(const PageSlot& slot, UrlRecord* patch) const {
   patch->set_signals_since_crawl(slot.n_cis);
   patch->set_signal_filter(slot.signal_filter);
@@ -146,30 +145,36 @@ void Shard::SignalStatePatch(const PageSlot& slot, UrlRecord* patch) const {
   patch->set_signal_seq(journal_seq_);
 }
 
-// Entries older than the window are kept only for pages that were neither
-// crawled nor folded since: fold those (their signal state into their
-// records, one patch each), then drop the entries before the oldest page
-// still unfolded. Truncation goes in steps of kTruncateStep entries, so that
-// RocksDB sees one range deletion per step, not one per batch.
+// Pages whose oldest needed entry left the window and that were not crawled
+// since get their whole signal state written again into this entry (at
+// most kFoldsPerCall a call, so that a burst of them is spread out); then
+// the entry is written, and the entries before the oldest one still needed
+// are dropped, in steps of kTruncateStep (one range deletion per step).
 void Shard::FoldSignals() {
+  constexpr int kFoldsPerCall = 1024;
   constexpr uint64_t kTruncateStep = 256;
   const uint64_t horizon = journal_seq_ > options_.journal_window
                                ? journal_seq_ - options_.journal_window
                                : 0;
-  UrlRecord patch;
+  int folds = 0;
   while (!unfolded_.empty()) {
     const auto [seq, page] = unfolded_.front();
     PageSlot& slot = pages_[page];
     if (slot.in_use && slot.signals_unfolded) {
       // (Crawled and signalled again since `seq`, it is folded early: no
       // harm.)
-      if (seq >= horizon) break;
-      patch.Clear();
-      SignalStatePatch(slot, &patch);
-      batch_.PatchUrl(slot.id, patch);
-      slot.signals_unfolded = false;
+      if (seq >= horizon || folds == kFoldsPerCall) break;
+      AppendJournalState(
+          {slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal},
+          &journal_entry_);
+      unfolded_.emplace_back(journal_seq_, page);
+      ++folds;
     }
     unfolded_.pop_front();
+  }
+  if (!journal_entry_.empty()) {
+    batch_.PutJournal(journal_seq_++, journal_entry_);
+    journal_entry_.clear();
   }
   const uint64_t keep =
       unfolded_.empty() ? journal_seq_ : unfolded_.front().first;

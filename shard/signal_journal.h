@@ -1,14 +1,21 @@
-// The entries of a shard's signal journal: the signals one batch counted,
-// 24 bytes each (URL id, time, duplicate key) in host byte order
-// (little-endian on the x86-64 and arm64 machines recrawl builds for).
+// The entries of a shard's signal journal. An entry is a sequence of
+// records in host byte order (little-endian on the x86-64 and arm64
+// machines recrawl builds for):
+//   'S' url(8) time(8) key(8)                    a counted signal
+//   'F' url(8) n_cis(2) filter(8) latest(4)      a URL's whole signal state
+//                                                since its last crawl
 //
 // Why a journal: a blind patch per signal costs RocksDB a random-key insert
 // into its memtable, ~45% of a signal's cost and more than a raw put, so
 // per-signal records cannot go faster than RocksDB's put rate. A batch's
-// signals go into one entry under a sequential key instead; a URL's record
-// is brought up to date only when the URL is crawled (the report rewrites
-// its signal state anyway) or when its entries are about to leave the
-// journal's window (a fold), and start-up replays the window.
+// signals go into one entry under a sequential key instead. A URL's record
+// takes its signal state in when the URL is crawled (the report rewrites
+// it anyway). Entries are dropped once no URL needs them: a URL whose
+// oldest needed entry is about to leave the journal's window has its whole
+// state written again at the end (an 'F' record, 23 sequential bytes
+// instead of a random record update), so the journal stays bounded by the
+// window plus one state record per URL signalled and not crawled since.
+// Start-up replays it on top of the records.
 #ifndef RECRAWL_SHARD_SIGNAL_JOURNAL_H_
 #define RECRAWL_SHARD_SIGNAL_JOURNAL_H_
 
@@ -29,30 +36,68 @@ struct JournalSignal {
   uint64_t key;
 };
 
-inline constexpr size_t kJournalSignalBytes = 24;
+struct JournalState {
+  UrlId url;
+  uint16_t n_cis;
+  uint64_t filter;
+  float latest;
+};
+
+namespace internal {
+template <typename T>
+void Put(const T& v, std::string* out) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof(v));
+}
+template <typename T>
+T Get(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+}  // namespace internal
+
+inline constexpr size_t kJournalSignalBytes = 25;
+inline constexpr size_t kJournalStateBytes = 23;
 
 inline void AppendJournalSignal(const JournalSignal& s, std::string* entry) {
-  char bytes[kJournalSignalBytes];
-  std::memcpy(bytes, &s.url, 8);
-  std::memcpy(bytes + 8, &s.time, 8);
-  std::memcpy(bytes + 16, &s.key, 8);
-  entry->append(bytes, sizeof(bytes));
+  entry->push_back('S');
+  internal::Put(s.url, entry);
+  internal::Put(s.time, entry);
+  internal::Put(s.key, entry);
 }
 
-// Calls `fn` for each signal of `entry`; false (after the whole signals) if
-// its length is not a multiple of the signal size.
-inline bool ForEachJournalSignal(
-    absl::string_view entry, absl::FunctionRef<void(const JournalSignal&)> fn) {
-  static_assert(sizeof(JournalSignal) == kJournalSignalBytes, "layout");
+inline void AppendJournalState(const JournalState& s, std::string* entry) {
+  entry->push_back('F');
+  internal::Put(s.url, entry);
+  internal::Put(s.n_cis, entry);
+  internal::Put(s.filter, entry);
+  internal::Put(s.latest, entry);
+}
+
+// Calls `on_signal` or `on_state` for each record of `entry`, in order;
+// false (after the whole records before it) at a record that is cut short
+// or has an unknown tag.
+inline bool ForEachJournalRecord(
+    absl::string_view entry,
+    absl::FunctionRef<void(const JournalSignal&)> on_signal,
+    absl::FunctionRef<void(const JournalState&)> on_state) {
+  using internal::Get;
   size_t i = 0;
-  for (; i + kJournalSignalBytes <= entry.size(); i += kJournalSignalBytes) {
-    JournalSignal s;
-    std::memcpy(&s.url, entry.data() + i, 8);
-    std::memcpy(&s.time, entry.data() + i + 8, 8);
-    std::memcpy(&s.key, entry.data() + i + 16, 8);
-    fn(s);
+  while (i < entry.size()) {
+    const char* p = entry.data() + i;
+    const size_t left = entry.size() - i;
+    if (p[0] == 'S' && left >= kJournalSignalBytes) {
+      on_signal({Get<UrlId>(p + 1), Get<double>(p + 9), Get<uint64_t>(p + 17)});
+      i += kJournalSignalBytes;
+    } else if (p[0] == 'F' && left >= kJournalStateBytes) {
+      on_state({Get<UrlId>(p + 1), Get<uint16_t>(p + 9), Get<uint64_t>(p + 11),
+                Get<float>(p + 19)});
+      i += kJournalStateBytes;
+    } else {
+      return false;
+    }
   }
-  return i == entry.size();
+  return true;
 }
 
 }  // namespace shard

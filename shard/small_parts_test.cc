@@ -59,21 +59,31 @@ TEST(SignalKeysTest, FalsePositiveRates) {
 TEST(SignalJournalTest, EntriesRoundTrip) {
   std::string entry;
   AppendJournalSignal({1, 2.5, 3}, &entry);
+  AppendJournalState({9, 65535, ~uint64_t{0} - 1, 12.25f}, &entry);
   AppendJournalSignal({~uint64_t{0}, -0.0, 7}, &entry);
-  std::vector<JournalSignal> seen;
-  EXPECT_TRUE(ForEachJournalSignal(
-      entry, [&](const JournalSignal& s) { seen.push_back(s); }));
-  ASSERT_EQ(seen.size(), 2u);
-  EXPECT_EQ(seen[0].url, 1u);
-  EXPECT_EQ(seen[0].time, 2.5);
-  EXPECT_EQ(seen[0].key, 3u);
-  EXPECT_EQ(seen[1].url, ~uint64_t{0});
-  // A torn entry: the whole signals, and false.
-  seen.clear();
-  EXPECT_FALSE(ForEachJournalSignal(
-      absl::string_view(entry).substr(0, 30),
-      [&](const JournalSignal& s) { seen.push_back(s); }));
-  EXPECT_EQ(seen.size(), 1u);
+  std::vector<JournalSignal> signals;
+  std::vector<JournalState> states;
+  auto on_signal = [&](const JournalSignal& s) { signals.push_back(s); };
+  auto on_state = [&](const JournalState& s) { states.push_back(s); };
+  EXPECT_TRUE(ForEachJournalRecord(entry, on_signal, on_state));
+  ASSERT_EQ(signals.size(), 2u);
+  EXPECT_EQ(signals[0].url, 1u);
+  EXPECT_EQ(signals[0].time, 2.5);
+  EXPECT_EQ(signals[0].key, 3u);
+  EXPECT_EQ(signals[1].url, ~uint64_t{0});
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_EQ(states[0].url, 9u);
+  EXPECT_EQ(states[0].n_cis, 65535);
+  EXPECT_EQ(states[0].filter, ~uint64_t{0} - 1);
+  EXPECT_EQ(states[0].latest, 12.25f);
+  // A torn entry or an unknown tag: the whole records before it, and false.
+  signals.clear();
+  states.clear();
+  EXPECT_FALSE(ForEachJournalRecord(absl::string_view(entry).substr(0, 30),
+                                    on_signal, on_state));
+  EXPECT_EQ(signals.size(), 1u);
+  EXPECT_EQ(states.size(), 0u);
+  EXPECT_FALSE(ForEachJournalRecord("X", on_signal, on_state));
 }
 
 TEST(RateWindowTest, RatesOverTheLastMinute) {
