@@ -26,6 +26,14 @@ absl=$(grep -o -- '-labsl_[a-z0-9_]*' third_party/BUILD.bazel | tr '\n' ' ')
 
 flags=(-std=c++17 -O1 -g -I. -Ibazel-bin -fno-omit-frame-pointer
        -fsanitize=fuzzer-no-link,address,undefined)
+# An object is rebuilt when its source or any header of the tree is newer
+# (no per-file header tracking: a header change rebuilds everything).
+if [[ ! -f "$out/stamp" ]] ||
+   [[ -n "$(find -L shard policy proto bazel-bin/proto bazel-bin/shard \
+              -name '*.h' -newer "$out/stamp" -print -quit)" ]]; then
+  rm -f "$out"/obj/*.o
+fi
+touch "$out/stamp"
 compile() {
   local src=$1 obj="$out/obj/$(echo "$1" | tr '/' '_').o"
   if [[ ! -f "$obj" || "$src" -nt "$obj" ]]; then
