@@ -3,7 +3,7 @@
 // raw put rate measured in the same run.
 //
 //   bazel build //services:shard_server //services:shard_server_benchmark
-//   bazel-bin/services/shard_server_benchmark \
+//   bazel-bin/services/shard_server_benchmark
 //       --server=bazel-bin/services/shard_server --urls=1000000
 //
 // Client and server share the machine's cores, as the orientation
@@ -29,10 +29,8 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/shard.grpc.pb.h"
-#include "rocksdb/db.h"
-#include "rocksdb/options.h"
-#include "rocksdb/write_batch.h"
 #include "services/server_process.h"
+#include "shard/store/bench_support.h"
 
 ABSL_FLAG(std::string, server, "services/shard_server", "Server binary");
 ABSL_FLAG(int64_t, urls, 1000000, "URLs in the shard");
@@ -46,45 +44,16 @@ namespace recrawl {
 namespace services {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
+using shard::bench::Clock;
+using shard::bench::RawPutRate;
+using shard::bench::Seconds;
+using shard::bench::SyntheticUrl;
 
 void Check(const grpc::Status& s, const char* what) {
   if (!s.ok()) {
     std::fprintf(stderr, "%s: %s\n", what, s.error_message().c_str());
     std::exit(1);
   }
-}
-
-std::string Url(int64_t i) {
-  return absl::StrCat("https://www.site", i % 50000, ".com/section", i % 97,
-                      "/page-", i, ".html?id=", i * 7919 % 1000003);
-}
-
-double RawPutRate(const std::string& dir, int64_t n) {
-  rocksdb::Options options;
-  options.create_if_missing = true;
-  rocksdb::DB* raw = nullptr;
-  if (!rocksdb::DB::Open(options, dir, &raw).ok()) std::exit(1);
-  std::unique_ptr<rocksdb::DB> db(raw);
-  std::mt19937_64 rng(3);
-  std::string value(120, 'v');
-  rocksdb::WriteBatch batch;
-  const Clock::time_point start = Clock::now();
-  for (int64_t i = 0; i < n; ++i) {
-    const uint64_t key = rng();
-    for (int k = 0; k < 8; ++k) value[k] = static_cast<char>(rng());
-    batch.Put(rocksdb::Slice(reinterpret_cast<const char*>(&key), 8), value);
-    if (batch.Count() == 1000) {
-      if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
-      batch.Clear();
-    }
-  }
-  if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
-  return n / Seconds(start);
 }
 
 // Streams `total` signals in batches with up to `window` unacknowledged.
@@ -101,7 +70,7 @@ double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total,
   for (SignalBatch& b : prepared) {
     for (int k = 0; k < batch; ++k) {
       Signal* s = b.add_signals();
-      s->set_url(Url(rng() % urls));
+      s->set_url(SyntheticUrl(rng() % urls));
       s->set_source(SIGNAL_SOURCE_CDN);
     }
   }
@@ -185,7 +154,7 @@ void Run() {
     UpsertUrlsRequest req;
     for (int64_t i = 0; i < n; ++i) {
       UrlSpec* s = req.add_urls();
-      s->set_url(Url(i));
+      s->set_url(SyntheticUrl(i));
       s->set_importance(u(rng));
       s->set_last_crawl_time(now - 86400 * u(rng));
       if (req.urls_size() == 1000 || i + 1 == n) {

@@ -9,7 +9,6 @@
 // times at the crawl rate) and a burst of leases at one time; resident
 // memory per URL; restart (open + scan + index build) warm and with the
 // store evicted from the page cache.
-#include <fcntl.h>
 #include <malloc.h>
 #include <unistd.h>
 
@@ -27,10 +26,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
-#include "rocksdb/db.h"
-#include "rocksdb/options.h"
-#include "rocksdb/write_batch.h"
 #include "shard/shard.h"
+#include "shard/store/bench_support.h"
 #include "shard/store/url_store.h"
 
 ABSL_FLAG(int64_t, urls, 1000000, "URLs in the shard");
@@ -50,11 +47,11 @@ namespace recrawl {
 namespace shard {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
+using bench::Check;
+using bench::Clock;
+using bench::EvictFromPageCache;
+using bench::RawPutRate;
+using bench::Seconds;
 
 template <typename T>
 T Check(absl::StatusOr<T> v) {
@@ -65,13 +62,6 @@ T Check(absl::StatusOr<T> v) {
   return *std::move(v);
 }
 
-void Check(const absl::Status& s) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "%s\n", s.ToString().c_str());
-    std::exit(1);
-  }
-}
-
 // Resident bytes after returning free heap memory to the system, so that
 // what growing tables left behind in malloc's free lists does not count.
 int64_t ResidentBytes() {
@@ -80,46 +70,6 @@ int64_t ResidentBytes() {
   int64_t pages = 0, resident = 0;
   statm >> pages >> resident;
   return resident * sysconf(_SC_PAGESIZE);
-}
-
-std::string Url(int64_t i) {
-  return absl::StrCat("https://www.site", i % 50000, ".com/section", i % 97,
-                      "/page-", i, ".html?id=", i * 7919 % 1000003);
-}
-
-void EvictFromPageCache(const std::string& dir) {
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const int fd = open(entry.path().c_str(), O_RDONLY);
-    if (fd < 0) continue;
-    fdatasync(fd);
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    close(fd);
-  }
-}
-
-// RocksDB alone: random 8-byte keys, 120-byte values, WriteBatch of 1000,
-// WAL on, default options.
-double RawPutRate(const std::string& dir, int64_t n) {
-  rocksdb::Options options;
-  options.create_if_missing = true;
-  rocksdb::DB* raw = nullptr;
-  if (!rocksdb::DB::Open(options, dir, &raw).ok()) std::exit(1);
-  std::unique_ptr<rocksdb::DB> db(raw);
-  std::mt19937_64 rng(3);
-  std::string value(120, 'v');
-  rocksdb::WriteBatch batch;
-  const Clock::time_point start = Clock::now();
-  for (int64_t i = 0; i < n; ++i) {
-    const uint64_t key = rng();
-    for (int k = 0; k < 8; ++k) value[k] = static_cast<char>(rng());
-    batch.Put(rocksdb::Slice(reinterpret_cast<const char*>(&key), 8), value);
-    if (batch.Count() == 1000) {
-      if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
-      batch.Clear();
-    }
-  }
-  if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
-  return n / Seconds(start);
 }
 
 std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
@@ -164,7 +114,7 @@ void Run() {
     UpsertUrlsRequest req;
     for (int64_t i = 0; i < n; ++i) {
       UrlSpec* spec = req.add_urls();
-      spec->set_url(Url(i));
+      spec->set_url(bench::SyntheticUrl(i));
       spec->set_importance(u(rng));
       spec->set_last_crawl_time(now - 86400 * u(rng));
       if (req.urls_size() == 1000 || i + 1 == n) {
@@ -190,7 +140,7 @@ void Run() {
               sizeof(PageSlot));
 
   std::vector<std::string> urls(n);
-  for (int64_t i = 0; i < n; ++i) urls[i] = Url(i);
+  for (int64_t i = 0; i < n; ++i) urls[i] = bench::SyntheticUrl(i);
   {
     // Requests are built before timing (a server receives them parsed).
     const int64_t total = absl::GetFlag(FLAGS_signals);

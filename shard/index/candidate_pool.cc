@@ -138,6 +138,17 @@ void CandidatePool::Add(PageId page, double value, double at,
   ++size_;
 }
 
+CandidatePool::Entry CandidatePool::TakeOut(PageId page) {
+  const int k = positions_->SlopeClass(page);
+  const uint32_t pos = positions_->Pos(page);
+  Entry e = classes_[k].at(pos);
+  DropExpiry(e);
+  e.expiry_pos = kNoExpiry;
+  classes_[k].Erase(pos);
+  Touch(k);
+  return e;
+}
+
 void CandidatePool::Expire(double t) {
   if (expiry_.capacity() > 4 * static_cast<size_t>(expiry_.size()) + 16) {
     expiry_.shrink_to_fit();
@@ -145,11 +156,9 @@ void CandidatePool::Expire(double t) {
   while (!expiry_.empty() && expiry_.top().at <= t) {
     const Expiry x = expiry_.top();
     expiry_.Erase(0);
+    EntryOf(x.page).expiry_pos = kNoExpiry;  // just left the expiry heap
     const int k = positions_->SlopeClass(x.page);
-    const uint32_t pos = positions_->Pos(x.page);
-    Entry e = classes_[k].at(pos);
-    classes_[k].Erase(pos);
-    Touch(k);
+    Entry e = TakeOut(x.page);
     // The next piece starts from this one's bound at its end.
     const double bound = BoundAt(k, e, x.at);
     ++e.piece;
@@ -158,13 +167,8 @@ void CandidatePool::Expire(double t) {
 }
 
 void CandidatePool::Void(PageId page) {
-  const int k = positions_->SlopeClass(page);
-  if (k == kVoidClass) return;
-  DropExpiry(classes_[k].at(positions_->Pos(page)));
-  Entry e = classes_[k].at(positions_->Pos(page));
-  classes_[k].Erase(positions_->Pos(page));
-  Touch(k);
-  e.expiry_pos = kNoExpiry;
+  if (positions_->SlopeClass(page) == kVoidClass) return;
+  Entry e = TakeOut(page);
   e.value = -kInf;
   e.at = -kInf;
   e.intercept = kInf;
@@ -173,13 +177,8 @@ void CandidatePool::Void(PageId page) {
 }
 
 void CandidatePool::Shift(PageId page, double shift) {
-  const int k = positions_->SlopeClass(page);
-  if (k == kVoidClass) return;
-  const uint32_t pos = positions_->Pos(page);
-  DropExpiry(classes_[k].at(pos));
-  Entry e = classes_[k].at(pos);
-  classes_[k].Erase(pos);
-  Touch(k);
+  if (positions_->SlopeClass(page) == kVoidClass) return;
+  Entry e = TakeOut(page);
   // Pieces that end before now are moved on by the next Expire.
   e.at -= shift;
   e.piece = 0;
@@ -187,10 +186,7 @@ void CandidatePool::Shift(PageId page, double shift) {
 }
 
 void CandidatePool::Remove(PageId page) {
-  const int k = positions_->SlopeClass(page);
-  DropExpiry(classes_[k].at(positions_->Pos(page)));
-  classes_[k].Erase(positions_->Pos(page));
-  Touch(k);
+  TakeOut(page);
   --size_;
 }
 
@@ -233,12 +229,7 @@ bool CandidatePool::Top(double t, Entry* entry, double* bound) {
 }
 
 CandidatePool::Entry CandidatePool::PopTop() {
-  const int k = top_class_;
-  Entry e = classes_[k].top();
-  DropExpiry(e);
-  e.expiry_pos = kNoExpiry;
-  classes_[k].Erase(0);
-  Touch(k);
+  const Entry e = TakeOut(classes_[top_class_].top().page);
   --size_;
   return e;
 }

@@ -146,6 +146,9 @@ class CandidatePool {
   void Touch(int slope_class);  // after a class changed
   Entry& EntryOf(PageId page);
   void DropExpiry(const Entry& e);
+  // Removes the page's entry from its class and the expiry heap (size_ is
+  // the caller's) and returns it.
+  Entry TakeOut(PageId page);
   // Puts `e` (bounded by `bound` at `from`) on the line of its piece.
   void Place(Entry e, double from, double bound);
 

@@ -4,7 +4,6 @@
 // the store's files evicted from the page cache (cold).
 //
 //   bazel run -c opt //shard/store:url_store_benchmark -- --records=1000000
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include "absl/flags/parse.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "shard/store/bench_support.h"
 #include "shard/store/records.pb.h"
 #include "shard/store/url_store.h"
 #include "shard/url_id.h"
@@ -39,30 +39,18 @@ namespace recrawl {
 namespace shard {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since) {
-  return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-void Check(const absl::Status& status) {
-  if (!status.ok()) {
-    std::fprintf(stderr, "%s\n", status.ToString().c_str());
-    std::exit(1);
-  }
-}
-
-std::string Url(int64_t i) {
-  return absl::StrCat("https://www.site", i % 50000, ".com/section", i % 97,
-                      "/page-", i, ".html?id=", i * 7919 % 1000003);
-}
+using bench::Check;
+using bench::Clock;
+using bench::EvictFromPageCache;
+using bench::Seconds;
+using bench::SyntheticUrl;
 
 // A record as a shard holds it after a while: priors, estimates, a full
 // window of outcomes, signal keys, a digest.
 UrlRecord FullRecord(int64_t i, int outcomes, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   UrlRecord r;
-  r.set_url(Url(i));
+  r.set_url(SyntheticUrl(i));
   r.set_politeness_host(absl::StrCat("www.site", i % 50000, ".com"));
   r.set_importance(u(rng));
   r.mutable_prior()->set_change_rate(u(rng) * 1e-4);
@@ -95,18 +83,6 @@ struct HotState {
   double last_crawl_time;
   uint32_t signals;
 };
-
-// Evicts the store's files from the page cache, for a cold start, without
-// touching anyone else's cached files.
-void EvictFromPageCache(const std::string& dir) {
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const int fd = open(entry.path().c_str(), O_RDONLY);
-    if (fd < 0) continue;
-    fdatasync(fd);
-    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    close(fd);
-  }
-}
 
 UrlStoreOptions Options() {
   UrlStoreOptions options;
@@ -198,7 +174,7 @@ void Run() {
 
     // Signals: one blind patch per URL, random order.
     std::vector<UrlId> ids(n);
-    for (int64_t i = 0; i < n; ++i) ids[i] = UrlIdOf(Url(i));
+    for (int64_t i = 0; i < n; ++i) ids[i] = UrlIdOf(SyntheticUrl(i));
     std::vector<UrlId> order = ids;
     std::shuffle(order.begin(), order.end(), rng);
     start = Clock::now();

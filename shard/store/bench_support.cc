@@ -1,0 +1,67 @@
+#include "shard/store/bench_support.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
+
+namespace recrawl {
+namespace shard {
+namespace bench {
+
+void Check(const absl::Status& status) {
+  if (!status.ok()) {
+    std::fprintf(stderr, "%s\n", status.ToString().c_str());
+    std::exit(1);
+  }
+}
+
+std::string SyntheticUrl(int64_t i) {
+  return absl::StrCat("https://www.site", i % 50000, ".com/section", i % 97,
+                      "/page-", i, ".html?id=", i * 7919 % 1000003);
+}
+
+void EvictFromPageCache(const std::string& dir) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const int fd = open(entry.path().c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+  }
+}
+
+double RawPutRate(const std::string& dir, int64_t n) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  rocksdb::DB* raw = nullptr;
+  if (!rocksdb::DB::Open(options, dir, &raw).ok()) std::exit(1);
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::mt19937_64 rng(3);
+  std::string value(120, 'v');
+  rocksdb::WriteBatch batch;
+  const Clock::time_point start = Clock::now();
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t key = rng();
+    for (int k = 0; k < 8; ++k) value[k] = static_cast<char>(rng());
+    batch.Put(rocksdb::Slice(reinterpret_cast<const char*>(&key), 8), value);
+    if (batch.Count() == 1000) {
+      if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
+      batch.Clear();
+    }
+  }
+  if (!db->Write(rocksdb::WriteOptions(), &batch).ok()) std::exit(1);
+  return n / Seconds(start);
+}
+
+}  // namespace bench
+}  // namespace shard
+}  // namespace recrawl

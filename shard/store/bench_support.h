@@ -1,0 +1,42 @@
+// Pieces the storage-facing benchmarks (url_store_benchmark, shard_benchmark,
+// shard_server_benchmark) share, so that their numbers are comparable: the
+// same synthetic URLs, the same raw RocksDB baseline, the same cold start.
+#ifndef RECRAWL_SHARD_STORE_BENCH_SUPPORT_H_
+#define RECRAWL_SHARD_STORE_BENCH_SUPPORT_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace recrawl {
+namespace shard {
+namespace bench {
+
+using Clock = std::chrono::steady_clock;
+
+inline double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+// Exits with the status printed unless it is OK.
+void Check(const absl::Status& status);
+
+// URL number i of a synthetic web: 50,000 hosts, query strings, ~60 bytes.
+std::string SyntheticUrl(int64_t i);
+
+// Evicts the files under `dir` from the page cache (for a cold start)
+// without touching anyone else's cached files.
+void EvictFromPageCache(const std::string& dir);
+
+// The baseline the ratios are against: RocksDB alone under `dir`,
+// random 8-byte keys, 120-byte values, WriteBatch of 1000, WAL on, default
+// options. Returns records per second.
+double RawPutRate(const std::string& dir, int64_t n);
+
+}  // namespace bench
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_STORE_BENCH_SUPPORT_H_
