@@ -44,8 +44,10 @@ bool BruteForceIndex::Contains(PageId page) const {
   return page < pages_.size() && pages_[page].present;
 }
 
-void BruteForceIndex::RecordSignal(PageId page, double) {
-  if (Contains(page)) ++pages_[page].n_cis;
+void BruteForceIndex::RecordSignals(PageId page, double, int64_t count) {
+  if (!Contains(page) || count <= 0) return;
+  Page& p = pages_[page];
+  p.n_cis = std::min(kMaxSignals, p.n_cis + std::min(count, kMaxSignals));
 }
 
 void BruteForceIndex::RecordCrawl(PageId page, double t) {
@@ -93,6 +95,35 @@ std::vector<PickedPage> BruteForceIndex::PickTop(double t, int k) {
     top.push_back(c);
   }
   return top;
+}
+
+std::vector<SlotPick> BruteForceIndex::PickSlots(
+    const std::vector<double>& slot_times) {
+  std::vector<SlotPick> picks;
+  for (const double t : slot_times) {
+    const std::vector<PickedPage> top = PickTop(t, 1);
+    if (top.empty()) continue;
+    const PageId page = top[0].page;
+    Lease(page);
+    HostTable::Host& host = hosts_.Get(pages_[page].host);
+    if (host.min_delay > 0.0) {
+      host.blocked_until = std::max(host.blocked_until, t + host.min_delay);
+    }
+    picks.push_back({page, top[0].value, t});
+  }
+  return picks;
+}
+
+std::optional<PageView> BruteForceIndex::View(PageId page) const {
+  if (!Contains(page)) return std::nullopt;
+  const Page& p = pages_[page];
+  PageView view;
+  view.params = p.model.params();
+  view.host = p.host;
+  view.last_crawl = p.last_crawl;
+  view.n_cis = p.n_cis;
+  view.leased = p.leased;
+  return view;
 }
 
 double BruteForceIndex::Value(PageId page, double t) const {

@@ -5,6 +5,7 @@
 #define RECRAWL_SHARD_INDEX_BRUTE_FORCE_INDEX_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "policy/crawl_policy.h"
@@ -25,14 +26,18 @@ class BruteForceIndex : public CrawlIndex {
   void Remove(PageId page) override;
   bool Contains(PageId page) const override;
   size_t size() const override { return size_; }
-  void RecordSignal(PageId page, double t) override;
+  void RecordSignals(PageId page, double t, int64_t count) override;
   void RecordCrawl(PageId page, double t) override;
   void Lease(PageId page) override;
   void ReleaseLease(PageId page) override;
   void SetHostDelay(HostId host, double min_delay) override;
   void BlockHost(HostId host, double until) override;
   std::vector<PickedPage> PickTop(double t, int k) override;
+  // The loop the interface describes, literally: the reference for
+  // SchedulingIndex::PickSlots.
+  std::vector<SlotPick> PickSlots(const std::vector<double>& slot_times) override;
   double Value(PageId page, double t) const override;
+  std::optional<PageView> View(PageId page) const override;
   void SetPolicy(const policy::CrawlPolicy& policy) override;
   const policy::CrawlPolicy& policy() const override { return policy_; }
 

@@ -215,16 +215,21 @@ bool SchedulingIndex::Contains(PageId id) const {
   return id < pages_.size() && pages_[id].state != kAbsent;
 }
 
-void SchedulingIndex::RecordSignal(PageId id, double) {
-  if (!Contains(id)) return;
+void SchedulingIndex::RecordSignals(PageId id, double, int64_t count) {
+  if (!Contains(id) || count <= 0) return;
   Page& p = pages_[id];
-  if (p.n_cis < std::numeric_limits<uint16_t>::max()) ++p.n_cis;
+  const int64_t before = p.n_cis;
+  p.n_cis = static_cast<uint16_t>(
+      std::min(kMaxSignals, before + std::min(count, kMaxSignals)));
+  const int64_t added = p.n_cis - before;
+  if (added == 0) return;  // saturated: V does not move
   if (p.state != kQueued && p.state != kCandidate) return;
   const policy::PageModel b = Belief(p);
   if (p.state == kCandidate) {
     if (!b.signals_informative()) return;  // GREEDY: V ignores signals
     if (b.false_rate() > 0.0 && b.alpha() > 0.0) {
-      candidates_.Shift(id, b.beta());  // V(τ_eff), τ_eff += β
+      // V(τ_eff), τ_eff += β per signal.
+      candidates_.Shift(id, b.beta() * static_cast<double>(added));
     } else {
       // V jumped (to μ̃/Δ when ν = 0): unknown until evaluated again.
       candidates_.Void(id);
@@ -270,6 +275,21 @@ void SchedulingIndex::BlockHost(HostId host, double until) {
   const double before = hosts_.AllowedFrom(host);
   hosts_.Get(host).blocked_until = until;
   if (hosts_.AllowedFrom(host) < before) needs_rekey_ = true;
+}
+
+std::optional<PageView> SchedulingIndex::View(PageId id) const {
+  if (!Contains(id)) return std::nullopt;
+  const Page& p = pages_[id];
+  PageView view;
+  view.params.importance = p.importance;
+  view.params.change_rate = p.change_rate;
+  view.params.recall = p.recall;
+  view.params.false_rate = p.false_rate;
+  view.host = p.host;
+  view.last_crawl = p.last_crawl;
+  view.n_cis = p.n_cis;
+  view.leased = p.state == kLeased;
+  return view;
 }
 
 double SchedulingIndex::Value(PageId id, double t) const {
@@ -344,41 +364,38 @@ void SchedulingIndex::Wake(PageId id, double t,
 }
 
 void SchedulingIndex::Drain(double t) {
-  std::vector<PageId> deferred;
+  deferred_.clear();
   while (!queue_.empty() && queue_.top().key <= t) {
     const PageId id = queue_.top().page;
     queue_.Erase(0);
-    Wake(id, t, &deferred);
+    Wake(id, t, &deferred_);
   }
   // Pushed after the loop: a key that rounds back to <= t must not spin.
-  for (PageId id : deferred) Enqueue(id);
+  for (PageId id : deferred_) Enqueue(id);
 }
 
 // The best k eligible candidates at t. Candidates leave the pool in order of
 // their bounds and are evaluated exactly; the search stops when the best
 // exact value left beats every remaining bound. The evaluated ones go back
-// with fresh bounds.
-std::vector<PickedPage> SchedulingIndex::Select(double t, int k) {
-  struct Exact {
-    PageId page;
-    Assessment a;
-  };
-  std::vector<PickedPage> picked;
-  std::vector<HostId> used_hosts;
-  std::vector<Exact> evaluated;  // exact at t, out of the pool
-  std::vector<Exact> taken;      // picked in this call
-  std::vector<PageId> requeue;   // hosts no longer allowed
+// with fresh bounds; the picks stay out, in taken_.
+void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
+  picked->clear();
+  used_hosts_.clear();
+  evaluated_.clear();
+  taken_.clear();
+  requeue_.clear();
   auto usable = [&](PageId page) {
     const HostId host = pages_[page].host;
     return !hosts_.OnePerPick(host) ||
-           std::find(used_hosts.begin(), used_hosts.end(), host) ==
-               used_hosts.end();
+           std::find(used_hosts_.begin(), used_hosts_.end(), host) ==
+               used_hosts_.end();
   };
   auto better = [](PageId a, double va, PageId b, double vb) {
     return BetterPick({a, va}, {b, vb});
   };
   candidates_.Expire(t);
-  while (static_cast<int>(picked.size()) < k) {
+  std::vector<Exact>& evaluated = evaluated_;
+  while (static_cast<int>(picked->size()) < k) {
     int best = -1;
     for (size_t i = 0; i < evaluated.size(); ++i) {
       if (usable(evaluated[i].page) &&
@@ -399,7 +416,7 @@ std::vector<PickedPage> SchedulingIndex::Select(double t, int k) {
       if (!hosts_.Allowed(pages_[id].host, t)) {
         // Its host was crawled meanwhile: back to the queue until allowed
         // (its ι_lb is still a lower bound at this level).
-        requeue.push_back(id);
+        requeue_.push_back(id);
         continue;
       }
       const Exact e{id, Evaluate(id, t)};
@@ -411,42 +428,72 @@ std::vector<PickedPage> SchedulingIndex::Select(double t, int k) {
     }
     if (best < 0) break;
     const Exact chosen = evaluated[best];
-    picked.push_back({chosen.page, chosen.a.value});
+    picked->push_back({chosen.page, chosen.a.value});
     evaluated.erase(evaluated.begin() + best);
     const HostId host = pages_[chosen.page].host;
-    if (hosts_.OnePerPick(host)) used_hosts.push_back(host);
-    taken.push_back(chosen);
+    if (hosts_.OnePerPick(host)) used_hosts_.push_back(host);
+    taken_.push_back(chosen);
   }
-  // Picks stay candidates until they are leased or crawled.
-  for (const std::vector<Exact>* out : {&evaluated, &taken}) {
-    for (const Exact& e : *out) AddCandidate(e.page, t, e.a);
-  }
-  for (PageId id : requeue) Enqueue(id);
-  return picked;
+  for (const Exact& e : evaluated) AddCandidate(e.page, t, e.a);
+  for (PageId id : requeue_) Enqueue(id);
 }
 
-std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {
-  if (k <= 0) return {};
+void SchedulingIndex::ReturnTaken(double t) {
+  for (const Exact& e : taken_) AddCandidate(e.page, t, e.a);
+  taken_.clear();
+}
+
+void SchedulingIndex::PickExact(double t, int k,
+                                std::vector<PickedPage>* picked) {
   if (needs_rebuild_) Rebuild(t, options_.target_candidates);
   if (needs_rekey_) RekeyAll();
   Drain(t);
   int target = options_.target_candidates;
   for (;;) {
-    std::vector<PickedPage> picked = Select(t, k);
+    Select(t, k, picked);
     // Every eligible page with V >= Λ is a candidate, so picks down to Λ are
     // the brute-force ones; below Λ a page in the queue might be better.
     const bool exact =
-        level_ <= 0.0 || (static_cast<int>(picked.size()) == k &&
-                          picked.back().value >= level_);
-    if (exact) {
-      if (candidates_.size() > raise_above_) {
-        Raise(t);
-      }
-      return picked;
-    }
+        level_ <= 0.0 || (static_cast<int>(picked->size()) == k &&
+                          picked->back().value >= level_);
+    if (exact) return;
+    ReturnTaken(t);
     target = std::max(target, k) * 4;
     Rebuild(t, target);
   }
+}
+
+std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {
+  std::vector<PickedPage> picked;
+  if (k <= 0) return picked;
+  PickExact(t, k, &picked);
+  // Picks stay candidates until they are leased or crawled.
+  ReturnTaken(t);
+  if (candidates_.size() > raise_above_) Raise(t);
+  return picked;
+}
+
+std::vector<SlotPick> SchedulingIndex::PickSlots(
+    const std::vector<double>& slot_times) {
+  std::vector<SlotPick> slots;
+  slots.reserve(slot_times.size());
+  std::vector<PickedPage> picked;
+  for (const double t : slot_times) {
+    PickExact(t, 1, &picked);
+    if (picked.empty()) continue;
+    // Leased straight from the pool (Lease would find it there).
+    const PageId id = picked[0].page;
+    taken_.clear();
+    pages_[id].state = kLeased;
+    HostTable::Host& host = hosts_.Get(pages_[id].host);
+    if (host.min_delay > 0.0) {
+      // Only ever later: keys stay lower bounds, no re-key.
+      host.blocked_until = std::max(host.blocked_until, t + host.min_delay);
+    }
+    slots.push_back({id, picked[0].value, t});
+    if (candidates_.size() > raise_above_) Raise(t);
+  }
+  return slots;
 }
 
 // Evaluates every page at t and sets Λ to the target-th largest value: the

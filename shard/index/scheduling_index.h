@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "policy/crawl_policy.h"
@@ -67,14 +68,18 @@ class SchedulingIndex : public CrawlIndex {
   void Remove(PageId page) override;
   bool Contains(PageId page) const override;
   size_t size() const override { return size_; }
-  void RecordSignal(PageId page, double t) override;
+  void RecordSignals(PageId page, double t, int64_t count) override;
   void RecordCrawl(PageId page, double t) override;
   void Lease(PageId page) override;
   void ReleaseLease(PageId page) override;
   void SetHostDelay(HostId host, double min_delay) override;
   void BlockHost(HostId host, double until) override;
   std::vector<PickedPage> PickTop(double t, int k) override;
+  // The slots share the per-call work (scratch space, re-leveling checks)
+  // and a pick goes straight from the candidates to leased.
+  std::vector<SlotPick> PickSlots(const std::vector<double>& slot_times) override;
   double Value(PageId page, double t) const override;
+  std::optional<PageView> View(PageId page) const override;
   void SetPolicy(const policy::CrawlPolicy& policy) override;
   const policy::CrawlPolicy& policy() const override { return policy_; }
 
@@ -171,7 +176,13 @@ class SchedulingIndex : public CrawlIndex {
   void AddCandidate(PageId id, double t, const Assessment& a);
   void Detach(PageId id);  // from the queue or the candidates
   void Enqueue(PageId id);
-  std::vector<PickedPage> Select(double t, int k);
+  // The best k eligible candidates at t into *picked; the picks are taken
+  // out of the pool (into taken_) for the caller to lease or put back.
+  void Select(double t, int k, std::vector<PickedPage>* picked);
+  // PickTop's work at t: Λ re-leveled as needed so that the picks are
+  // exact; they are left in taken_.
+  void PickExact(double t, int k, std::vector<PickedPage>* picked);
+  void ReturnTaken(double t);
   void Rebuild(double t, int target);
   void Raise(double t);
   void RekeyAll();
@@ -194,6 +205,17 @@ class SchedulingIndex : public CrawlIndex {
   bool needs_rebuild_ = true;
   bool needs_rekey_ = false;
   Stats stats_;
+
+  // Select's scratch space, kept across calls (no allocation per pick).
+  struct Exact {
+    PageId page;
+    Assessment a;
+  };
+  std::vector<HostId> used_hosts_;
+  std::vector<Exact> evaluated_;  // exact at t, out of the pool
+  std::vector<Exact> taken_;      // picked, out of the pool
+  std::vector<PageId> requeue_;   // hosts no longer allowed
+  std::vector<PageId> deferred_;  // Drain's
 };
 
 }  // namespace shard

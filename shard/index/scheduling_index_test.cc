@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <random>
 #include <tuple>
@@ -61,6 +62,20 @@ void ExpectSamePicks(const std::vector<PickedPage>& want,
   }
 }
 
+void ExpectSameView(const std::optional<PageView>& want,
+                    const std::optional<PageView>& got) {
+  ASSERT_EQ(want.has_value(), got.has_value());
+  if (!want.has_value()) return;
+  EXPECT_EQ(want->params.importance, got->params.importance);
+  EXPECT_EQ(want->params.change_rate, got->params.change_rate);
+  EXPECT_EQ(want->params.recall, got->params.recall);
+  EXPECT_EQ(want->params.false_rate, got->params.false_rate);
+  EXPECT_EQ(want->host, got->host);
+  EXPECT_EQ(want->last_crawl, got->last_crawl);
+  EXPECT_EQ(want->n_cis, got->n_cis);
+  EXPECT_EQ(want->leased, got->leased);
+}
+
 struct Pair {
   BruteForceIndex oracle;
   SchedulingIndex index;
@@ -89,8 +104,13 @@ void RunRandomEvents(uint64_t seed, int pages, int hosts, int steps,
     t += 0.05 * u(rng);
     const int what = static_cast<int>(u(rng) * 100);
     const PageId page = page_of(rng);
-    if (what < 40) {
+    if (what < 34) {
       for (CrawlIndex* x : pair.both()) x->RecordSignal(page, t);
+    } else if (what < 40) {
+      // Several at once, now and then past the saturation of n_cis.
+      const int64_t count = u(rng) < 0.05 ? kMaxSignals - 2
+                                          : static_cast<int64_t>(u(rng) * 6);
+      for (CrawlIndex* x : pair.both()) x->RecordSignals(page, t, count);
     } else if (what < 44) {
       const policy::PageParams p = EdgyPage(rng);
       const HostId h = host_of(rng);
@@ -112,6 +132,22 @@ void RunRandomEvents(uint64_t seed, int pages, int hosts, int steps,
     } else if (what < 55) {
       const auto& pol = policies[static_cast<int>(u(rng) * 5) % 5];
       for (CrawlIndex* x : pair.both()) x->SetPolicy(pol);
+    } else if (what < 60) {
+      // A lease batch over slots from now on (time moves to the last).
+      const int k = 1 + static_cast<int>(u(rng) * 4);
+      const double dt = 0.01 * u(rng);
+      std::vector<double> times;
+      for (int j = 0; j < k; ++j) times.push_back(t + j * dt);
+      t = times.back();
+      const std::vector<SlotPick> want = pair.oracle.PickSlots(times);
+      const std::vector<SlotPick> got = pair.index.PickSlots(times);
+      ASSERT_EQ(want.size(), got.size()) << "t=" << t;
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(want[i].page, got[i].page) << "t=" << t << " slot " << i;
+        EXPECT_EQ(want[i].value, got[i].value) << "t=" << t << " slot " << i;
+        EXPECT_EQ(want[i].time, got[i].time) << "t=" << t << " slot " << i;
+      }
+      if (::testing::Test::HasFailure()) return;
     } else {
       // A pick: both must agree, then the best page is crawled.
       const int k = u(rng) < 0.8 ? 1 : 1 + static_cast<int>(u(rng) * 4);
@@ -125,6 +161,8 @@ void RunRandomEvents(uint64_t seed, int pages, int hosts, int steps,
     }
     ASSERT_EQ(pair.oracle.size(), pair.index.size());
     ASSERT_EQ(pair.oracle.Value(page, t), pair.index.Value(page, t));
+    ExpectSameView(pair.oracle.View(page), pair.index.View(page));
+    if (::testing::Test::HasFailure()) return;
   }
 }
 
@@ -169,6 +207,86 @@ TEST(SchedulingIndexTest, LeasedAndBlockedPagesAreSkipped) {
   EXPECT_EQ(index.PickTop(3.0, 1)[0].page, 1u);
   index.ReleaseLease(0);
   EXPECT_EQ(index.PickTop(3.0, 2).size(), 2u);
+}
+
+TEST(SchedulingIndexTest, ViewShowsTheIndexedState) {
+  SchedulingIndex index;
+  EXPECT_FALSE(index.View(3).has_value());
+  index.Upsert(3, {0.3, 0.7, 0.5, 0.1}, 9, 2.0);
+  index.RecordSignals(3, 2.5, 4);
+  index.Lease(3);
+  const std::optional<PageView> v = index.View(3);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->params.importance, static_cast<double>(0.3f));
+  EXPECT_EQ(v->params.change_rate, static_cast<double>(0.7f));
+  EXPECT_EQ(v->params.recall, 0.5);
+  EXPECT_EQ(v->params.false_rate, static_cast<double>(0.1f));
+  EXPECT_EQ(v->host, 9u);
+  EXPECT_EQ(v->last_crawl, 2.0);
+  EXPECT_EQ(v->n_cis, 4);
+  EXPECT_TRUE(v->leased);
+  index.RecordCrawl(3, 3.0);
+  EXPECT_EQ(index.View(3)->n_cis, 0);
+  EXPECT_EQ(index.View(3)->last_crawl, 3.0);
+  EXPECT_FALSE(index.View(3)->leased);
+}
+
+// RecordSignals(n) is n RecordSignal calls; PickSlots is the loop of
+// PickTop + Lease + BlockHost (for hosts with a delay) it replaces.
+TEST(SchedulingIndexTest, BatchedCallsEqualTheirLoops) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SchedulingIndex batched, looped;
+  const int m = 3000;
+  for (int i = 0; i < m; ++i) {
+    const policy::PageParams p = Fig6Page(rng);
+    const double last = -10.0 * u(rng);
+    batched.Upsert(i, p, i / 4, last);
+    looped.Upsert(i, p, i / 4, last);
+  }
+  for (HostId h = 0; h < m / 4; h += 3) {
+    batched.SetHostDelay(h, 0.05);
+    looped.SetHostDelay(h, 0.05);
+  }
+  double t = 0.0;
+  const double dt = 10.0 / m;
+  for (int round = 0; round < 200; ++round) {
+    for (int s = 0; s < 5; ++s) {
+      const PageId page = static_cast<PageId>(u(rng) * m);
+      const int n = 1 + static_cast<int>(u(rng) * 4);
+      batched.RecordSignals(page, t, n);
+      for (int j = 0; j < n; ++j) looped.RecordSignal(page, t);
+    }
+    const int k = 1 + static_cast<int>(u(rng) * 32);
+    const std::vector<SlotPick> got = batched.PickEvenSlots(t, dt, k);
+    std::vector<SlotPick> want;
+    for (int j = 0; j < k; ++j) {
+      const double slot = t + j * dt;
+      const std::vector<PickedPage> top = looped.PickTop(slot, 1);
+      if (top.empty()) continue;
+      looped.Lease(top[0].page);
+      const HostId host = static_cast<HostId>(top[0].page / 4);
+      if (host % 3 == 0) looped.BlockHost(host, slot + 0.05);
+      want.push_back({top[0].page, top[0].value, slot});
+    }
+    ASSERT_EQ(want.size(), got.size()) << "round " << round;
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(want[i].page, got[i].page) << "round " << round;
+      ASSERT_EQ(want[i].value, got[i].value) << "round " << round;
+      ASSERT_EQ(want[i].time, got[i].time) << "round " << round;
+    }
+    t += k * dt;
+    // Half of the leases come back as crawls, the rest are released.
+    for (size_t i = 0; i < got.size(); ++i) {
+      for (SchedulingIndex* x : {&batched, &looped}) {
+        if (i % 2 == 0) {
+          x->RecordCrawl(got[i].page, t);
+        } else {
+          x->ReleaseLease(got[i].page);
+        }
+      }
+    }
+  }
 }
 
 // Algorithm 1 on a Poisson world (fig. 6 rates, R = 100; horizons shorter
