@@ -1,6 +1,7 @@
 #include "shard/page_table.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace recrawl {
@@ -64,6 +65,7 @@ void PageTable::Remove(PageId page) {
   if (!slot.in_use) return;
   ids_.erase(ByUrl{slot.id});
   FreePath(page);
+  FreeLearning(slot);
   slot = PageSlot();
   free_.push_back(page);
   if (garbage_ > (size_t{1} << 20) && garbage_ > arena_.size() / 2) {
@@ -74,6 +76,53 @@ void PageTable::Remove(PageId page) {
 void PageTable::Reserve(size_t pages) {
   slots_.reserve(pages);
   ids_.reserve(pages);
+}
+
+namespace {
+
+// The state a page without an entry has: its model as its prior.
+LearningState ModelAsPrior(const PageSlot& slot) {
+  policy::PageParams prior;
+  prior.change_rate = slot.change_rate;
+  prior.recall = slot.recall;
+  prior.false_rate = slot.false_rate;
+  return InitLearning(prior);
+}
+
+bool SameState(const LearningState& a, const LearningState& b) {
+  return std::memcmp(&a, &b, sizeof(LearningState)) == 0;
+}
+
+}  // namespace
+
+LearningState PageTable::Learning(PageId page) const {
+  const PageSlot& slot = slots_[page];
+  if (slot.learning != kNoLearning) return learning_[slot.learning];
+  return ModelAsPrior(slot);
+}
+
+void PageTable::SetLearning(PageId page, const LearningState& state) {
+  PageSlot& slot = slots_[page];
+  if (state.crawls == 0 && SameState(state, ModelAsPrior(slot))) {
+    FreeLearning(slot);
+    return;
+  }
+  if (slot.learning == kNoLearning) {
+    if (!learning_free_.empty()) {
+      slot.learning = learning_free_.back();
+      learning_free_.pop_back();
+    } else {
+      slot.learning = static_cast<uint32_t>(learning_.size());
+      learning_.emplace_back();
+    }
+  }
+  learning_[slot.learning] = state;
+}
+
+void PageTable::FreeLearning(PageSlot& slot) {
+  if (slot.learning == kNoLearning) return;
+  learning_free_.push_back(slot.learning);
+  slot.learning = kNoLearning;
 }
 
 void PageTable::FreePath(PageId page) {
@@ -151,6 +200,8 @@ size_t PageTable::MemoryBytes() const {
   for (const std::string& p : prefixes_) prefixes += 2 * (p.capacity() + 40);
   return slots_.capacity() * sizeof(PageSlot) +
          free_.capacity() * sizeof(PageId) +
+         learning_.size() * sizeof(LearningState) +
+         learning_free_.capacity() * sizeof(uint32_t) +
          ids_.capacity() * (sizeof(PageId) + 1) + arena_.capacity() +
          prefixes;
 }

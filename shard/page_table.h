@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,11 @@ namespace recrawl {
 namespace shard {
 
 inline constexpr PageId kNoPage = ~PageId{0};
+inline constexpr uint32_t kNoLearning = ~uint32_t{0};
 
 // What a shard needs per URL on its hot paths (signals, picks, reports)
-// besides what the index holds. 160 bytes.
+// besides what the index holds. 72 bytes; a URL that learns has 92 more in
+// the PageTable's learning table.
 struct PageSlot {
   UrlId id = 0;
   double last_crawl = 0.0;
@@ -52,6 +55,9 @@ struct PageSlot {
   float change_rate = 0.0f;
   float recall = 0.0f;
   float false_rate = 0.0f;
+  // The page's entry in the learning table, or kNoLearning (PageTable::
+  // Learning).
+  uint32_t learning = kNoLearning;
   // n_cis, saturating like the index's.
   uint16_t n_cis = 0;
   uint8_t failures = 0;  // consecutive failed fetches, saturating
@@ -59,9 +65,8 @@ struct PageSlot {
   bool has_digest = false;
   // Journaled signals the record does not have yet (signal_journal.h).
   bool signals_unfolded = false;
-  LearningState learning;
 };
-static_assert(sizeof(PageSlot) <= 160, "PageSlot grew: it is per URL");
+static_assert(sizeof(PageSlot) <= 72, "PageSlot grew: it is per URL");
 
 class PageTable {
  public:
@@ -88,6 +93,26 @@ class PageTable {
   bool SetUrl(PageId page, absl::string_view prefix, absl::string_view path);
   std::string Url(PageId page) const;
   void AppendUrl(PageId page, std::string* out) const;
+
+  // A page's learning state (learning.h). Most of a shard's URLs have not
+  // been crawled since they were added, and their state is only their
+  // prior, which is then also their model (an upsert sets both; only a fit
+  // after a crawl moves the model away): such a page keeps no entry, and
+  // InitLearning of its slot's model stands for it. That keeps 92 of the
+  // bytes a URL would need in memory to the URLs that learn.
+  LearningState Learning(PageId page) const;
+  // Crawl outcomes the page learnt from (LearningState::crawls).
+  uint32_t LearningCrawls(PageId page) const {
+    const uint32_t e = slots_[page].learning;
+    return e == kNoLearning ? 0 : learning_[e].crawls;
+  }
+  // Stores the page's learning state; call after the slot's model is set
+  // (an entry is kept only when `state` differs from what the model stands
+  // for).
+  void SetLearning(PageId page, const LearningState& state);
+  size_t learning_entries() const {
+    return learning_.size() - learning_free_.size();
+  }
 
   // Bytes of the tables (capacity), URL text included.
   size_t MemoryBytes() const;
@@ -121,8 +146,15 @@ class PageTable {
   void FreePath(PageId page);
   void CompactArena();
 
+  void FreeLearning(PageSlot& slot);
+
   std::vector<PageSlot> slots_;
   std::vector<PageId> free_;
+  // Learning entries by PageSlot::learning; freed ones are reused. A deque
+  // grows in small blocks, where a vector's doubling could leave up to half
+  // of the table unused.
+  std::deque<LearningState> learning_;
+  std::vector<uint32_t> learning_free_;
   absl::flat_hash_set<PageId, Hash, Eq> ids_;
   // Interned prefixes.
   std::vector<std::string> prefixes_;

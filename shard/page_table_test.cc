@@ -80,6 +80,51 @@ TEST(PageTableTest, ManyAddsAndRemovesKeepEverythingConsistent) {
   EXPECT_GT(table.MemoryBytes(), 0u);
 }
 
+// A page keeps a learning entry only while its state is more than its model
+// as prior; entries are freed with their page and reused.
+TEST(PageTableTest, LearningEntriesOnlyWhereNeeded) {
+  PageTable table;
+  const PageId a = table.Add(1);
+  table[a].change_rate = 0.5f;
+  table[a].recall = 0.25f;
+  table[a].false_rate = 0.125f;
+  LearningState s = table.Learning(a);
+  EXPECT_EQ(s.prior_change_rate, 0.5f);
+  EXPECT_EQ(s.prior_recall, 0.25f);
+  EXPECT_EQ(s.prior_false_rate, 0.125f);
+  EXPECT_EQ(s.crawls, 0u);
+  table.SetLearning(a, s);  // nothing beyond the model
+  EXPECT_EQ(table.learning_entries(), 0u);
+
+  ASSERT_TRUE(LearnFromCrawl(100.0, 1, true, 0.0, &s));
+  table.SetLearning(a, s);
+  EXPECT_EQ(table.learning_entries(), 1u);
+  EXPECT_EQ(table.LearningCrawls(a), 1u);
+  // The model may now move away from the prior; the entry keeps it.
+  table[a].change_rate = 2.0f;
+  EXPECT_EQ(table.Learning(a).prior_change_rate, 0.5f);
+  EXPECT_EQ(table.Learning(a).crawls, 1u);
+
+  // A prior other than the model, before any crawl, needs an entry too.
+  const PageId b = table.Add(2);
+  table[b].change_rate = 1.0f;
+  LearningState prior_only = table.Learning(b);
+  prior_only.prior_change_rate = 3.0f;
+  table.SetLearning(b, prior_only);
+  EXPECT_EQ(table.learning_entries(), 2u);
+  EXPECT_EQ(table.Learning(b).prior_change_rate, 3.0f);
+  EXPECT_EQ(table.LearningCrawls(b), 0u);
+
+  table.Remove(a);
+  EXPECT_EQ(table.learning_entries(), 1u);
+  const PageId c = table.Add(3);
+  EXPECT_EQ(table.LearningCrawls(c), 0u);  // not a's state
+  table.SetLearning(c, s);
+  EXPECT_EQ(table.learning_entries(), 2u);
+  EXPECT_EQ(table.LearningCrawls(c), 1u);
+  EXPECT_EQ(table.Learning(b).prior_change_rate, 3.0f);
+}
+
 }  // namespace
 }  // namespace shard
 }  // namespace recrawl

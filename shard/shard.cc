@@ -203,7 +203,9 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
-  slot.learning = LearningFromRecord(record.learning(), prior);
+  // After the model: the table keeps an entry only where the state is more
+  // than the model as prior.
+  pages_.SetLearning(page, LearningFromRecord(record.learning(), prior));
   slot.n_cis = static_cast<uint16_t>(
       std::min<uint32_t>(record.signals_since_crawl(), 0xffff));
   slot.failures = static_cast<uint8_t>(
@@ -231,9 +233,9 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
   if (load_seq_.size() <= page) load_seq_.resize(page + 1, 0);
   load_seq_[page] = record.signal_seq();
   journal_seq_ = std::max(journal_seq_, record.signal_seq());
-  if (slot.learning.crawls > 0) {
+  if (const uint32_t crawls = pages_.LearningCrawls(page); crawls > 0) {
     ++urls_learning_;
-    observed_crawls_sum_ += slot.learning.crawls;
+    observed_crawls_sum_ += crawls;
   }
 
   index_.Upsert(page, IndexView(model), slot.host, last_crawl);
@@ -418,12 +420,11 @@ bool Shard::EndLeaseAndHold(PageId page) {
 }
 
 void Shard::RemovePage(PageId page) {
-  PageSlot& slot = pages_[page];
-  if (slot.learning.crawls > 0) {
+  if (const uint32_t crawls = pages_.LearningCrawls(page); crawls > 0) {
     --urls_learning_;
-    observed_crawls_sum_ -= slot.learning.crawls;
+    observed_crawls_sum_ -= crawls;
   }
-  batch_.DeleteUrl(slot.id);
+  batch_.DeleteUrl(pages_[page].id);
   EndLeaseAndHold(page);
   index_.Remove(page);
   pages_.Remove(page);

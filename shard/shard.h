@@ -55,6 +55,7 @@
 #include "shard/lease_table.h"
 #include "shard/page_table.h"
 #include "shard/rate_window.h"
+#include "shard/signal_journal.h"
 #include "shard/store/url_store.h"
 #include "shard/url.h"
 
@@ -275,7 +276,7 @@ class Shard {
   // and the entry being built.
   uint64_t journal_seq_ = 1;
   uint64_t journal_start_ = 1;
-  std::deque<std::pair<uint64_t, PageId>> unfolded_;
+  UnfoldedPages unfolded_;
   std::string journal_entry_;
   // During start-up: each page's record's signal_seq.
   std::vector<uint64_t> load_seq_;

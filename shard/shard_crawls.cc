@@ -244,15 +244,18 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   const uint16_t n_cis = slot.n_cis;
 
   UrlRecord patch;
+  LearningState learning;
   if (decided) {
-    const bool was_learning = slot.learning.crawls > 0;
-    if (LearnFromCrawl(tau, n_cis, changed, t_delay_, &slot.learning)) {
+    learning = pages_.Learning(page);
+    const bool was_learning = learning.crawls > 0;
+    if (LearnFromCrawl(tau, n_cis, changed, t_delay_, &learning)) {
+      pages_.SetLearning(page, learning);
       if (!was_learning) ++urls_learning_;
       ++observed_crawls_sum_;
       AddOutcome(static_cast<float>(tau), n_cis, changed,
                  patch.mutable_outcomes());
-      LearningToRecord(slot.learning, patch.mutable_learning());
-      patch.set_observed_crawls(slot.learning.crawls);
+      LearningToRecord(learning, patch.mutable_learning());
+      patch.set_observed_crawls(learning.crawls);
     } else {
       ++rejected_fits_;  // an outcome the model cannot hold
     }
@@ -278,9 +281,8 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   const bool had_failures = slot.failures > 0;
   slot.failures = 0;
 
-  if (decided && slot.learning.crawls > 0) {
-    const LearnedModel fit =
-        Fit(slot.learning, slot.importance, options_.learning);
+  if (decided && learning.crawls > 0) {
+    const LearnedModel fit = Fit(learning, slot.importance, options_.learning);
     const policy::PageParams current{slot.importance, slot.change_rate,
                                      slot.recall, slot.false_rate};
     if (!fit.ok || !IndexableModel(fit.params, options_.max_rate)) {

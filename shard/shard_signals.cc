@@ -130,7 +130,7 @@ void Shard::MarkUnfolded(PageId page, uint64_t seq) {
   PageSlot& slot = pages_[page];
   if (slot.signals_unfolded) return;
   slot.signals_unfolded = true;
-  unfolded_.emplace_back(seq, page);
+  unfolded_.Push(seq, page);
 }
 
 // A record's signal state as of the next journal entry: what a crawl
@@ -158,7 +158,8 @@ void Shard::FoldSignals() {
                                : 0;
   int folds = 0;
   while (!unfolded_.empty()) {
-    const auto [seq, page] = unfolded_.front();
+    const uint64_t seq = unfolded_.front_seq();
+    const PageId page = unfolded_.front_page();
     PageSlot& slot = pages_[page];
     if (slot.in_use && slot.signals_unfolded) {
       // (Crawled and signalled again since `seq`, it is folded early: no
@@ -167,7 +168,7 @@ void Shard::FoldSignals() {
       AppendJournalState(
           {slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal},
           &journal_entry_);
-      unfolded_.emplace_back(journal_seq_, page);
+      unfolded_.Push(journal_seq_, page);
       ++folds;
     }
     unfolded_.pop_front();
@@ -177,7 +178,7 @@ void Shard::FoldSignals() {
     journal_entry_.clear();
   }
   const uint64_t keep =
-      unfolded_.empty() ? journal_seq_ : unfolded_.front().first;
+      unfolded_.empty() ? journal_seq_ : unfolded_.front_seq();
   if (keep >= journal_start_ + kTruncateStep) {
     batch_.DeleteJournal(journal_start_, keep);
     journal_start_ = keep;

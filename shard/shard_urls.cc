@@ -160,12 +160,14 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
   PageSlot& slot = pages_[page];
   const policy::PageParams prior =
       Overlay(Overlay(Defaults(), stored->prior()), spec.prior());
-  SetPrior(prior, &slot.learning);
+  // Read before the slot's model changes (it may stand for the state).
+  LearningState learning = pages_.Learning(page);
+  SetPrior(prior, &learning);
   // The prior only counts until the URL has been crawled; then the fit,
   // which weighs it against the crawls.
   policy::PageParams model = prior;
-  if (slot.learning.crawls > 0) {
-    const LearnedModel fit = Fit(slot.learning, 1.0, options_.learning);
+  if (learning.crawls > 0) {
+    const LearnedModel fit = Fit(learning, 1.0, options_.learning);
     if (fit.ok && IndexableModel(fit.params, options_.max_rate)) {
       model = fit.params;
     }
@@ -177,6 +179,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
+  pages_.SetLearning(page, learning);
   index_.Upsert(page, IndexView(model), host_id, slot.last_crawl);
 
   UrlRecord patch;
@@ -207,7 +210,6 @@ PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
-  slot.learning = InitLearning(model);
   index_.Upsert(page, IndexView(model), slot.host, last_crawl);
 
   record->set_url(url.spec());
@@ -219,7 +221,7 @@ PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
   record->set_last_crawl_time(last_crawl);
   record->set_signals_since_crawl(0);
   record->set_signal_seq(journal_seq_);
-  LearningToRecord(slot.learning, record->mutable_learning());
+  LearningToRecord(pages_.Learning(page), record->mutable_learning());
   return page;
 }
 
@@ -287,7 +289,7 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
   state.set_importance(slot.importance);
   *state.mutable_prior() = record->prior();
   SetChangeModel(model, state.mutable_estimate());
-  state.set_observed_crawls(slot.learning.crawls);
+  state.set_observed_crawls(pages_.LearningCrawls(page));
   state.set_last_crawl_time(slot.last_crawl);
   state.set_signals_since_crawl(slot.n_cis);
   if (slot.latest_signal >= 0.0f) {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <string>
 
 #include "absl/functional/function_ref.h"
@@ -99,6 +100,38 @@ inline bool ForEachJournalRecord(
   }
   return true;
 }
+
+// The pages with journaled signals their records lack, each by the oldest
+// entry it needs, oldest first (the order folds go in). Entries are pushed
+// in non-decreasing order (the journal's sequence only grows), so a run of
+// pages per entry keeps them in 4 bytes a page instead of the 16 of a
+// (sequence, page) pair: after a restart nearly every signalled URL is in
+// it.
+class UnfoldedPages {
+ public:
+  // `seq` must not be below the last one pushed.
+  void Push(uint64_t seq, uint32_t page) {
+    if (runs_.empty() || runs_.back().seq != seq) runs_.push_back({seq, 0});
+    ++runs_.back().pages;
+    pages_.push_back(page);
+  }
+  bool empty() const { return pages_.empty(); }
+  size_t size() const { return pages_.size(); }
+  uint64_t front_seq() const { return runs_.front().seq; }
+  uint32_t front_page() const { return pages_.front(); }
+  void pop_front() {
+    pages_.pop_front();
+    if (--runs_.front().pages == 0) runs_.pop_front();
+  }
+
+ private:
+  struct Run {
+    uint64_t seq;
+    uint64_t pages;
+  };
+  std::deque<Run> runs_;
+  std::deque<uint32_t> pages_;
+};
 
 }  // namespace shard
 }  // namespace recrawl

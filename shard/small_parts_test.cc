@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -84,6 +85,35 @@ TEST(SignalJournalTest, EntriesRoundTrip) {
   EXPECT_EQ(signals.size(), 1u);
   EXPECT_EQ(states.size(), 0u);
   EXPECT_FALSE(ForEachJournalRecord("X", on_signal, on_state));
+}
+
+TEST(UnfoldedPagesTest, FirstInFirstOutWithTheirEntries) {
+  UnfoldedPages q;
+  EXPECT_TRUE(q.empty());
+  q.Push(3, 10);
+  q.Push(3, 11);
+  q.Push(5, 12);
+  q.Push(9, 13);
+  q.Push(9, 14);
+  EXPECT_EQ(q.size(), 5u);
+  std::vector<std::pair<uint64_t, uint32_t>> out;
+  for (int i = 0; i < 3; ++i) {
+    out.emplace_back(q.front_seq(), q.front_page());
+    q.pop_front();
+  }
+  // Pushes behind pops, into the last run or a new one.
+  q.Push(9, 15);
+  q.Push(12, 16);
+  while (!q.empty()) {
+    out.emplace_back(q.front_seq(), q.front_page());
+    q.pop_front();
+  }
+  const std::vector<std::pair<uint64_t, uint32_t>> expected = {
+      {3, 10}, {3, 11}, {5, 12}, {9, 13}, {9, 14}, {9, 15}, {12, 16}};
+  EXPECT_EQ(out, expected);
+  q.Push(20, 1);
+  EXPECT_EQ(q.front_seq(), 20u);
+  EXPECT_EQ(q.front_page(), 1u);
 }
 
 TEST(RateWindowTest, RatesOverTheLastMinute) {
