@@ -3,6 +3,7 @@
 #include "shard/shard.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -132,10 +133,21 @@ absl::Status Shard::Start(double now) {
   const uint64_t estimate = store_->EstimatedUrlCount();
   pages_.Reserve(estimate);
   index_.Reserve(estimate);
+  auto step = std::chrono::steady_clock::now();
+  auto seconds = [&step] {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - step).count();
+    step = now;
+    return s;
+  };
   absl::StatusOr<ScanStats> urls = store_->ScanUrls(
       [this](UrlId id, const UrlRecord& record) { LoadRecord(id, record); });
   if (!urls.ok()) return urls.status();
+  startup_.load_seconds = seconds();
   if (absl::Status s = ReplayJournal(); !s.ok()) return s;
+  startup_.replay_seconds = seconds();
+  BuildIndex();
+  startup_.index_seconds = seconds();
   startup_.malformed += urls->malformed + hosts->malformed;
   startup_.orphans = urls->orphans;
   for (std::vector<std::string>* errors : {&hosts->errors, &urls->errors}) {
@@ -147,7 +159,9 @@ absl::Status Shard::Start(double now) {
   }
   // The index's one O(m) step (setting its level Λ) happens at its first
   // pick: take it now rather than in the first client's request.
+  seconds();
   index_.PickTop(now_, 1);
+  startup_.level_seconds = seconds();
   return absl::OkStatus();
 }
 
@@ -238,21 +252,17 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
     observed_crawls_sum_ += crawls;
   }
 
-  index_.Upsert(page, IndexView(model), slot.host, last_crawl);
-  for (int n = 0; n < slot.n_cis; ++n) index_.RecordSignal(page, last_crawl);
+  // The index hears of the page in BuildIndex, once the journal has given
+  // it all its signals.
   const LeaseRecord& lease = record.lease();
   if (lease.id() != 0 && std::isfinite(lease.deadline())) {
     const bool active = lease.deadline() > now_;
     leases_.Grant(lease.id(), page, lease.holder(), lease.deadline(), active);
-    if (active) {
-      index_.Lease(page);
-      ++startup_.leases;
-    }
+    if (active) ++startup_.leases;
   }
   if (record.retry_after() > now_ && std::isfinite(record.retry_after()) &&
       leases_.OfPage(page) == nullptr) {
     leases_.Hold(page, record.retry_after());
-    index_.Lease(page);
     ++startup_.holds;
   }
   ++startup_.urls;
@@ -279,7 +289,6 @@ absl::Status Shard::ReplayJournal() {
           if (offset > slot.latest_signal) {
             slot.latest_signal = LatestSignalOffset(offset);
           }
-          index_.RecordSignal(page, s.time);
           MarkUnfolded(page, seq);
         };
         // A state record holds everything since the last crawl, so n_cis
@@ -288,9 +297,6 @@ absl::Status Shard::ReplayJournal() {
           const PageId page = pages_.Find(s.url);
           if (page == kNoPage || seq < load_seq_[page]) return;
           PageSlot& slot = pages_[page];
-          for (int n = slot.n_cis; n < s.n_cis; ++n) {
-            index_.RecordSignal(page, slot.last_crawl);
-          }
           slot.n_cis = std::max(slot.n_cis, s.n_cis);
           slot.signal_filter |= s.filter;
           slot.latest_signal = std::max(slot.latest_signal, s.latest);
@@ -305,6 +311,28 @@ absl::Status Shard::ReplayJournal() {
   startup_.journal_entries = *entries;
   std::vector<uint64_t>().swap(load_seq_);
   return absl::OkStatus();
+}
+
+// The index from the loaded pages, each with its signal count as the replay
+// left it: one call per page however many signals the journal gave it.
+void Shard::BuildIndex() {
+  for (PageId page = 0; page < pages_.end(); ++page) {
+    const PageSlot& slot = pages_[page];
+    if (!slot.in_use) continue;
+    const policy::PageParams model{slot.importance, slot.change_rate,
+                                   slot.recall, slot.false_rate};
+    index_.Upsert(page, IndexView(model), slot.host, slot.last_crawl);
+    if (slot.n_cis > 0) {
+      const double latest = slot.latest_signal >= 0.0f
+                                ? slot.last_crawl + slot.latest_signal
+                                : slot.last_crawl;
+      index_.RecordSignals(page, latest, slot.n_cis);
+    }
+    const LeaseTable::Lease* lease = leases_.OfPage(page);
+    if ((lease != nullptr && lease->active) || leases_.Held(page)) {
+      index_.Lease(page);
+    }
+  }
 }
 
 // ---------------------------------------------------------------- helpers

@@ -42,6 +42,9 @@ ABSL_FLAG(int64_t, journal_window, 0,
           "Signal journal window in batches (0: the shard's default)");
 ABSL_FLAG(std::string, dir, "", "Working directory (default: a temp dir)");
 ABSL_FLAG(bool, keep, false, "Keep the directory afterwards");
+ABSL_FLAG(bool, restart_only, false,
+          "Only the restarts, of the store a --keep run left in --dir (to "
+          "profile start-up)");
 
 namespace recrawl {
 namespace shard {
@@ -87,6 +90,8 @@ std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
   return Check(Shard::Open(std::move(store), options, now));
 }
 
+void Restarts(const std::string& dir, int64_t n, double now);
+
 void Run() {
   const int64_t n = absl::GetFlag(FLAGS_urls);
   const int batch = absl::GetFlag(FLAGS_batch);
@@ -96,17 +101,21 @@ void Run() {
            absl::StrCat("recrawl_shard_bench_", getpid()))
               .string();
   }
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
   std::mt19937_64 rng(1);
   std::uniform_real_distribution<double> u(0.0, 1.0);
+  double now = 1.7e9;
+  if (absl::GetFlag(FLAGS_restart_only)) {
+    Restarts(dir, n, now + 86400);
+    return;
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
 
   const double raw = RawPutRate(dir + "/raw", n);
   std::filesystem::remove_all(dir + "/raw");
   std::printf("rocksdb raw put (120 B, WAL, batches of 1000): %.0fK/s\n",
               raw / 1e3);
 
-  double now = 1.7e9;
   const int64_t rss_before = ResidentBytes();
   std::unique_ptr<Shard> shard = OpenShard(dir + "/shard", now);
   {
@@ -227,6 +236,14 @@ void Run() {
   // As after a SIGTERM: the server flushes the store before closing it.
   Check(shard->Flush());
   shard.reset();
+  Restarts(dir, n, now);
+  if (!absl::GetFlag(FLAGS_keep)) std::filesystem::remove_all(dir);
+}
+
+// The store's open and scan alone, then the shard's restart warm and cold.
+void Restarts(const std::string& dir, int64_t n, double now) {
+  PeekTopRequest peek;
+  peek.set_k(1);
   {
     // The store's part alone: open and scan (records parsed, nothing built).
     const Clock::time_point start = Clock::now();
@@ -240,7 +257,7 @@ void Run() {
     if (cold) EvictFromPageCache(dir + "/shard");
     const int64_t rss_closed = ResidentBytes();
     const Clock::time_point start = Clock::now();
-    shard = OpenShard(dir + "/shard", now);
+    std::unique_ptr<Shard> shard = OpenShard(dir + "/shard", now);
     const double open_s = Seconds(start);
     Check(shard->PeekTop(peek, now));
     const double s = Seconds(start);
@@ -249,13 +266,19 @@ void Run() {
                   static_cast<double>(ResidentBytes() - rss_closed) / n);
     }
     std::printf("restart %s: open + scan + build + index level %.2f s, first "
-                "pick after %.2f s (%lld URLs, %lld leases)\n",
+                "pick after %.2f s (%lld URLs, %lld leases, %lld journal "
+                "entries)\n",
                 cold ? "cold" : "warm", open_s, s,
                 static_cast<long long>(shard->startup().urls),
-                static_cast<long long>(shard->startup().leases));
+                static_cast<long long>(shard->startup().leases),
+                static_cast<long long>(shard->startup().journal_entries));
+    const StartupReport& r = shard->startup();
+    std::printf("  of which scan + load %.2f s, journal replay %.2f s, index "
+                "build %.2f s, index level %.2f s\n",
+                r.load_seconds, r.replay_seconds, r.index_seconds,
+                r.level_seconds);
     shard.reset();
   }
-  if (!absl::GetFlag(FLAGS_keep)) std::filesystem::remove_all(dir);
 }
 
 }  // namespace
