@@ -10,6 +10,7 @@
 #include "policy/lambda_crawl.h"
 #include "policy/optimal_policy.h"
 #include "sim/adaptive_schedulers.h"
+#include "sim/learning_scheduler.h"
 #include "sim/rate_schedulers.h"
 
 namespace recrawl {
@@ -38,13 +39,56 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Values(
   return std::unique_ptr<Scheduler>(*std::move(s));
 }
 
+// The prior of the learning policies: every page starts at the population
+// means of (Δ, λ, ν), which an operator can know from a sample of pages
+// without knowing any single page; importance is each page's own.
+std::vector<policy::PageParams> PopulationPrior(const std::vector<policy::PageParams>& pages) {
+  policy::PageParams mean;
+  for (const auto& p : pages) {
+    mean.change_rate += p.change_rate;
+    mean.recall += p.recall;
+    mean.false_rate += p.false_rate;
+  }
+  if (!pages.empty()) {
+    mean.change_rate /= pages.size();
+    mean.recall /= pages.size();
+    mean.false_rate /= pages.size();
+  }
+  std::vector<policy::PageParams> out(pages.size(), mean);
+  for (size_t i = 0; i < pages.size(); ++i) out[i].importance = pages[i].importance;
+  return out;
+}
+
+// shard/shard.h's ShardOptions defaults, per second: Δ₀ = 1/86400,
+// λ₀ = 0.5, ν₀ = 0.1/86400; here per day, the simulator's time unit read as
+// a day (fig6's Δ ~ U[0, 1] is then up to one change a day).
+std::vector<policy::PageParams> ShardDefaultPrior(const std::vector<policy::PageParams>& pages) {
+  std::vector<policy::PageParams> out(pages.size());
+  for (size_t i = 0; i < pages.size(); ++i) out[i] = {pages[i].importance, 1.0, 0.5, 0.1};
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<Scheduler>> Learning(
+    const std::vector<policy::PageParams>& priors, policy::CrawlPolicy valuation, bool learn,
+    ValueSchedulerOptions::Argmax argmax) {
+  LearningSchedulerOptions options;
+  options.policy = valuation;
+  options.learn = learn;
+  options.argmax = argmax;
+  absl::StatusOr<std::unique_ptr<LearningScheduler>> s =
+      LearningScheduler::Create(priors, options);
+  if (!s.ok()) return s.status();
+  return std::unique_ptr<Scheduler>(*std::move(s));
+}
+
 }  // namespace
 
 const std::vector<std::string>& PolicyNames() {
   static const auto* names = new std::vector<std::string>{
       "BASELINE",   "BASELINE-NCIS", "GREEDY",      "GREEDY-CIS",          "GREEDY-NCIS",
       "G-NCIS-APPROX-1", "G-NCIS-APPROX-2", "GREEDY-NCIS-D", "GREEDY-CIS+", "LDS",
-      "LAMBDACRAWL", "ROUND-ROBIN",  "CHANGE-PROPORTIONAL", "NUTCH",     "STORMCRAWLER"};
+      "LAMBDACRAWL", "ROUND-ROBIN",  "CHANGE-PROPORTIONAL", "NUTCH",     "STORMCRAWLER",
+      "GREEDY-NCIS-LEARN", "GREEDY-LEARN", "GREEDY-NCIS-PRIOR", "GREEDY-NCIS-LEARN-DEFAULT"};
   return *names;
 }
 
@@ -85,6 +129,18 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
                                                : policy::CrawlPolicy::Greedy());
     }
     return Values(pages, per_page, options);
+  }
+  if (name == "GREEDY-NCIS-LEARN") {
+    return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax);
+  }
+  if (name == "GREEDY-LEARN") {
+    return Learning(PopulationPrior(pages), policy::CrawlPolicy::Greedy(), true, argmax);
+  }
+  if (name == "GREEDY-NCIS-PRIOR") {
+    return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), false, argmax);
+  }
+  if (name == "GREEDY-NCIS-LEARN-DEFAULT") {
+    return Learning(ShardDefaultPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax);
   }
   if (name == "ROUND-ROBIN") return std::make_unique<RoundRobinScheduler>(m);
   if (name == "NUTCH" || name == "STORMCRAWLER") {

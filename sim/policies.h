@@ -6,6 +6,14 @@
 //   GREEDY-NCIS-D    GREEDY-NCIS discarding signals within 5/R of a crawl (App. C)
 //   GREEDY-CIS+      GREEDY-CIS value where precision > 0.7 and recall > 0.6,
 //                    GREEDY value elsewhere (Sec. 6.7)
+//   GREEDY-NCIS-LEARN  GREEDY-NCIS on (Δ, λ, ν) learnt online per page by the
+//                    shard's learner (learning_scheduler.h, App. E) from the
+//                    population prior: the means of Δ, λ, ν over the pages
+//   GREEDY-LEARN     the same learning, ranked by the GREEDY value
+//   GREEDY-NCIS-PRIOR  GREEDY-NCIS on the population prior, never learning
+//   GREEDY-NCIS-LEARN-DEFAULT  GREEDY-NCIS-LEARN from the shard's default
+//                    prior (Δ₀ = 1/day, λ₀ = 0.5, ν₀ = 0.1/day) with the
+//                    simulator's time unit read as a day
 //   LDS              BASELINE's rates (problem (5)) realised by Azar Alg. 3
 //   LAMBDACRAWL      Kolobov's LambdaCrawl-IncomplObs rates realised by LDS
 //   ROUND-ROBIN, CHANGE-PROPORTIONAL, NUTCH, STORMCRAWLER   what crawlers run
@@ -32,7 +40,8 @@ bool IsAnalytic(const std::string& name);
 
 // A discrete policy for pages the policy believes to have `pages` parameters
 // (raw importance), at bandwidth R (the rate-based policies plan for R; the
-// value-based ones adapt to any slot times).
+// value-based ones adapt to any slot times). The learning policies use only
+// the pages' importance and the population means of their (Δ, λ, ν).
 absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
     const std::string& name, const std::vector<policy::PageParams>& pages, double bandwidth,
     ValueSchedulerOptions::Argmax argmax = ValueSchedulerOptions::Argmax::kLazyBound);

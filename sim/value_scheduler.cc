@@ -8,6 +8,24 @@
 
 namespace recrawl {
 namespace sim {
+namespace {
+
+// What the index is given for `page` under `policy`: the page as the policy
+// models it, and whether that model reads signals.
+absl::StatusOr<std::pair<policy::PageParams, bool>> IndexBelief(
+    const policy::PageParams& page, const policy::CrawlPolicy& policy) {
+  absl::StatusOr<policy::PageModel> model = policy::PageModel::Create(page);
+  if (!model.ok()) return model.status();
+  const policy::PageModel belief = policy.Belief(*model);
+  policy::PageParams params;
+  params.importance = belief.importance();
+  params.change_rate = belief.change_rate();
+  params.recall = belief.recall();
+  params.false_rate = belief.false_rate();
+  return std::make_pair(params, belief.signals_informative());
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ValueScheduler>> ValueScheduler::Create(
     const std::vector<policy::PageParams>& pages,
@@ -38,37 +56,46 @@ absl::StatusOr<std::unique_ptr<ValueScheduler>> ValueScheduler::Create(
   }
   std::vector<char> informative(pages.size());
   for (size_t i = 0; i < pages.size(); ++i) {
-    absl::StatusOr<policy::PageModel> model = policy::PageModel::Create(pages[i]);
-    if (!model.ok()) {
+    absl::StatusOr<std::pair<policy::PageParams, bool>> belief =
+        IndexBelief(pages[i], per_page[i]);
+    if (!belief.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("page ", i, ": ", model.status().message()));
+          absl::StrCat("page ", i, ": ", belief.status().message()));
     }
-    const policy::PageModel belief = per_page[i].Belief(*model);
-    informative[i] = belief.signals_informative();
-    policy::PageParams params;
-    params.importance = belief.importance();
-    params.change_rate = belief.change_rate();
-    params.recall = belief.recall();
-    params.false_rate = belief.false_rate();
+    informative[i] = belief->second;
     // Every page is crawled at t = 0 and has its own host (no politeness in
     // the paper's experiments).
-    index->Upsert(static_cast<shard::PageId>(i), params,
+    index->Upsert(static_cast<shard::PageId>(i), belief->first,
                   static_cast<shard::HostId>(i), 0.0);
   }
-  return std::unique_ptr<ValueScheduler>(
-      new ValueScheduler(std::move(index), std::move(informative), options));
+  return std::unique_ptr<ValueScheduler>(new ValueScheduler(
+      std::move(index), per_page, std::move(informative), options));
 }
 
 ValueScheduler::ValueScheduler(std::unique_ptr<shard::CrawlIndex> index,
+                               std::vector<policy::CrawlPolicy> per_page,
                                std::vector<char> informative,
                                ValueSchedulerOptions options)
     : index_(std::move(index)),
+      per_page_(std::move(per_page)),
       informative_(std::move(informative)),
       last_crawl_(informative_.size(), 0.0),
       options_(options) {}
 
 double ValueScheduler::Value(int page, double t) const {
   return index_->Value(static_cast<shard::PageId>(page), t);
+}
+
+absl::Status ValueScheduler::UpdateModel(int page, const policy::PageParams& params) {
+  absl::StatusOr<std::pair<policy::PageParams, bool>> belief =
+      IndexBelief(params, per_page_[page]);
+  if (!belief.ok()) return belief.status();
+  informative_[page] = belief->second;
+  // An existing page keeps its crawl state (last crawl, n_cis) in the index;
+  // only the model it is valued by changes.
+  index_->Upsert(static_cast<shard::PageId>(page), belief->first,
+                 static_cast<shard::HostId>(page), last_crawl_[page]);
+  return absl::OkStatus();
 }
 
 void ValueScheduler::OnSignal(int page, double t) {

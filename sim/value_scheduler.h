@@ -48,11 +48,21 @@ class ValueScheduler : public Scheduler {
 
   double Value(int page, double t) const;
 
+  // Replaces what the policy believes about `page` (importance as given to
+  // Create, i.e. normalised if it was) by an index Upsert, as a shard does
+  // when its estimate of a URL moves (learning_scheduler.h). The page keeps
+  // its last crawl time and the signals counted since (none were counted
+  // while the old belief ignored signals, so call this at a crawl). Fails,
+  // changing nothing, for parameters PageModel rejects.
+  absl::Status UpdateModel(int page, const policy::PageParams& params);
+
  private:
   ValueScheduler(std::unique_ptr<shard::CrawlIndex> index,
+                 std::vector<policy::CrawlPolicy> per_page,
                  std::vector<char> informative, ValueSchedulerOptions options);
 
   std::unique_ptr<shard::CrawlIndex> index_;
+  std::vector<policy::CrawlPolicy> per_page_;
   std::vector<char> informative_;  // whether the belief uses signals
   std::vector<double> last_crawl_;
   ValueSchedulerOptions options_;

@@ -1,0 +1,89 @@
+#include "sim/learning_scheduler.h"
+
+#include <utility>
+
+namespace recrawl {
+namespace sim {
+
+policy::PageParams IndexView(const policy::PageParams& model, double min_precision) {
+  const double signalled = model.recall * model.change_rate;
+  if (signalled >= min_precision * (signalled + model.false_rate)) return model;
+  policy::PageParams view = model;
+  view.recall = 0.0;
+  view.false_rate = 0.0;
+  return view;
+}
+
+absl::StatusOr<std::unique_ptr<LearningScheduler>> LearningScheduler::Create(
+    const std::vector<policy::PageParams>& priors, const LearningSchedulerOptions& options) {
+  // μ̃ = μ / Σμ, as policies.cc gives the other value policies.
+  double total = 0;
+  for (const auto& p : priors) total += p.importance;
+  std::vector<policy::PageParams> model = priors;
+  std::vector<policy::PageParams> view(priors.size());
+  std::vector<shard::LearningState> learning(priors.size());
+  for (size_t i = 0; i < priors.size(); ++i) {
+    model[i].importance = total > 0 ? priors[i].importance / total : 0.0;
+    view[i] = IndexView(model[i], options.min_signal_precision);
+    learning[i] = shard::InitLearning(priors[i]);
+  }
+  ValueSchedulerOptions value_options;
+  value_options.argmax = options.argmax;
+  absl::StatusOr<std::unique_ptr<ValueScheduler>> values = ValueScheduler::Create(
+      view, std::vector<policy::CrawlPolicy>(priors.size(), options.policy), value_options);
+  if (!values.ok()) return values.status();
+  return std::unique_ptr<LearningScheduler>(new LearningScheduler(
+      *std::move(values), std::move(model), std::move(learning), options));
+}
+
+LearningScheduler::LearningScheduler(std::unique_ptr<ValueScheduler> values,
+                                     std::vector<policy::PageParams> model,
+                                     std::vector<shard::LearningState> learning,
+                                     const LearningSchedulerOptions& options)
+    : values_(std::move(values)),
+      model_(std::move(model)),
+      learning_(std::move(learning)),
+      last_crawl_(model_.size(), 0.0),
+      n_cis_(model_.size(), 0),
+      options_(options) {}
+
+void LearningScheduler::OnSignal(int page, double t) {
+  // The crawler counts every signal for learning (n_cis of App. E), whether
+  // or not the current belief ranks by them.
+  ++n_cis_[page];
+  values_->OnSignal(page, t);
+}
+
+int LearningScheduler::Next(double t) { return values_->Next(t); }
+
+void LearningScheduler::OnCrawl(int page, double t, bool changed) {
+  values_->OnCrawl(page, t, changed);
+  const double tau = t - last_crawl_[page];
+  const int64_t n_cis = n_cis_[page];
+  last_crawl_[page] = t;
+  n_cis_[page] = 0;
+  if (!options_.learn) return;
+  // App. E: the outcome z = changed over (τ_elap, n_cis) enters the
+  // likelihood of θ = (α, αβ); the fit is its maximum with the prior's
+  // pseudo-crawls. t_delay = 0: no signal is discarded here.
+  if (!shard::LearnFromCrawl(tau, n_cis, changed, /*t_delay=*/0.0, &learning_[page])) {
+    ++rejected_;
+    return;
+  }
+  const shard::LearnedModel fit =
+      shard::Fit(learning_[page], model_[page].importance, options_.learning);
+  if (!fit.ok) {
+    ++rejected_;
+    return;
+  }
+  if (!shard::ChangedMeaningfully(model_[page], fit.params, options_.push_threshold)) return;
+  if (!values_->UpdateModel(page, IndexView(fit.params, options_.min_signal_precision)).ok()) {
+    ++rejected_;
+    return;
+  }
+  model_[page] = fit.params;
+  ++updates_;
+}
+
+}  // namespace sim
+}  // namespace recrawl
