@@ -63,7 +63,8 @@ struct PageSlot {
   uint8_t failures = 0;  // consecutive failed fetches, saturating
   bool in_use = false;
   bool has_digest = false;
-  // Journaled signals the record does not have yet (signal_journal.h).
+  // Journaled signals or a journaled lease the record does not have yet
+  // (signal_journal.h).
   bool signals_unfolded = false;
 };
 static_assert(sizeof(PageSlot) <= 72, "PageSlot grew: it is per URL");

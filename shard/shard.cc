@@ -146,6 +146,8 @@ absl::Status Shard::Start(double now) {
   startup_.load_seconds = seconds();
   if (absl::Status s = ReplayJournal(); !s.ok()) return s;
   startup_.replay_seconds = seconds();
+  startup_.leases = static_cast<int64_t>(leases_.active());
+  startup_.holds = static_cast<int64_t>(leases_.holds());
   BuildIndex();
   startup_.index_seconds = seconds();
   startup_.malformed += urls->malformed + hosts->malformed;
@@ -256,21 +258,21 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
   // it all its signals.
   const LeaseRecord& lease = record.lease();
   if (lease.id() != 0 && std::isfinite(lease.deadline())) {
-    const bool active = lease.deadline() > now_;
-    leases_.Grant(lease.id(), page, lease.holder(), lease.deadline(), active);
-    if (active) ++startup_.leases;
+    // (Records of store format 2 and before; leases are journaled now.)
+    leases_.Grant(lease.id(), page, lease.holder(), lease.deadline(),
+                  /*active=*/lease.deadline() > now_);
   }
   if (record.retry_after() > now_ && std::isfinite(record.retry_after()) &&
       leases_.OfPage(page) == nullptr) {
     leases_.Hold(page, record.retry_after());
-    ++startup_.holds;
   }
   ++startup_.urls;
 }
 
-// The journal's entries on top of the records: a signal applies to its URL
+// The journal's entries on top of the records: a record applies to its URL
 // if its entry is not older than the record's signal_seq (the record has
-// the earlier ones, or they were before its last crawl).
+// the earlier ones, or they were before its last crawl, which also ended
+// any lease granted before).
 absl::Status Shard::ReplayJournal() {
   bool first = true;
   uint64_t last = 0;
@@ -302,7 +304,29 @@ absl::Status Shard::ReplayJournal() {
           slot.latest_signal = std::max(slot.latest_signal, s.latest);
           MarkUnfolded(page, seq);
         };
-        const bool whole = ForEachJournalRecord(entry, signal, state);
+        // A later grant replaces an earlier one (a URL has one lease at a
+        // time); one past its deadline is kept inactive, as a record's was.
+        // A hold from the record (a failed fetch) stays: the fetch was after
+        // the grant, whose end follows in an 'E' record.
+        auto lease = [&](const JournalLease& l) {
+          const PageId page = pages_.Find(l.url);
+          if (page == kNoPage || seq < load_seq_[page]) return;
+          if (l.id == 0 || !std::isfinite(l.deadline)) {
+            ++startup_.malformed;
+            return;
+          }
+          leases_.Grant(l.id, page, std::string(l.holder), l.deadline,
+                        /*active=*/l.deadline > now_);
+          MarkUnfolded(page, seq);
+        };
+        auto lease_end = [&](const JournalLeaseEnd& e) {
+          const PageId page = pages_.Find(e.url);
+          if (page == kNoPage || seq < load_seq_[page]) return;
+          const LeaseTable::Lease* lease = leases_.OfPage(page);
+          if (lease != nullptr && lease->id == e.id) leases_.Release(page);
+        };
+        const bool whole = ForEachJournalRecord(
+            entry, {signal, state, lease, lease_end});
         if (!whole) ++startup_.malformed;
       });
   if (!entries.ok()) return entries.status();

@@ -13,11 +13,12 @@
 // records for new URLs and as blind patches (UrlStore::Batch::PatchUrl)
 // for hot updates, one WriteBatch per request; a request is acknowledged
 // (the call returns OK) only after that batch is in RocksDB's write-ahead
-// log, and with `sync` after it is on disk. Counted signals are the
-// exception: a batch's go into one journal entry (signal_journal.h), and a
-// URL's record takes them in when the URL is crawled or, for URLs whose
-// signals are older than the journal's window, in a fold; start-up replays
-// the journal on top of the records (each record says from which entry on).
+// log, and with `sync` after it is on disk. Counted signals and lease
+// grants are the exception: a batch's go into one journal entry
+// (signal_journal.h), and a URL's record takes them in when the URL is
+// crawled or, for URLs whose entries are older than the journal's window,
+// in a fold; start-up replays the journal on top of the records (each
+// record says from which entry on).
 // Point reads of the store serve the operator paths only: an upsert of an
 // existing URL (its stored prior and URL, which also catches id
 // collisions), delete and GetUrlState.
@@ -247,7 +248,8 @@ class Shard {
                     UrlRecord* record);
 
   // shard_signals.cc
-  // The page has journaled signals its record lacks (from entry `seq` on).
+  // The page has journaled signals or a lease its record lacks (from entry
+  // `seq` on).
   void MarkUnfolded(PageId page, uint64_t seq);
   // Folds the pages whose oldest unfolded entry left the window, and drops
   // the entries no record needs any more.
@@ -293,6 +295,7 @@ class Shard {
   // PickTop times never go back (the index's values are for non-decreasing
   // times): a request for an earlier time is answered for this one.
   double pick_time_ = 0.0;
+  std::vector<double> slot_times_;  // Lease's, kept to spare an allocation
 
   // Stats.
   double level_ = 0.0;  // value of the latest lease

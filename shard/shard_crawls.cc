@@ -9,6 +9,7 @@
 #include "shard/batch_result.h"
 #include "shard/learning_record.h"
 #include "shard/shard.h"
+#include "shard/signal_journal.h"
 #include "shard/store/url_record_merge.h"
 #include "shard/url_id.h"
 
@@ -90,42 +91,38 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
     }
   }
   LeaseResponse response;
-  UrlRecord patch;
+  // The grants go into this request's journal entry (signal_journal.h): one
+  // sequential record for the batch instead of a patch per URL.
+  journal_entry_.clear();
+  slot_times_.clear();
   for (double slot_time : req.slot_times()) {
     pick_time_ = std::max(pick_time_, slot_time);
-    const std::vector<PickedPage> picked = index_.PickTop(pick_time_, 1);
-    if (picked.empty()) continue;
-    const PageId page = picked[0].page;
+    slot_times_.push_back(pick_time_);
+  }
+  // Algorithm 1 slot by slot, in one call: each slot's pick comes out of
+  // the index leased, and a polite host of a pick is held back for its
+  // minimum delay from the slot time (the fetch will hit it then, as a crawl
+  // would; the index learns of the crawl itself only from the report).
+  for (const SlotPick& pick : index_.PickSlots(slot_times_)) {
+    const PageId page = pick.page;
     const uint64_t id = NextLeaseId();
-    const double deadline = pick_time_ + duration;
+    const double deadline = pick.time + duration;
     leases_.Grant(id, page, req.holder(), deadline);
-    index_.Lease(page);
-    // The fetch will hit the host at about the slot time: its other URLs
-    // wait the host's minimum delay from then, as after a crawl (the index
-    // learns of the crawl itself only from the report).
-    const HostTable::Host& host = hosts_.Politeness(pages_[page].host);
-    if (host.min_delay > 0.0) {
-      const double until =
-          std::max(host.blocked_until, pick_time_ + host.min_delay);
-      index_.BlockHost(pages_[page].host, until);
-    }
-    patch.Clear();
-    LeaseRecord* lease = patch.mutable_lease();
-    lease->set_id(id);
-    lease->set_holder(req.holder());
-    lease->set_deadline(deadline);
-    batch_.PatchUrl(pages_[page].id, patch);
+    AppendJournalLease({pages_[page].id, id, deadline, req.holder()},
+                       &journal_entry_);
+    MarkUnfolded(page, journal_seq_);
 
     LeasedUrl* out = response.add_leases();
     pages_.AppendUrl(page, out->mutable_url());
     out->set_lease_id(id);
-    out->set_slot_time(pick_time_);
+    out->set_slot_time(pick.time);
     out->set_deadline(deadline);
-    out->set_value(picked[0].value);
-    level_ = picked[0].value;
+    out->set_value(pick.value);
+    level_ = pick.value;
   }
   leases_total_ += response.leases_size();
   pick_rate_.Add(now_, response.leases_size());
+  FoldSignals();  // writes the entry
   if (absl::Status s = Commit(/*sync=*/false); !s.ok()) return s;
   return response;
 }
@@ -139,6 +136,7 @@ absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
   }
   if (absl::Status s = CheckWritable(); !s.ok()) return s;
   if (absl::Status s = Advance(now); !s.ok()) return s;
+  journal_entry_.clear();  // failed fetches end their leases in it
   ReportCrawlsResponse response;
   BatchResult* result = response.mutable_result();
   for (int i = 0; i < req.reports_size(); ++i) {
@@ -321,7 +319,12 @@ void Shard::RecordFailure(PageId page, double fetch_time) {
                    std::ldexp(1.0, std::min<int>(slot.failures - 1, 60)),
                options_.max_failure_backoff);
   const double until = fetch_time + backoff;
-  const bool had_lease = leases_.OfPage(page) != nullptr;
+  const LeaseTable::Lease* lease = leases_.OfPage(page);
+  const bool had_lease = lease != nullptr;
+  if (had_lease) {
+    // The grant may be in the journal after the record: end it there too.
+    AppendJournalLeaseEnd({slot.id, lease->id}, &journal_entry_);
+  }
   // Whether the index holds the page back (an active lease or a hold).
   const bool held_back = EndLeaseAndHold(page);
   UrlRecord patch;

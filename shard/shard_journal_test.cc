@@ -1,5 +1,5 @@
-// The signal journal: counted signals survive restarts whether they were
-// folded into their records or replayed from the journal, and entries from
+// The signal journal: counted signals and lease grants survive restarts
+// whether they were folded or replayed from the journal, and entries from
 // before a URL's crawl or removal are not replayed.
 #include <string>
 #include <vector>
@@ -84,6 +84,69 @@ TEST_F(ShardJournalTest, TheJournalIsTruncated) {
   EXPECT_EQ(State("https://b.com/").signals_since_crawl(), 500u);
   EXPECT_EQ(State("https://b.com/").signals_since_crawl(),
             b.signals_since_crawl());
+}
+
+TEST_F(ShardJournalTest, LeasesAreReplayedAndEndedByReports) {
+  Upsert({Spec("https://a.com/"), Spec("https://b.com/"),
+          Spec("https://c.com/")});
+  const LeaseResponse leases = Lease(3, 500, "f1");
+  ASSERT_EQ(leases.leases_size(), 3);
+  auto id_of = [&](const std::string& url) -> uint64_t {
+    for (const LeasedUrl& l : leases.leases()) {
+      if (l.url() == url) return l.lease_id();
+    }
+    return 0;
+  };
+  now_ += 1;
+  // a: crawled; b: failed (held back, no lease); c: still leased.
+  Report({ByLease(id_of("https://a.com/"), now_, CRAWL_OUTCOME_CHANGED),
+          ByLease(id_of("https://b.com/"), now_, CRAWL_OUTCOME_FAILED)});
+  Open();
+  EXPECT_EQ(shard_->startup().leases, 1);
+  EXPECT_EQ(shard_->startup().holds, 1);
+  EXPECT_FALSE(State("https://a.com/").has_lease());
+  const UrlState b = State("https://b.com/");
+  EXPECT_FALSE(b.has_lease());
+  EXPECT_GT(b.retry_after(), now_);
+  const UrlState c = State("https://c.com/");
+  ASSERT_TRUE(c.has_lease());
+  EXPECT_EQ(c.lease().lease_id(), id_of("https://c.com/"));
+  EXPECT_EQ(c.lease().holder(), "f1");
+  EXPECT_EQ(c.lease().deadline(), leases.leases(0).deadline());
+  // Nothing to lease: a was crawled just now (its value is ~0 but it is
+  // eligible), so one URL at most.
+  EXPECT_LE(Lease(3).leases_size(), 1);
+  // Reported after the restart by its id.
+  EXPECT_EQ(Report({ByLease(id_of("https://c.com/"), now_,
+                            CRAWL_OUTCOME_UNCHANGED)})
+                .result()
+                .applied(),
+            1u);
+  Open();
+  EXPECT_FALSE(State("https://c.com/").has_lease());
+}
+
+TEST_F(ShardJournalTest, ALeaseOutlivesTheWindowAndItsDeadline) {
+  Upsert({Spec("https://a.com/"), Spec("https://b.com/")});
+  const LeaseResponse lease = Lease(1, 50, "f2");
+  ASSERT_EQ(lease.leases_size(), 1);
+  const std::string leased = lease.leases(0).url();
+  const std::string other =
+      leased == "https://a.com/" ? "https://b.com/" : "https://a.com/";
+  // Many batches: the grant's entry leaves the window of 2 and is truncated;
+  // the lease is folded, again and again.
+  for (int i = 0; i < 600; ++i) Signal(other);
+  EXPECT_GT(now_, lease.leases(0).deadline());
+  Open();
+  EXPECT_LE(shard_->startup().journal_entries, 256 + 2);
+  // Expired, so not active, but a late report by its id is still taken.
+  EXPECT_EQ(shard_->startup().leases, 0);
+  EXPECT_EQ(Report({ByLease(lease.leases(0).lease_id(), now_,
+                            CRAWL_OUTCOME_CHANGED)})
+                .result()
+                .applied(),
+            1u);
+  EXPECT_EQ(State(leased).last_crawl_time(), now_);
 }
 
 }  // namespace

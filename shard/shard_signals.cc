@@ -146,10 +146,11 @@ void Shard::SignalStatePatch(const PageSlot& slot, UrlRecord* patch) const {
 }
 
 // Pages whose oldest needed entry left the window and that were not crawled
-// since get their whole signal state written again into this entry (at
-// most kFoldsPerCall a call, so that a burst of them is spread out); then
-// the entry is written, and the entries before the oldest one still needed
-// are dropped, in steps of kTruncateStep (one range deletion per step).
+// since get their whole signal and lease state written again into this
+// entry (at most kFoldsPerCall a call, so that a burst of them is spread
+// out); then the entry is written, and the entries before the oldest one
+// still needed are dropped, in steps of kTruncateStep (one range deletion
+// per step).
 void Shard::FoldSignals() {
   constexpr int kFoldsPerCall = 1024;
   constexpr uint64_t kTruncateStep = 256;
@@ -168,6 +169,12 @@ void Shard::FoldSignals() {
       AppendJournalState(
           {slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal},
           &journal_entry_);
+      // Its lease too, active or not (a late report may still name it).
+      if (const LeaseTable::Lease* lease = leases_.OfPage(page);
+          lease != nullptr) {
+        AppendJournalLease({slot.id, lease->id, lease->deadline, lease->holder},
+                           &journal_entry_);
+      }
       unfolded_.Push(journal_seq_, page);
       ++folds;
     }

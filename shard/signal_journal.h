@@ -4,6 +4,10 @@
 //   'S' url(8) time(8) key(8)                    a counted signal
 //   'F' url(8) n_cis(2) filter(8) latest(4)      a URL's whole signal state
 //                                                since its last crawl
+//   'L' url(8) id(8) deadline(8) holder_size(2) holder
+//                                                a lease granted
+//   'E' url(8) id(8)                             a lease ended by a failed
+//                                                fetch
 //
 // Why a journal: a blind patch per signal costs RocksDB a random-key insert
 // into its memtable, ~45% of a signal's cost and more than a raw put, so
@@ -16,6 +20,12 @@
 // instead of a random record update), so the journal stays bounded by the
 // window plus one state record per URL signalled and not crawled since.
 // Start-up replays it on top of the records.
+//
+// Leases go the same way, for the same reason (a lease patch per URL cost
+// a random-key insert each): a lease batch's grants are one entry, a URL's
+// record takes its lease state in at the next crawl (which ends the lease),
+// a failed fetch ends it with an 'E' record, and a URL whose lease is still
+// known when its entry leaves the window has it written again ('L').
 #ifndef RECRAWL_SHARD_SIGNAL_JOURNAL_H_
 #define RECRAWL_SHARD_SIGNAL_JOURNAL_H_
 
@@ -44,6 +54,18 @@ struct JournalState {
   float latest;
 };
 
+struct JournalLease {
+  UrlId url;
+  uint64_t id;
+  double deadline;
+  absl::string_view holder;  // at most kMaxJournalHolder bytes
+};
+
+struct JournalLeaseEnd {
+  UrlId url;
+  uint64_t id;
+};
+
 namespace internal {
 template <typename T>
 void Put(const T& v, std::string* out) {
@@ -59,6 +81,9 @@ T Get(const char* p) {
 
 inline constexpr size_t kJournalSignalBytes = 25;
 inline constexpr size_t kJournalStateBytes = 23;
+inline constexpr size_t kJournalLeaseBytes = 27;  // without the holder
+inline constexpr size_t kJournalLeaseEndBytes = 17;
+inline constexpr size_t kMaxJournalHolder = 0xffff;
 
 inline void AppendJournalSignal(const JournalSignal& s, std::string* entry) {
   entry->push_back('S');
@@ -75,25 +100,60 @@ inline void AppendJournalState(const JournalState& s, std::string* entry) {
   internal::Put(s.latest, entry);
 }
 
-// Calls `on_signal` or `on_state` for each record of `entry`, in order;
-// false (after the whole records before it) at a record that is cut short
-// or has an unknown tag.
-inline bool ForEachJournalRecord(
-    absl::string_view entry,
-    absl::FunctionRef<void(const JournalSignal&)> on_signal,
-    absl::FunctionRef<void(const JournalState&)> on_state) {
+// The holder is cut to kMaxJournalHolder bytes (shards accept far less).
+inline void AppendJournalLease(const JournalLease& l, std::string* entry) {
+  const absl::string_view holder = l.holder.substr(0, kMaxJournalHolder);
+  entry->push_back('L');
+  internal::Put(l.url, entry);
+  internal::Put(l.id, entry);
+  internal::Put(l.deadline, entry);
+  internal::Put(static_cast<uint16_t>(holder.size()), entry);
+  entry->append(holder.data(), holder.size());
+}
+
+inline void AppendJournalLeaseEnd(const JournalLeaseEnd& e,
+                                  std::string* entry) {
+  entry->push_back('E');
+  internal::Put(e.url, entry);
+  internal::Put(e.id, entry);
+}
+
+// What each kind of record of an entry is handed to.
+struct JournalVisitor {
+  absl::FunctionRef<void(const JournalSignal&)> signal;
+  absl::FunctionRef<void(const JournalState&)> state;
+  absl::FunctionRef<void(const JournalLease&)> lease;
+  absl::FunctionRef<void(const JournalLeaseEnd&)> lease_end;
+};
+
+// Calls the visitor for each record of `entry`, in order; false (after the
+// whole records before it) at a record that is cut short or has an unknown
+// tag.
+inline bool ForEachJournalRecord(absl::string_view entry,
+                                 const JournalVisitor& visit) {
   using internal::Get;
   size_t i = 0;
   while (i < entry.size()) {
     const char* p = entry.data() + i;
     const size_t left = entry.size() - i;
     if (p[0] == 'S' && left >= kJournalSignalBytes) {
-      on_signal({Get<UrlId>(p + 1), Get<double>(p + 9), Get<uint64_t>(p + 17)});
+      visit.signal(
+          {Get<UrlId>(p + 1), Get<double>(p + 9), Get<uint64_t>(p + 17)});
       i += kJournalSignalBytes;
     } else if (p[0] == 'F' && left >= kJournalStateBytes) {
-      on_state({Get<UrlId>(p + 1), Get<uint16_t>(p + 9), Get<uint64_t>(p + 11),
-                Get<float>(p + 19)});
+      visit.state({Get<UrlId>(p + 1), Get<uint16_t>(p + 9),
+                   Get<uint64_t>(p + 11), Get<float>(p + 19)});
       i += kJournalStateBytes;
+    } else if (p[0] == 'L' && left >= kJournalLeaseBytes &&
+               left - kJournalLeaseBytes >= Get<uint16_t>(p + 25)) {
+      const uint16_t holder = Get<uint16_t>(p + 25);
+      visit.lease({Get<UrlId>(p + 1), Get<uint64_t>(p + 9),
+                   Get<double>(p + 17),
+                   absl::string_view(p + kJournalLeaseBytes, holder)});
+      i += kJournalLeaseBytes + holder;
+    } else if (p[0] == 'E' && left >= kJournalLeaseEndBytes) {
+      visit.lease_end({Get<UrlId>(p + 1), Get<uint64_t>(p + 9)});
+      i += kJournalLeaseEndBytes;
     } else {
       return false;
     }

@@ -62,11 +62,21 @@ TEST(SignalJournalTest, EntriesRoundTrip) {
   AppendJournalSignal({1, 2.5, 3}, &entry);
   AppendJournalState({9, 65535, ~uint64_t{0} - 1, 12.25f}, &entry);
   AppendJournalSignal({~uint64_t{0}, -0.0, 7}, &entry);
+  AppendJournalLease({5, 77, 1234.5, "fetcher-1"}, &entry);
+  AppendJournalLeaseEnd({6, 78}, &entry);
+  AppendJournalLease({7, 79, 1.0, ""}, &entry);
   std::vector<JournalSignal> signals;
   std::vector<JournalState> states;
+  std::vector<std::pair<JournalLease, std::string>> leases;
+  std::vector<JournalLeaseEnd> ends;
   auto on_signal = [&](const JournalSignal& s) { signals.push_back(s); };
   auto on_state = [&](const JournalState& s) { states.push_back(s); };
-  EXPECT_TRUE(ForEachJournalRecord(entry, on_signal, on_state));
+  auto on_lease = [&](const JournalLease& l) {
+    leases.emplace_back(l, std::string(l.holder));
+  };
+  auto on_end = [&](const JournalLeaseEnd& e) { ends.push_back(e); };
+  const JournalVisitor visit{on_signal, on_state, on_lease, on_end};
+  EXPECT_TRUE(ForEachJournalRecord(entry, visit));
   ASSERT_EQ(signals.size(), 2u);
   EXPECT_EQ(signals[0].url, 1u);
   EXPECT_EQ(signals[0].time, 2.5);
@@ -77,14 +87,31 @@ TEST(SignalJournalTest, EntriesRoundTrip) {
   EXPECT_EQ(states[0].n_cis, 65535);
   EXPECT_EQ(states[0].filter, ~uint64_t{0} - 1);
   EXPECT_EQ(states[0].latest, 12.25f);
+  ASSERT_EQ(leases.size(), 2u);
+  EXPECT_EQ(leases[0].first.url, 5u);
+  EXPECT_EQ(leases[0].first.id, 77u);
+  EXPECT_EQ(leases[0].first.deadline, 1234.5);
+  EXPECT_EQ(leases[0].second, "fetcher-1");
+  EXPECT_EQ(leases[1].first.url, 7u);
+  EXPECT_EQ(leases[1].second, "");
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(ends[0].url, 6u);
+  EXPECT_EQ(ends[0].id, 78u);
   // A torn entry or an unknown tag: the whole records before it, and false.
   signals.clear();
   states.clear();
   EXPECT_FALSE(ForEachJournalRecord(absl::string_view(entry).substr(0, 30),
-                                    on_signal, on_state));
+                                    visit));
   EXPECT_EQ(signals.size(), 1u);
   EXPECT_EQ(states.size(), 0u);
-  EXPECT_FALSE(ForEachJournalRecord("X", on_signal, on_state));
+  EXPECT_FALSE(ForEachJournalRecord("X", visit));
+  // A lease record whose holder runs past the end.
+  leases.clear();
+  std::string torn;
+  AppendJournalLease({5, 77, 1.0, "abcdef"}, &torn);
+  EXPECT_FALSE(ForEachJournalRecord(
+      absl::string_view(torn).substr(0, torn.size() - 1), visit));
+  EXPECT_TRUE(leases.empty());
 }
 
 TEST(UnfoldedPagesTest, FirstInFirstOutWithTheirEntries) {

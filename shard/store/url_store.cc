@@ -24,10 +24,12 @@ constexpr char kMetaFamily[] = "meta";
 constexpr char kShardMetaKey[] = "shard";
 constexpr char kFormatKey[] = "store_format";
 // Bump when the layout or the records change incompatibly. Format 1 had no
-// journal; such a store is read as is and marked 2 (a build that does not
-// know the journal must not open a store that has one).
-constexpr char kFormat[] = "2";
+// journal, format 2 journaled signals only (not leases); such stores are
+// read as they are and marked 3 (a build that does not know a journal's
+// records must not open a store that has them).
+constexpr char kFormat[] = "3";
 constexpr char kFormatWithoutJournal[] = "1";
+constexpr char kFormatSignalJournal[] = "2";
 constexpr char kJournalPrefix = 'j';
 
 using UrlKey = std::array<char, sizeof(UrlId)>;
@@ -157,7 +159,7 @@ absl::Status UrlStore::CheckFormat() {
                      "writing the store format");
   }
   if (!s.ok()) return FromRocks(s, "reading the store format");
-  if (format == kFormatWithoutJournal) {
+  if (format == kFormatWithoutJournal || format == kFormatSignalJournal) {
     rocksdb::WriteOptions sync;
     sync.sync = true;
     return FromRocks(db_->Put(sync, handles_[kMeta], kFormatKey, kFormat),

@@ -433,12 +433,15 @@ TEST(UrlStoreTest, RefusesAnotherFormat) {
   EXPECT_THAT(store.status().message(), HasSubstr("format \"99\""));
 }
 
-// Format 1 (before the journal) is read and upgraded.
-TEST(UrlStoreTest, UpgradesFormatOne) {
-  const std::string dir = NewDir("format1");
-  ASSERT_NE(OpenOrDie(dir), nullptr);
-  WriteRaw(dir, "meta", {{"store_format", "1"}});
-  ASSERT_NE(OpenOrDie(dir), nullptr);  // and again, now as format 2
+// Formats 1 (before the journal) and 2 (signals only in the journal) are
+// read and upgraded.
+TEST(UrlStoreTest, UpgradesFormatsOneAndTwo) {
+  for (const char* format : {"1", "2"}) {
+    const std::string dir = NewDir(absl::StrCat("format", format));
+    ASSERT_NE(OpenOrDie(dir), nullptr);
+    WriteRaw(dir, "meta", {{"store_format", format}});
+    ASSERT_NE(OpenOrDie(dir), nullptr);  // and again, now as format 3
+  }
 }
 
 TEST(UrlStoreTest, JournalAppendScanTruncate) {
