@@ -107,6 +107,7 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
   const int m = static_cast<int>(pages.size());
   ValueSchedulerOptions options;
   options.argmax = argmax;
+  options.target_candidates = CandidatesForPages(pages.size());
   auto all = [&](policy::CrawlPolicy p) { return std::vector<policy::CrawlPolicy>(m, p); };
   if (name == "GREEDY") return Values(pages, all(policy::CrawlPolicy::Greedy()), options);
   if (name == "GREEDY-CIS") return Values(pages, all(policy::CrawlPolicy::GreedyCis()), options);

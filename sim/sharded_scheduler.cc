@@ -29,8 +29,11 @@ absl::StatusOr<std::unique_ptr<ShardedScheduler>> ShardedScheduler::Create(
     shards[s].global.push_back(static_cast<int>(i));
   }
   for (int s = 0; s < options.num_shards; ++s) {
+    ValueSchedulerOptions shard_options;
+    shard_options.target_candidates = CandidatesForPages(shard_pages[s].size());
     absl::StatusOr<std::unique_ptr<ValueScheduler>> scheduler = ValueScheduler::Create(
-        shard_pages[s], std::vector<policy::CrawlPolicy>(shard_pages[s].size(), policy), {});
+        shard_pages[s], std::vector<policy::CrawlPolicy>(shard_pages[s].size(), policy),
+        shard_options);
     if (!scheduler.ok()) return scheduler.status();
     shards[s].scheduler = *std::move(scheduler);
   }

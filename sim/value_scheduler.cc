@@ -1,5 +1,7 @@
 #include "sim/value_scheduler.h"
 
+#include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -27,6 +29,10 @@ absl::StatusOr<std::pair<policy::PageParams, bool>> IndexBelief(
 
 }  // namespace
 
+int CandidatesForPages(size_t num_pages) {
+  return static_cast<int>(std::clamp(std::sqrt(static_cast<double>(num_pages)), 8.0, 1e6));
+}
+
 absl::StatusOr<std::unique_ptr<ValueScheduler>> ValueScheduler::Create(
     const std::vector<policy::PageParams>& pages,
     const std::vector<policy::CrawlPolicy>& per_page,
@@ -50,7 +56,12 @@ absl::StatusOr<std::unique_ptr<ValueScheduler>> ValueScheduler::Create(
   if (options.argmax == ValueSchedulerOptions::Argmax::kBruteForce) {
     index = std::make_unique<shard::BruteForceIndex>(valuation);
   } else {
-    auto fast = std::make_unique<shard::SchedulingIndex>(valuation);
+    shard::SchedulingIndex::Options index_options;
+    if (options.target_candidates > 0) {
+      index_options.target_candidates = options.target_candidates;
+      index_options.max_candidates = 4 * options.target_candidates;
+    }
+    auto fast = std::make_unique<shard::SchedulingIndex>(valuation, index_options);
     fast->Reserve(pages.size());
     index = std::move(fast);
   }
