@@ -2,6 +2,7 @@
 
 #include "sim/bandwidth_experiment.h"
 #include "sim/estimator_experiment.h"
+#include "sim/learning_experiment.h"
 #include "sim/report.h"
 
 namespace recrawl {
@@ -21,6 +22,15 @@ absl::Status RunEstimatorCommand(const ExperimentCommandOptions& o, std::ostream
   absl::StatusOr<EstimatorResult> r = RunEstimatorExperiment(*e, o.run);
   if (!r.ok()) return r.status();
   return EmitReport(EstimatorReport(*e, *r, o.run), o.csv, o.plot, out);
+}
+
+absl::Status RunLearningCommand(const ExperimentCommandOptions& o,
+                                const std::vector<std::string>& worlds, std::ostream& out) {
+  absl::StatusOr<LearningExperiment> e = LearnExperiment(worlds, o.overrides);
+  if (!e.ok()) return e.status();
+  absl::StatusOr<LearningResult> r = RunLearningExperiment(*e, o.run);
+  if (!r.ok()) return r.status();
+  return EmitReport(LearningReport(*e, *r, o.run), o.csv, o.plot, out);
 }
 
 }  // namespace sim

@@ -1,10 +1,12 @@
-// `recrawl_sim fig12` (main paper App. D) and `recrawl_sim appE` (App. E):
-// run the experiment, print its markdown table, and optionally write the
+// `recrawl_sim fig12` (main paper App. D), `recrawl_sim appE` (App. E) and
+// `recrawl_sim learn` (issue 4, learning_experiment.h): run the experiment, print its markdown table, and optionally write the
 // long-form CSV and the plot (report.h).
 #ifndef RECRAWL_SIM_APPENDIX_COMMANDS_H_
 #define RECRAWL_SIM_APPENDIX_COMMANDS_H_
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "sim/experiment_command.h"
@@ -16,6 +18,9 @@ namespace sim {
 // threads >= 1).
 absl::Status RunBandwidthCommand(const ExperimentCommandOptions& o, std::ostream& out);
 absl::Status RunEstimatorCommand(const ExperimentCommandOptions& o, std::ostream& out);
+// `worlds`: "fig6" and/or "semi".
+absl::Status RunLearningCommand(const ExperimentCommandOptions& o,
+                                const std::vector<std::string>& worlds, std::ostream& out);
 
 }  // namespace sim
 }  // namespace recrawl

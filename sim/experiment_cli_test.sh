@@ -73,8 +73,14 @@ check fig12 "t,schedule,R,policy,accuracy,stderr" $((400 * 3 * 2)) 4 --m=40 --ho
 # appE: 5 crawl ratios × 2 estimators × 2 quantities.
 check appE "crawl_ratio,estimator,quantity,truth,estimate,bias,stderr,abs_error,n" 20 3 \
   --horizon=2000
+# learn: 2 page counts × 12 windows (whole run, last part, 10 in a row) ×
+# (5 policies + 2 gaps); key (m, world, horizon, from, to, policy).
+check learn "m,world,horizon,from,to,policy,accuracy,stderr" $((2 * 12 * 7)) 6 \
+  --m=30,40 --horizon=5
+check learn "m,world,horizon,from,to,policy,accuracy,stderr" $((2 * 12 * 2)) 6 \
+  --m=300 --horizon=3 --world=fig6,semi --policies=GREEDY-NCIS,GREEDY-NCIS-LEARN-DEFAULT
 
-for name in fig3 fig4 fig6 fig11 semi fig12 appE; do
+for name in fig3 fig4 fig6 fig11 semi fig12 appE learn; do
   tiny=(--reps=1 --m=20 --horizon=1)
   [[ $name == appE ]] && tiny=(--reps=1 --horizon=100)
   expect_error "--reps" "$name" --reps=-1
@@ -89,6 +95,8 @@ expect_error "--m" appE --m=100
 expect_error "--policies" fig6 --policies=GREEDY,NOPE
 expect_error "--policies" fig12 --policies=NOPE
 expect_error "--policies" appE --policies=GREEDY
+expect_error "--world" learn --world=mars
+expect_error "--policies" learn --policies=BASELINE
 expect_error "seed" fig12 --seed=abc
 expect_error "command" fig13
 

@@ -47,6 +47,8 @@ constexpr double kSemiBandwidth = 5000;
 constexpr double kSemiHorizon = 200;
 constexpr double kHighQualityShare = 0.05;
 
+}  // namespace
+
 Instance SemiInstance(int m, uint64_t seed, uint64_t n) {
   Instance inst;
   inst.pages.resize(m);
@@ -63,7 +65,13 @@ Instance SemiInstance(int m, uint64_t seed, uint64_t n) {
   return inst;
 }
 
-}  // namespace
+WorldConfig SemiWorld(int m, double horizon) {
+  WorldConfig c;
+  c.num_pages = m;
+  c.bandwidth = BandwidthSchedule::Constant(kSemiBandwidth * m / kSemiPages);
+  c.horizon = horizon > 0 ? horizon : kSemiHorizon;
+  return c;
+}
 
 policy::PageParams WithSignalQuality(policy::PageParams page, double precision, double recall) {
   // precision = λΔ/(λΔ + ν)  ⇒  ν = λΔ(1 − precision)/precision.
@@ -119,9 +127,7 @@ absl::StatusOr<Experiment> PaperExperiment(const std::string& name,
     for (double p : {0.0, 0.1, 0.2}) {
       Setting s;
       s.values = {absl::StrCat(p)};
-      s.world.num_pages = m;
-      s.world.bandwidth = BandwidthSchedule::Constant(kSemiBandwidth * m / kSemiPages);
-      s.world.horizon = o.horizon > 0 ? o.horizon : kSemiHorizon;
+      s.world = SemiWorld(m, o.horizon);
       // The same pages in every setting: only the policies' beliefs differ.
       s.make_instance = [m](uint64_t seed, uint64_t n) {
         return SemiInstance(m, seed, n % 1000003ull);

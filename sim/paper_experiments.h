@@ -11,6 +11,7 @@
 #ifndef RECRAWL_SIM_PAPER_EXPERIMENTS_H_
 #define RECRAWL_SIM_PAPER_EXPERIMENTS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,12 @@ struct ExperimentOverrides {
 const std::vector<std::string>& ExperimentNames();
 absl::StatusOr<Experiment> PaperExperiment(const std::string& name,
                                            const ExperimentOverrides& overrides);
+
+// Sec. 6.7's semi-synthetic world at m pages (the paper's 100,000 at
+// R = 5000, scaled to R = 5000·m/100000) over the given horizon (0: the
+// paper's 200), and its pages for instance number n.
+WorldConfig SemiWorld(int m, double horizon);
+Instance SemiInstance(int m, uint64_t seed, uint64_t n);
 
 // Semi-synthetic signal quality (Sec. 6.7): λ and ν of a page with change
 // rate Δ whose signals have the given precision and recall.
