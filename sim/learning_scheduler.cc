@@ -29,6 +29,7 @@ absl::StatusOr<std::unique_ptr<LearningScheduler>> LearningScheduler::Create(
   }
   ValueSchedulerOptions value_options;
   value_options.argmax = options.argmax;
+  value_options.target_candidates = options.target_candidates;
   absl::StatusOr<std::unique_ptr<ValueScheduler>> values = ValueScheduler::Create(
       view, std::vector<policy::CrawlPolicy>(priors.size(), options.policy), value_options);
   if (!values.ok()) return values.status();

@@ -44,6 +44,7 @@ struct LearningSchedulerOptions {
   double push_threshold = 0.02;
   double min_signal_precision = 0.01;
   ValueSchedulerOptions::Argmax argmax = ValueSchedulerOptions::Argmax::kLazyBound;
+  int target_candidates = 0;  // ValueSchedulerOptions::target_candidates
 };
 
 class LearningScheduler : public Scheduler {

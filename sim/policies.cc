@@ -75,6 +75,7 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Learning(
   options.policy = valuation;
   options.learn = learn;
   options.argmax = argmax;
+  options.target_candidates = CandidatesForPages(priors.size());
   absl::StatusOr<std::unique_ptr<LearningScheduler>> s =
       LearningScheduler::Create(priors, options);
   if (!s.ok()) return s.status();
