@@ -6,13 +6,12 @@
 #ifndef RECRAWL_SHARD_HOST_REGISTRY_H_
 #define RECRAWL_SHARD_HOST_REGISTRY_H_
 
-#include <string>
-#include <vector>
+#include <cstddef>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "shard/index/crawl_index.h"
 #include "shard/index/hosts.h"
+#include "shard/string_interner.h"
 
 namespace recrawl {
 namespace shard {
@@ -25,7 +24,7 @@ class HostRegistry {
   HostId Intern(absl::string_view host);
   // kNoHost if unknown.
   HostId Find(absl::string_view host) const;
-  const std::string& Name(HostId host) const { return names_[host]; }
+  absl::string_view Name(HostId host) const { return names_.Get(host); }
   size_t size() const { return names_.size(); }
 
   HostTable::Host& Politeness(HostId host) { return politeness_.Get(host); }
@@ -36,8 +35,7 @@ class HostRegistry {
   size_t MemoryBytes() const;
 
  private:
-  std::vector<std::string> names_;
-  absl::flat_hash_map<std::string, HostId> ids_;
+  StringInterner names_;  // ids are HostIds
   HostTable politeness_;
 };
 

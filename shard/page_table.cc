@@ -42,7 +42,9 @@ PageId PageTable::Find(UrlId id) const {
   return it == ids_.end() ? kNoPage : *it;
 }
 
-PageId PageTable::Add(UrlId id) {
+PageId PageTable::Add(UrlId id) { return TryAdd(id); }
+
+PageId PageTable::TryAdd(UrlId id) {
   PageId page;
   if (!free_.empty()) {
     page = free_.back();
@@ -56,7 +58,11 @@ PageId PageTable::Add(UrlId id) {
   slot.id = id;
   slot.in_use = true;
   slot.path = kNoPath;
-  ids_.insert(page);
+  if (!ids_.insert(page).second) {
+    slot = PageSlot();
+    free_.push_back(page);
+    return kNoPage;
+  }
   return page;
 }
 
@@ -138,15 +144,7 @@ bool PageTable::SetUrl(PageId page, absl::string_view prefix,
   const size_t limit = kNoPath - 16;
   if (arena_.size() + path.size() > limit && garbage_ > 0) CompactArena();
   if (arena_.size() + path.size() > limit) return false;
-  auto it = prefix_ids_.find(prefix);
-  uint32_t prefix_id;
-  if (it != prefix_ids_.end()) {
-    prefix_id = it->second;
-  } else {
-    prefix_id = static_cast<uint32_t>(prefixes_.size());
-    prefixes_.emplace_back(prefix);
-    prefix_ids_.emplace(std::string(prefix), prefix_id);
-  }
+  const uint32_t prefix_id = prefixes_.Intern(prefix);
   FreePath(page);
   PageSlot& slot = slots_[page];
   slot.prefix = prefix_id;
@@ -167,7 +165,8 @@ void PageTable::AppendUrl(PageId page, std::string* out) const {
   const PageSlot& slot = slots_[page];
   if (slot.path == kNoPath) return;
   size_t entry_size;
-  out->append(prefixes_[slot.prefix]);
+  const absl::string_view prefix = prefixes_.Get(slot.prefix);
+  out->append(prefix.data(), prefix.size());
   const absl::string_view path = GetEntry(arena_, slot.path, &entry_size);
   out->append(path.data(), path.size());
 }
@@ -196,14 +195,12 @@ void PageTable::CompactArena() {
 }
 
 size_t PageTable::MemoryBytes() const {
-  size_t prefixes = 0;
-  for (const std::string& p : prefixes_) prefixes += 2 * (p.capacity() + 40);
   return slots_.capacity() * sizeof(PageSlot) +
          free_.capacity() * sizeof(PageId) +
          learning_.size() * sizeof(LearningState) +
          learning_free_.capacity() * sizeof(uint32_t) +
          ids_.capacity() * (sizeof(PageId) + 1) + arena_.capacity() +
-         prefixes;
+         prefixes_.MemoryBytes();
 }
 
 }  // namespace shard

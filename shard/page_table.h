@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "shard/index/crawl_index.h"
 #include "shard/learning.h"
+#include "shard/string_interner.h"
 #include "shard/url_id.h"
 
 namespace recrawl {
@@ -79,6 +79,9 @@ class PageTable {
   PageId Find(UrlId id) const;
   // A fresh slot for `id`, which must not be present.
   PageId Add(UrlId id);
+  // A fresh slot for `id`, or kNoPage if it is present (one lookup, where
+  // Find and Add take two).
+  PageId TryAdd(UrlId id);
   // Frees the page and its URL text; the id may be handed out again.
   void Remove(PageId page);
 
@@ -157,9 +160,7 @@ class PageTable {
   std::deque<LearningState> learning_;
   std::vector<uint32_t> learning_free_;
   absl::flat_hash_set<PageId, Hash, Eq> ids_;
-  // Interned prefixes.
-  std::vector<std::string> prefixes_;
-  absl::flat_hash_map<std::string, uint32_t> prefix_ids_;
+  StringInterner prefixes_;
   // Varint length, then the bytes; freed entries are garbage until the next
   // compaction.
   std::vector<char> arena_;

@@ -192,13 +192,13 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
     malformed("last crawl time not finite");
     return;
   }
-  if (pages_.Find(id) != kNoPage) {
+  const PageId page = pages_.TryAdd(id);
+  if (page == kNoPage) {
     malformed("duplicate id");
     return;
   }
   const absl::string_view url = record.url();
   const size_t path = PathBegin(url);
-  const PageId page = pages_.Add(id);
   if (!pages_.SetUrl(page, url.substr(0, path), url.substr(path))) {
     pages_.Remove(page);
     malformed("URL text arena full");
@@ -206,7 +206,17 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
   }
   PageSlot& slot = pages_[page];
   if (!record.politeness_host().empty()) {
-    slot.host = hosts_.Intern(record.politeness_host());
+    // A site's URLs mostly share their politeness host: the one last seen
+    // with the URL's prefix is compared first, which spares a hash lookup
+    // of the name per URL.
+    if (load_prefix_host_.size() <= slot.prefix) {
+      load_prefix_host_.resize(slot.prefix + 1, kNoHost);
+    }
+    HostId& cached = load_prefix_host_[slot.prefix];
+    if (cached == kNoHost || hosts_.Name(cached) != record.politeness_host()) {
+      cached = hosts_.Intern(record.politeness_host());
+    }
+    slot.host = cached;
   } else if (absl::StatusOr<NormalizedUrl> n = NormalizeUrl(url); n.ok()) {
     slot.host = hosts_.Intern(n->host());
   } else {
@@ -334,6 +344,7 @@ absl::Status Shard::ReplayJournal() {
   if (first) journal_start_ = journal_seq_;
   startup_.journal_entries = *entries;
   std::vector<uint64_t>().swap(load_seq_);
+  std::vector<HostId>().swap(load_prefix_host_);
   return absl::OkStatus();
 }
 

@@ -288,8 +288,10 @@ class Shard {
   uint64_t journal_start_ = 1;
   UnfoldedPages unfolded_;
   std::string journal_entry_;
-  // During start-up: each page's record's signal_seq.
+  // During start-up: each page's record's signal_seq, and by URL prefix
+  // (PageSlot::prefix) the politeness host last loaded with it.
   std::vector<uint64_t> load_seq_;
+  std::vector<HostId> load_prefix_host_;
 
   double now_ = 0.0;
   // PickTop times never go back (the index's values are for non-decreasing

@@ -285,7 +285,7 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
 
   UrlState state;
   state.set_url(url->spec());
-  state.set_politeness_host(hosts_.Name(slot.host));
+  state.set_politeness_host(std::string(hosts_.Name(slot.host)));
   state.set_importance(slot.importance);
   *state.mutable_prior() = record->prior();
   SetChangeModel(model, state.mutable_estimate());

@@ -10,6 +10,7 @@
 #include "shard/rate_window.h"
 #include "shard/signal_journal.h"
 #include "shard/signal_keys.h"
+#include "shard/string_interner.h"
 
 namespace recrawl {
 namespace shard {
@@ -141,6 +142,30 @@ TEST(UnfoldedPagesTest, FirstInFirstOutWithTheirEntries) {
   q.Push(20, 1);
   EXPECT_EQ(q.front_seq(), 20u);
   EXPECT_EQ(q.front_page(), 1u);
+}
+
+TEST(StringInternerTest, OneIdPerStringInOrder) {
+  StringInterner s;
+  EXPECT_EQ(s.Find("a.com"), StringInterner::kNone);
+  EXPECT_EQ(s.Intern("a.com"), 0u);
+  EXPECT_EQ(s.Intern("https://a-much-longer-name.example.org"), 1u);
+  EXPECT_EQ(s.Intern(""), 2u);
+  EXPECT_EQ(s.Intern("a.com"), 0u);
+  EXPECT_EQ(s.Find(""), 2u);
+  EXPECT_EQ(s.Find("a.co"), StringInterner::kNone);
+  EXPECT_EQ(s.Get(1), "https://a-much-longer-name.example.org");
+  EXPECT_EQ(s.Get(2), "");
+  EXPECT_EQ(s.size(), 3u);
+  // Many: ids stay stable as the tables grow.
+  for (int i = 0; i < 5000; ++i) {
+    ASSERT_EQ(s.Intern("h" + std::to_string(i)), 3u + i);
+  }
+  for (int i = 0; i < 5000; i += 7) {
+    ASSERT_EQ(s.Find("h" + std::to_string(i)), 3u + i);
+    ASSERT_EQ(s.Get(3 + i), "h" + std::to_string(i));
+  }
+  EXPECT_EQ(s.Get(0), "a.com");
+  EXPECT_GT(s.MemoryBytes(), 0u);
 }
 
 TEST(RateWindowTest, RatesOverTheLastMinute) {

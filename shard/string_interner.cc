@@ -1,0 +1,30 @@
+#include "shard/string_interner.h"
+
+namespace recrawl {
+namespace shard {
+
+StringInterner::StringInterner()
+    : offsets_{0}, ids_(0, Hash{this}, Eq{this}) {}
+
+uint32_t StringInterner::Intern(absl::string_view s) {
+  auto it = ids_.find(s);
+  if (it != ids_.end()) return *it;
+  const uint32_t id = static_cast<uint32_t>(size());
+  bytes_.insert(bytes_.end(), s.begin(), s.end());
+  offsets_.push_back(static_cast<uint32_t>(bytes_.size()));
+  ids_.insert(id);
+  return id;
+}
+
+uint32_t StringInterner::Find(absl::string_view s) const {
+  auto it = ids_.find(s);
+  return it == ids_.end() ? kNone : *it;
+}
+
+size_t StringInterner::MemoryBytes() const {
+  return bytes_.capacity() + offsets_.capacity() * sizeof(uint32_t) +
+         ids_.capacity() * (sizeof(uint32_t) + 1);
+}
+
+}  // namespace shard
+}  // namespace recrawl

@@ -1,0 +1,76 @@
+// Dense ids for strings that many URLs share (hosts, "scheme://authority"
+// prefixes), each string stored once.
+//
+// A map from std::string to id plus a vector of the names would keep every
+// string twice, each with a 32-byte std::string and, past 15 bytes, a heap
+// block of its own: ~130 bytes a host name, and two cache misses a lookup
+// (the slot, then the heap block to compare). Here the strings lie back to
+// back in one buffer and the hash set holds only ids (4 bytes), hashed and
+// compared through the buffer.
+#ifndef RECRAWL_SHARD_STRING_INTERNER_H_
+#define RECRAWL_SHARD_STRING_INTERNER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/string_view.h"
+
+namespace recrawl {
+namespace shard {
+
+class StringInterner {
+ public:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+
+  StringInterner();
+  // The set's functors point at this object.
+  StringInterner(const StringInterner&) = delete;
+  StringInterner& operator=(const StringInterner&) = delete;
+
+  // The id of `s`, new (the next one) if needed.
+  uint32_t Intern(absl::string_view s);
+  // kNone if `s` was never interned.
+  uint32_t Find(absl::string_view s) const;
+  absl::string_view Get(uint32_t id) const {
+    return absl::string_view(bytes_.data() + offsets_[id],
+                             offsets_[id + 1] - offsets_[id]);
+  }
+  size_t size() const { return offsets_.size() - 1; }
+  // Bytes of the tables (capacity).
+  size_t MemoryBytes() const;
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    const StringInterner* interner;
+    size_t operator()(uint32_t id) const {
+      return absl::Hash<absl::string_view>()(interner->Get(id));
+    }
+    size_t operator()(absl::string_view s) const {
+      return absl::Hash<absl::string_view>()(s);
+    }
+  };
+  struct Eq {
+    using is_transparent = void;
+    const StringInterner* interner;
+    absl::string_view View(uint32_t id) const { return interner->Get(id); }
+    absl::string_view View(absl::string_view s) const { return s; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return View(a) == View(b);
+    }
+  };
+
+  std::vector<char> bytes_;
+  // String id's bytes are [offsets_[id], offsets_[id + 1]).
+  std::vector<uint32_t> offsets_;
+  absl::flat_hash_set<uint32_t, Hash, Eq> ids_;
+};
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_STRING_INTERNER_H_
