@@ -1,5 +1,6 @@
 #include "shard/index/candidate_pool.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -129,6 +130,7 @@ void CandidatePool::Add(PageId page, double value, double at,
   Entry e;
   e.value = value;
   e.at = at;
+  e.base = value;
   e.slope = RoundUp(growth.slope);
   e.rise = RoundUp(growth.rise);
   e.later_slope = RoundUp(growth.later_slope);
@@ -171,6 +173,7 @@ void CandidatePool::Void(PageId page) {
   Entry e = TakeOut(page);
   e.value = -kInf;
   e.at = -kInf;
+  e.base = kInf;
   e.intercept = kInf;
   classes_[kVoidClass].Push(e);
   Touch(kVoidClass);
@@ -182,7 +185,7 @@ void CandidatePool::Shift(PageId page, double shift) {
   // Pieces that end before now are moved on by the next Expire.
   e.at -= shift;
   e.piece = 0;
-  Place(e, e.at, e.value);
+  Place(e, e.at, e.base);
 }
 
 void CandidatePool::Remove(PageId page) {
@@ -194,26 +197,131 @@ void CandidatePool::Clear() {
   for (Heap& h : classes_) h.clear();
   expiry_.clear();
   non_empty_.fill(0);
+  non_empty_blocks_ = 0;
+  dirty_blocks_ = ~uint32_t{0};
   size_ = 0;
 }
 
-int CandidatePool::BestClass(double t, double* bound) const {
+double CandidatePool::GrowthBound(const Entry& e, double t) const {
+  if (positions_->SlopeClass(e.page) == kVoidClass) return kInf;
+  const double d = t - e.at;
+  double gain = 0.0;
+  if (d > 0.0) {
+    const double slope = e.slope, rise = e.rise, later = e.later_slope;
+    if (!(rise > 0.0) || later <= slope) {
+      gain = std::min(slope, later) * d;
+    } else {
+      // The slope bound reaches `later` at the knee and stays there.
+      const double knee = (later - slope) / rise;
+      const double run = std::min(d, knee);
+      gain = slope * run + 0.5 * rise * run * run + later * std::max(d - knee, 0.0);
+    }
+  }
+  return e.base + gain + kRoundingSlack * (std::fabs(e.base) + gain);
+}
+
+double CandidatePool::RestartTop(double t, double bound) {
+  Entry e = TakeOut(classes_[top_class_].top().page);
+  const double d = std::max(t - e.at, 0.0);
+  const double slope =
+      std::min(static_cast<double>(e.later_slope),
+               static_cast<double>(e.slope) + static_cast<double>(e.rise) * d);
+  e.slope = RoundUp(slope);
+  e.at = t;
+  e.base = bound;
+  e.piece = 0;
+  Place(e, t, bound);
+  const int k = positions_->SlopeClass(e.page);
+  return BoundAt(k, classes_[k].at(positions_->Pos(e.page)), t);
+}
+
+double CandidatePool::TopBound(int k, double t) const {
+  const double intercept = top_intercept_[k];
+  const double mt = ClassSlope(k) * t;
+  return intercept + mt +
+         kRoundingSlack * (std::fabs(intercept) + std::fabs(mt));
+}
+
+void CandidatePool::ScanBlock(int b, double t) {
+  const int first = b * kBlockClasses;
+  const uint32_t bits = static_cast<uint32_t>(
+      (non_empty_[first / 64] >> (first % 64)) &
+      ((uint64_t{1} << kBlockClasses) - 1));
   int best = -1;
   double best_bound = -kInf;
   PageId best_page = 0;
-  for (int w = 0; w < kMaskWords; ++w) {
-    for (uint64_t mask = non_empty_[w]; mask != 0; mask &= mask - 1) {
-      const int k = 64 * w + __builtin_ctzll(mask);
-      const double intercept = top_intercept_[k];
-      const double mt = ClassSlope(k) * t;
-      const double b = intercept + mt +
-                       kRoundingSlack * (std::fabs(intercept) + std::fabs(mt));
-      if (b > best_bound || (b == best_bound && top_page_[k] < best_page) ||
-          best < 0) {
-        best = k;
-        best_bound = b;
-        best_page = top_page_[k];
+  for (uint32_t mask = bits; mask != 0; mask &= mask - 1) {
+    const int k = first + __builtin_ctz(mask);
+    const double bound = TopBound(k, t);
+    if (best < 0 || bound > best_bound ||
+        (bound == best_bound && top_page_[k] < best_page)) {
+      best = k;
+      best_bound = bound;
+      best_page = top_page_[k];
+    }
+  }
+  block_best_[b] = best;
+  block_bound_[b] = best_bound;
+  block_at_[b] = t;
+  // For t >= 0 and slopes >= 0 a bound is the line
+  //   intercept + slack·|intercept| + M (1 + slack) t,
+  // so a steeper class can overtake the best one only after its gap closes
+  // at the difference of their slopes. The gap is cut by a margin well
+  // above the rounding of either bound (a few ulps of |intercept| + M t).
+  double until = kInf;
+  if (best >= 0 && std::isfinite(best_bound)) {
+    if (!(t >= 0.0)) {
+      until = t;
+    } else {
+      const double best_slope = ClassSlope(best);
+      const double best_size =
+          std::fabs(top_intercept_[best]) + best_slope * t;
+      for (uint32_t mask = bits; mask != 0; mask &= mask - 1) {
+        const int k = first + __builtin_ctz(mask);
+        const double slope = ClassSlope(k);
+        if (k == best || slope <= best_slope) continue;
+        const double gap = best_bound - TopBound(k, t);
+        const double margin =
+            1e-13 * (best_size + std::fabs(top_intercept_[k]) + slope * t);
+        if (!(gap > margin)) {
+          until = t;
+          break;
+        }
+        const double closing = (slope - best_slope) * (1.0 + 1e-9);
+        until = std::min(until, t + (gap - margin) / closing);
       }
+    }
+  }
+  block_until_[b] = until;
+}
+
+int CandidatePool::BestClass(double t, double* bound) {
+  if (!(t == cache_t_)) {
+    cache_t_ = t;
+    stale_bounds_ = ~uint32_t{0};
+  }
+  int best = -1;
+  double best_bound = -kInf;
+  PageId best_page = 0;
+  for (uint32_t blocks = non_empty_blocks_; blocks != 0; blocks &= blocks - 1) {
+    const int b = __builtin_ctz(blocks);
+    const uint32_t bit = uint32_t{1} << b;
+    if ((dirty_blocks_ & bit) != 0 ||
+        !(t == block_at_[b] || t < block_until_[b])) {
+      ScanBlock(b, t);
+      dirty_blocks_ &= ~bit;
+      stale_bounds_ &= ~bit;
+    } else if ((stale_bounds_ & bit) != 0) {
+      block_bound_[b] = TopBound(block_best_[b], t);
+      stale_bounds_ &= ~bit;
+    }
+    const int k = block_best_[b];
+    const double b_bound = block_bound_[b];
+    if (best < 0 || b_bound > best_bound ||
+        (b_bound == best_bound && top_page_[k] < best_page)) {
+      best = k;
+      best_bound = b_bound;
+      best_page = top_page_[k];
     }
   }
   if (best >= 0) best_bound = BoundAt(best, classes_[best].top(), t);
@@ -241,11 +349,19 @@ void CandidatePool::Touch(int k) {
   if (heap.capacity() > 4 * static_cast<size_t>(heap.size()) + 16) {
     heap.shrink_to_fit();
   }
+  const int block = k / kBlockClasses;
+  dirty_blocks_ |= uint32_t{1} << block;
   const uint64_t bit = uint64_t{1} << (k % 64);
   if (classes_[k].empty()) {
     non_empty_[k / 64] &= ~bit;
+    const int first = block * kBlockClasses;
+    if (((non_empty_[first / 64] >> (first % 64)) &
+         ((uint64_t{1} << kBlockClasses) - 1)) == 0) {
+      non_empty_blocks_ &= ~(uint32_t{1} << block);
+    }
   } else {
     non_empty_[k / 64] |= bit;
+    non_empty_blocks_ |= uint32_t{1} << block;
     const Entry& top = classes_[k].top();
     top_intercept_[k] = k == kVoidClass ? kInf : top.intercept;
     top_page_[k] = top.page;

@@ -17,8 +17,9 @@
 // Lines with equal slopes never change order. So the pool rounds slopes up
 // to one of kStepsPerOctave classes per octave and keeps one max-heap per
 // class, ordered by the time-independent intercept v − M a: the largest
-// bound at t is the best of the non-empty classes' tops (a bit mask lists
-// them), with no periodic re-keying. A min-heap of piece ends moves entries
+// bound at t is the best of the non-empty classes' tops (found by blocks of
+// classes that remember their best until a steeper class overtakes it),
+// with no periodic re-keying. A min-heap of piece ends moves entries
 // to their next line when their time comes (Expire, before any Top at or
 // past it). Candidates whose value just jumped (a signal) sit in a class of
 // their own whose bound is +∞.
@@ -27,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "shard/index/crawl_index.h"
@@ -46,7 +48,8 @@ class CandidatePool {
   struct Entry {
     double intercept;  // the bound is intercept + M_class·t
     double value;      // a lower bound on V (exact at evaluation); −∞: unknown
-    double at;         // where the bound's pieces start from `value`
+    double at;         // where the bound's pieces start, from `base`
+    double base;       // an upper bound on V at `at` (`value` when added)
     float slope;        // Growth, rounded up to floats
     float rise;
     float later_slope;
@@ -103,6 +106,20 @@ class CandidatePool {
   // between).
   Entry PopTop();
 
+  // The bound the entry's growth gives at t (>= its start), before lines
+  // and classes round it up:
+  //   base + ∫_0^{t − at} min(later_slope, slope + rise·s) ds,
+  // +∞ for an entry whose value jumped. Tighter than Top's bound, by the
+  // class rounding (up to 1/kStepsPerOctave of the slope) and the piece
+  // slack: what lets the index skip evaluating a candidate whose line
+  // reaches the best value found while its growth does not.
+  double GrowthBound(const Entry& e, double t) const;
+  // Restarts the chain of the entry the last Top call gave at (t, bound),
+  // `bound` >= GrowthBound(entry, t) being an upper bound on its value at
+  // t; the slope bound moves on to t. Returns its new bound at t (the line
+  // through `bound`, rounding included).
+  double RestartTop(double t, double bound);
+
   // Every entry, in no order (for re-leveling).
   std::vector<Entry> Entries() const;
 
@@ -142,7 +159,11 @@ class CandidatePool {
   static int ClassOf(double slope);
   static double ClassSlope(int slope_class);
   double BoundAt(int slope_class, const Entry& e, double t) const;
-  int BestClass(double t, double* bound) const;
+  int BestClass(double t, double* bound);
+  // Block b's best class at t, and until when it stays the best.
+  void ScanBlock(int b, double t);
+  // Class k's bound at t, from its top's cached intercept (as BoundAt).
+  double TopBound(int k, double t) const;
   void Touch(int slope_class);  // after a class changed
   Entry& EntryOf(PageId page);
   void DropExpiry(const Entry& e);
@@ -162,6 +183,25 @@ class CandidatePool {
   std::vector<PageId> top_page_;
   int top_class_ = -1;  // the class of the last Top
   size_t size_ = 0;
+  // The classes in blocks of kBlockClasses, each remembering its best class
+  // and until when that stays its best: the bounds are lines in t, so a
+  // steeper class overtakes the best one at a time known when the block is
+  // scanned. A block is scanned again only when one of its classes changed
+  // (dirty_blocks_) or that time passed; a pick changes a few classes, so
+  // Top costs a few block scans and a pass over the non-empty blocks' best
+  // bounds (block_bound_, at cache_t_), not a pass over all classes.
+  static constexpr int kBlockClasses = 16;
+  static constexpr int kBlocks = (kClasses + kBlockClasses - 1) / kBlockClasses;
+  static_assert(kBlocks <= 32, "block masks are 32 bits");
+  static_assert(64 % kBlockClasses == 0, "blocks within mask words");
+  uint32_t non_empty_blocks_ = 0;
+  uint32_t dirty_blocks_ = ~uint32_t{0};
+  uint32_t stale_bounds_ = ~uint32_t{0};  // block_bound_ not at cache_t_
+  double cache_t_ = std::numeric_limits<double>::quiet_NaN();
+  std::array<int, kBlocks> block_best_{};       // −1: empty
+  std::array<double, kBlocks> block_until_{};   // best for t' < this
+  std::array<double, kBlocks> block_at_{};      // and at this t
+  std::array<double, kBlocks> block_bound_{};
 };
 
 }  // namespace shard

@@ -109,6 +109,18 @@ TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
           ++checked;
         }
       }
+      if (u(rng) < 0.3 && !pages[top.page].voided) {
+        // The growth bound is a bound, below the line's; restarting the
+        // line from it keeps every bound a bound (checked as we go on).
+        const double tight = pool.GrowthBound(top, t);
+        ASSERT_GE(tight, pages[top.page].ValueAt(t)) << "step " << step;
+        ASSERT_LE(tight, bound + 1e-9 * std::fabs(bound)) << "step " << step;
+        const double placed = pool.RestartTop(t, tight);
+        ASSERT_GE(placed, tight);
+        // The line's rounding slack scales with |intercept| + M·t.
+        ASSERT_LE(placed, tight + 1e-8 * (1.0 + std::fabs(tight)));
+        continue;
+      }
       if (u(rng) < 0.3) {
         // Pop a run of entries: their bounds never increase.
         double last = std::numeric_limits<double>::infinity();

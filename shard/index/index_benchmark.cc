@@ -3,10 +3,15 @@
 // is one slot of Algorithm 1 at bandwidth R = m/10: PickTop(t, 1), then
 // RecordCrawl at t, and one signal every 5 picks (100,000 signals/s at
 // 500,000 picks/s). Everything the index does (re-leveling, rebuilds) runs
-// inside the timed loop; the first rebuild and a warm-up of 2m slots (about
-// two crawl cycles of every page: keys have been learnt and Λ has left the
-// start-up transient, where the pick level climbs for a cycle and Λ is
-// raised a few times, each costing a root solve a page) run before it.
+// inside the timed loop. Before it: the fill, the first rebuild, and a
+// warm-up past the start-up transient (the first crawl cycle, when every
+// page learns its due time at its first wake-up and the pick level climbs):
+// at least one cycle (m slots), then chunks of m/10 slots until a chunk
+// raises Λ no more and its evaluations per pick are within 5% of the
+// previous chunk's (at most 3m slots; the counter warmup_slots says how
+// many it took).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -64,6 +69,7 @@ struct WarmIndex {
   std::mt19937_64 rng{1};
   double t = 0.0;
   int64_t counter = 0;
+  int64_t warmup_slots = 0;
 };
 
 WarmIndex& Warm(int64_t m) {
@@ -74,7 +80,21 @@ WarmIndex& Warm(int64_t m) {
     w->index = std::make_unique<SchedulingIndex>();
     w->index->Reserve(static_cast<size_t>(m), static_cast<size_t>(m / 8 + 1));
     Fill(w->index.get(), m, w->rng);
-    RunSlots(w->index.get(), m, 2 * m, &w->t, w->rng, &w->counter);
+    const int64_t chunk = std::max<int64_t>(m / 10, 1000);
+    double last_evals = -1.0;
+    for (;;) {
+      const SchedulingIndex::Stats before = w->index->stats();
+      RunSlots(w->index.get(), m, chunk, &w->t, w->rng, &w->counter);
+      w->warmup_slots += chunk;
+      const SchedulingIndex::Stats& after = w->index->stats();
+      const double evals =
+          static_cast<double>(after.evaluations - before.evaluations) / chunk;
+      const bool calm = after.raises == before.raises &&
+                        after.rebuilds == before.rebuilds &&
+                        std::abs(evals - last_evals) <= 0.05 * last_evals;
+      last_evals = evals;
+      if ((w->warmup_slots >= m && calm) || w->warmup_slots >= 3 * m) break;
+    }
     (*cache)[m] = std::move(w);
   }
   return *(*cache)[m];
@@ -100,6 +120,11 @@ void BM_SchedulingIndex(benchmark::State& state) {
       static_cast<double>(after.wakeups - before.wakeups) / picks;
   state.counters["refinements_per_pick"] =
       static_cast<double>(after.refinements - before.refinements) / picks;
+  state.counters["selections_per_pick"] =
+      static_cast<double>(after.selections - before.selections) / picks;
+  state.counters["tightenings_per_pick"] =
+      static_cast<double>(after.tightenings - before.tightenings) / picks;
+  state.counters["warmup_slots"] = static_cast<double>(w.warmup_slots);
   state.counters["rebuilds"] = static_cast<double>(after.rebuilds - before.rebuilds);
   state.counters["raises"] = static_cast<double>(after.raises - before.raises);
   state.counters["candidates"] = static_cast<double>(index->candidates());

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "policy/crawl_value.h"
-#include "policy/root_finding.h"
 #include "shard/index/page_value.h"
 
 namespace recrawl {
@@ -23,8 +22,8 @@ constexpr double kKeyMargin = 1e-6;
 constexpr double kAdmissionMargin = 1e-4;
 // Relative slack on upper bounds, for the same reason.
 constexpr double kBoundSlack = 1e-9;
-// Relative width of the bracket when solving V(ι) = adm_ for a page's key.
-constexpr double kRootTolerance = 1e-7;
+// Refine's evaluations at most (it converges in two or three).
+constexpr int kMaxRefineSteps = 6;
 
 // The largest float not above x (a lower bound stays a lower bound).
 float FloorFloat(double x) {
@@ -33,6 +32,26 @@ float FloorFloat(double x) {
     f = std::nextafter(f, -std::numeric_limits<float>::infinity());
   }
   return f;
+}
+
+// A lower bound on how much later V reaches V + gap, when its slope is at
+// most min(later_slope, slope + rise·s) s after now:
+// the smallest d with ∫_0^d min(later, slope + rise s) ds >= gap.
+double CrossingDelay(double gap, const CandidatePool::Growth& g) {
+  if (!(gap > 0.0)) return 0.0;
+  const double slope = g.slope, rise = g.rise, later = g.later_slope;
+  if (!(later > 0.0)) return kInf;
+  if (!(rise > 0.0) || later <= slope) {
+    const double s = std::min(slope, later);
+    return s > 0.0 ? gap / s : kInf;
+  }
+  const double knee = (later - slope) / rise;
+  const double knee_gain = slope * knee + 0.5 * rise * knee * knee;
+  if (knee_gain >= gap) {
+    // slope·d + rise·d²/2 = gap, in the form that does not cancel.
+    return 2.0 * gap / (slope + std::sqrt(slope * slope + 2.0 * rise * gap));
+  }
+  return knee + (gap - knee_gain) / later;
 }
 
 }  // namespace
@@ -47,7 +66,7 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
       queue_(EarlierKey(), SetPos{&pages_}),
       positions_(&pages_),
       candidates_(&positions_),
-      raise_above_(static_cast<size_t>(options.max_candidates)) {}
+      raise_above_(static_cast<size_t>(std::max(options.max_candidates, 1))) {}
 
 policy::PageModel SchedulingIndex::Belief(const Page& p) const {
   policy::PageParams params;
@@ -73,29 +92,44 @@ double SchedulingIndex::EffectiveElapsed(const Page& p,
   return tau + b.beta() * static_cast<double>(p.n_cis);
 }
 
-// The exact value and its growth until the next signal or crawl (τ_eff
-// grows at rate 1 in t meanwhile). crawl_value.h gives dV/dι now (slope)
-// and its rise; with ψ = slope / slope_rise (Lemma 4's expected interval),
-// V'(s) <= μ̃ α e^{−αs} (ψ(ι) + s − ι) for s >= ι, whose maximum over s is
-// μ̃ α e^{−αι} ψ when αψ >= 1 and μ̃ α e^{−αι} e^{αψ−1}/α otherwise: the
-// slope that holds for ever. Zero where V is constant between signals
-// (α = 0, or ν = 0 after a signal).
-SchedulingIndex::Assessment SchedulingIndex::Assess(const Page& p,
-                                                    const policy::PageModel& b,
-                                                    double t) const {
-  const policy::ValueGrowth g =
-      BeliefGrowth(b, policy_, t - p.last_crawl, p.n_cis);
-  Assessment a{g.value, {}};
-  if (!(g.slope_rise > 0.0)) return a;
+// How fast V may grow from a point where crawl_value.h gave it (τ_eff grows
+// at rate 1 in t until the next signal or crawl). crawl_value.h gives dV/dι
+// now (slope, = K ψ(ι) with K = μ̃ α e^{−αι}: Lemma 3 with Lemma 4's ψ) and
+// K (slope_rise); ψ = slope / K is at least the true ψ(ι) (the slope is
+// widened for rounding). As ψ' <= 1, for s >= ι
+//   V'(s) = μ̃ α e^{−αs} ψ(s) <= f(s) := K e^{−α(s−ι)} (ψ + s − ι),
+// and
+//   * f's maximum over s is K ψ when αψ >= 1 and K e^{αψ−1}/α otherwise:
+//     the slope that holds for ever (later_slope);
+//   * f'(s) = K e^{−α(s−ι)} (1 − α(ψ + s − ι)) <= K (1 − αψ)⁺ for every
+//     s >= ι (the bracket falls as the exponential does), so
+//     V'(s) <= Kψ + K (1 − αψ)⁺ (s − ι): the rise. crawl_value.h's own rise,
+//     K, leaves out the −αψ; near its threshold a page has αψ of order one,
+//     so this is several times tighter, and a candidate's bound with it.
+// Zero where V is constant between signals (α = 0, or ν = 0 after a signal).
+CandidatePool::Growth SchedulingIndex::GrowthOf(
+    const policy::PageModel& b, const policy::ValueGrowth& g) const {
+  CandidatePool::Growth growth;
+  if (!(g.slope_rise > 0.0)) return growth;
   const double alpha = b.signals_informative() ? b.alpha() : b.change_rate();
   const double psi = g.slope / g.slope_rise;
   const double later = alpha * psi >= 1.0
                            ? g.slope
                            : g.slope_rise * std::exp(alpha * psi - 1.0) / alpha;
-  a.growth.slope = g.slope * (1.0 + kBoundSlack);
-  a.growth.rise = g.slope_rise * (1.0 + kBoundSlack);
-  a.growth.later_slope = later * (1.0 + kBoundSlack);
-  return a;
+  growth.slope = g.slope * (1.0 + kBoundSlack);
+  growth.rise =
+      g.slope_rise * std::max(1.0 - alpha * psi, 0.0) * (1.0 + kBoundSlack);
+  growth.later_slope = later * (1.0 + kBoundSlack);
+  return growth;
+}
+
+// The exact value and its growth until the next signal or crawl.
+SchedulingIndex::Assessment SchedulingIndex::Assess(const Page& p,
+                                                    const policy::PageModel& b,
+                                                    double t) const {
+  const policy::ValueGrowth g =
+      BeliefGrowth(b, policy_, t - p.last_crawl, p.n_cis);
+  return {g.value, GrowthOf(b, g)};
 }
 
 // A lower bound on the first time the page is eligible with V >= adm_:
@@ -124,47 +158,47 @@ double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b) const {
   return std::max(base, hosts_.AllowedFrom(p.host));
 }
 
-// After finding V(t) = value < adm_ with τ_eff growing: the crossing of
-// adm_ lies at or after τ_eff + (adm_ − value)/slope (the slope bound). With
-// `solve`, as V is increasing in τ_eff (Lemma 1), the crossing is bracketed
-// by a doubling search from there and pinned by Brent's method. Stored
-// rounded down, so it stays a lower bound; it is kept across crawls, so
-// while Λ does not rise a page wakes once per crawl cycle.
+// After finding V(t) = a.value < adm_ with τ_eff growing: V grows at most
+// as the growth bound says, so the crossing of adm_ lies at or after
+// τ_eff + CrossingDelay(...). With `solve`, V is evaluated there and the
+// step repeated: as V is increasing in τ_eff (Lemma 1) every step stays
+// below the crossing, and as the bound is exact to first order (its slope
+// is dV/dι, Lemma 3) the steps converge like Newton's method from below —
+// typically two or three evaluations, against ten for a bracketing root
+// solve. It stops once V is within half the admission margin of adm_, so
+// the page is admitted when it next wakes. Stored rounded down, so it stays
+// a lower bound; it is kept across crawls, so while Λ does not rise a page
+// wakes once per crawl cycle.
 void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t,
-                             double value, double slope, bool solve) {
-  if (!(slope > 0.0)) {
-    p.iota_lb = std::numeric_limits<float>::infinity();
-    return;
-  }
-  const double from = EffectiveElapsed(p, b, t);
-  const int max_terms = policy_.MaxTerms();
+                             const Assessment& a, bool solve) {
   const double level = adm_;
-  auto excess = [&](double iota) {
-    ++stats_.evaluations;
-    return policy::ValueAtThreshold(b, iota, max_terms) - level;
-  };
-  policy::RootOptions options;
-  options.rel_tol = kRootTolerance;
-  if (level >= policy::ValueCeiling(b)) {  // V stays below μ̃/Δ
+  if (!(a.growth.later_slope > 0.0) || level >= policy::ValueCeiling(b)) {
+    // Constant until the next signal or crawl, or below adm_ for ever.
     p.iota_lb = std::numeric_limits<float>::infinity();
     return;
   }
-  const double proven = (level - value) / slope;
-  if (!solve) {
-    p.iota_lb = std::max(p.iota_lb, FloorFloat(from + proven));
-    return;
+  double iota = EffectiveElapsed(p, b, t);
+  double value = a.value;
+  CandidatePool::Growth growth = a.growth;
+  const double close_enough = 0.5 * (adm_ + admit_);
+  const int max_terms = policy_.MaxTerms();
+  if (solve) ++stats_.refinements;
+  for (int step = 0;; ++step) {
+    const double delay = CrossingDelay(level - value, growth);
+    if (!(delay < kInf)) {
+      p.iota_lb = std::numeric_limits<float>::infinity();
+      return;
+    }
+    iota += delay;
+    if (!solve || step >= kMaxRefineSteps) break;
+    // V at τ_eff = ι with no signal: what V(τ_elap, n) is at that τ_eff.
+    const policy::ValueGrowth g = policy::NcisValueGrowth(b, iota, 0, max_terms);
+    ++stats_.evaluations;
+    value = g.value;
+    growth = GrowthOf(b, g);
+    if (value >= close_enough || !(growth.later_slope > 0.0)) break;
   }
-  ++stats_.refinements;
-  // The doubling search starts at the scale of the page's change interval.
-  const double step =
-      std::max(proven, 0.25 * std::max(from, 1.0 / b.change_rate()));
-  const double limit = 1e12 / std::max(b.change_rate(), 1e-300);
-  const double root =
-      policy::FindRootIncreasing(excess, from, step, limit, options);
-  // The bracket is narrower than rel_tol·root, so this is below its lower end.
-  const double lower =
-      std::max(from + proven, root * (1.0 - 4.0 * kRootTolerance));
-  p.iota_lb = std::max(p.iota_lb, FloorFloat(lower));
+  p.iota_lb = std::max(p.iota_lb, FloorFloat(iota));
 }
 
 void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
@@ -223,6 +257,7 @@ void SchedulingIndex::RecordSignals(PageId id, double, int64_t count) {
       std::min(kMaxSignals, before + std::min(count, kMaxSignals)));
   const int64_t added = p.n_cis - before;
   if (added == 0) return;  // saturated: V does not move
+  if (p.state == kPicked) RestorePicks();  // its bound must move with it
   if (p.state != kQueued && p.state != kCandidate) return;
   const policy::PageModel b = Belief(p);
   if (p.state == kCandidate) {
@@ -318,6 +353,13 @@ void SchedulingIndex::Detach(PageId id) {
     queue_.Erase(p.pos);
   } else if (p.state == kCandidate) {
     candidates_.Remove(id);
+  } else if (p.state == kPicked) {
+    for (size_t i = 0; i < picked_.size(); ++i) {
+      if (picked_[i].page == id) {
+        picked_.erase(picked_.begin() + i);
+        break;
+      }
+    }
   }
 }
 
@@ -359,7 +401,7 @@ void SchedulingIndex::Wake(PageId id, double t,
     AddCandidate(id, t, a);
     return;
   }
-  Refine(p, b, t, a.value, a.growth.later_slope, /*solve=*/true);
+  Refine(p, b, t, a, /*solve=*/true);
   deferred->push_back(id);
 }
 
@@ -411,7 +453,27 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
                                evaluated[best].a.value)) {
         break;  // no bound left can beat (or tie and win on id) the best
       }
-      candidates_.PopTop();
+      if (best >= 0) {
+        // The line overshoots the growth bound by its class's rounding;
+        // when the growth bound itself cannot win, restart the line from it
+        // instead of evaluating (it goes below the best unless rounding
+        // keeps it above, and then it is evaluated).
+        const double tight = candidates_.GrowthBound(top, t);
+        if (!better(top.page, tight, evaluated[best].page,
+                    evaluated[best].a.value)) {
+          ++stats_.tightenings;
+          const double placed = candidates_.RestartTop(t, tight);
+          if (!better(top.page, placed, evaluated[best].page,
+                      evaluated[best].a.value)) {
+            continue;
+          }
+          candidates_.Remove(top.page);
+        } else {
+          candidates_.PopTop();
+        }
+      } else {
+        candidates_.PopTop();
+      }
       const PageId id = top.page;
       if (!hosts_.Allowed(pages_[id].host, t)) {
         // Its host was crawled meanwhile: back to the queue until allowed
@@ -420,6 +482,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         continue;
       }
       const Exact e{id, Evaluate(id, t)};
+      ++stats_.selections;
       evaluated.push_back(e);
       if (usable(id) && (best < 0 || better(id, e.a.value, evaluated[best].page,
                                             evaluated[best].a.value))) {
@@ -443,12 +506,20 @@ void SchedulingIndex::ReturnTaken(double t) {
   taken_.clear();
 }
 
+void SchedulingIndex::RestorePicks() {
+  for (const Exact& e : picked_) {
+    if (pages_[e.page].state == kPicked) AddCandidate(e.page, picked_at_, e.a);
+  }
+  picked_.clear();
+}
+
 void SchedulingIndex::PickExact(double t, int k,
                                 std::vector<PickedPage>* picked) {
-  if (needs_rebuild_) Rebuild(t, options_.target_candidates);
+  RestorePicks();
+  if (needs_rebuild_) Rebuild(t, TargetCandidates());
   if (needs_rekey_) RekeyAll();
   Drain(t);
-  int target = options_.target_candidates;
+  size_t target = TargetCandidates();
   for (;;) {
     Select(t, k, picked);
     // Every eligible page with V >= Λ is a candidate, so picks down to Λ are
@@ -458,7 +529,7 @@ void SchedulingIndex::PickExact(double t, int k,
                           picked->back().value >= level_);
     if (exact) return;
     ReturnTaken(t);
-    target = std::max(target, k) * 4;
+    target = std::max(target, static_cast<size_t>(k)) * 4;
     Rebuild(t, target);
   }
 }
@@ -467,8 +538,12 @@ std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {
   std::vector<PickedPage> picked;
   if (k <= 0) return picked;
   PickExact(t, k, &picked);
-  // Picks stay candidates until they are leased or crawled.
-  ReturnTaken(t);
+  // Picks stay candidates until they are leased or crawled; they are put
+  // back in the pool when it is next needed, unless that happened first.
+  for (const Exact& e : taken_) pages_[e.page].state = kPicked;
+  picked_.swap(taken_);
+  picked_at_ = t;
+  taken_.clear();
   if (candidates_.size() > raise_above_) Raise(t);
   return picked;
 }
@@ -479,7 +554,7 @@ std::vector<SlotPick> SchedulingIndex::PickSlots(
   slots.reserve(slot_times.size());
   std::vector<PickedPage> picked;
   for (const double t : slot_times) {
-    PickExact(t, 1, &picked);
+    PickExact(t, 1, &picked);  // restores the last PickTop's picks first
     if (picked.empty()) continue;
     // Leased straight from the pool (Lease would find it there).
     const PageId id = picked[0].page;
@@ -500,19 +575,16 @@ std::vector<SlotPick> SchedulingIndex::PickSlots(
 // only O(m) step, needed at start, after SetPolicy and when Λ must come down.
 // Keys come from the slope bound here; each page solves for its exact due
 // time when it first wakes below Λ, which spreads that cost over the cycle.
-void SchedulingIndex::Rebuild(double t, int target) {
+void SchedulingIndex::Rebuild(double t, size_t target) {
   ++stats_.rebuilds;
-  raise_above_ = static_cast<size_t>(options_.max_candidates);
+  RestorePicks();
+  raise_above_ = MaxCandidates();
   needs_rebuild_ = false;
   needs_rekey_ = false;
   candidates_.Clear();
   queue_.clear();
-  // Value and the slope bound that holds for ever, per page.
-  struct Found {
-    double value;
-    double later_slope;
-  };
-  std::vector<Found> found(pages_.size(), Found{0.0, 0.0});
+  // Value and growth bounds, per page.
+  std::vector<Assessment> found(pages_.size(), Assessment{0.0, {}});
   std::vector<double> ranked;
   ranked.reserve(size_);
   for (PageId id = 0; id < pages_.size(); ++id) {
@@ -522,17 +594,17 @@ void SchedulingIndex::Rebuild(double t, int target) {
       p.iota_lb = 0.0f;  // its bound was for the old level
       continue;
     }
-    const Assessment a = Evaluate(id, t);
-    found[id] = {a.value, a.growth.later_slope};
-    ranked.push_back(a.value);
+    found[id] = Evaluate(id, t);
+    ranked.push_back(found[id].value);
   }
-  if (static_cast<int>(ranked.size()) <= target) {
+  if (ranked.size() <= target) {
     SetLevel(0.0);
   } else {
     std::nth_element(ranked.begin(), ranked.begin() + (target - 1),
                      ranked.end(), std::greater<double>());
     SetLevel(ranked[target - 1]);
   }
+  std::vector<double>().swap(ranked);
   queue_.reserve(size_);
   for (PageId id = 0; id < pages_.size(); ++id) {
     Page& p = pages_[id];
@@ -540,13 +612,12 @@ void SchedulingIndex::Rebuild(double t, int target) {
     const policy::PageModel b = Belief(p);
     p.iota_lb = 0.0f;
     if (found[id].value >= admit_ && hosts_.Allowed(p.host, t)) {
-      // About `target` of them: assessed again for their short-term slope.
-      AddCandidate(id, t, Assess(p, b, t));
+      // About `target` of them.
+      AddCandidate(id, t, found[id]);
       continue;
     }
     if (found[id].value < admit_) {
-      Refine(p, b, t, found[id].value, found[id].later_slope,
-             /*solve=*/false);
+      Refine(p, b, t, found[id], /*solve=*/false);
     }
     p.state = kQueued;
     queue_.Append({KeyOf(p, b), id});
@@ -564,7 +635,8 @@ void SchedulingIndex::Raise(double t) {
   std::vector<double> lows;
   lows.reserve(entries.size());
   for (const CandidatePool::Entry& e : entries) lows.push_back(e.value);
-  const int target = options_.target_candidates;
+  const size_t target = TargetCandidates();
+  if (lows.size() <= target) return;
   std::nth_element(lows.begin(), lows.begin() + (target - 1), lows.end(),
                    std::greater<double>());
   const double level = lows[target - 1];
@@ -574,7 +646,7 @@ void SchedulingIndex::Raise(double t) {
     raise_above_ = 2 * candidates_.size();
     return;
   }
-  raise_above_ = static_cast<size_t>(options_.max_candidates);
+  raise_above_ = MaxCandidates();
   SetLevel(level);
   for (const CandidatePool::Entry& e : entries) {
     if (e.value >= admit_) continue;
@@ -587,9 +659,23 @@ void SchedulingIndex::Raise(double t) {
       AddCandidate(id, t, a);
       continue;
     }
-    Refine(p, b, t, a.value, a.growth.later_slope, /*solve=*/true);
+    Refine(p, b, t, a, /*solve=*/true);
     Enqueue(id);
   }
+}
+
+size_t SchedulingIndex::TargetCandidates() const {
+  const double scaled = options_.target_fraction * static_cast<double>(size_);
+  return std::max(static_cast<size_t>(std::max(options_.target_candidates, 1)),
+                  static_cast<size_t>(scaled));
+}
+
+size_t SchedulingIndex::MaxCandidates() const {
+  // The options' ratio of max to target, at the scaled target.
+  const double ratio = static_cast<double>(options_.max_candidates) /
+                       std::max(options_.target_candidates, 1);
+  return std::max(static_cast<size_t>(std::max(options_.max_candidates, 1)),
+                  static_cast<size_t>(ratio * TargetCandidates()));
 }
 
 void SchedulingIndex::RekeyAll() {

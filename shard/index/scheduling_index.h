@@ -11,13 +11,14 @@
 //     (bandwidth fell). In steady state every page crosses Λ once per crawl
 //     and is picked soon after, so Λ stays put (Sec. 5.2's level Λ);
 //   * a min-heap of the other pages keyed by a lower bound on d_i(Λ): ι_i(Λ)
-//     is solved for once (Brent's method on V(ι) = Λ) and kept across crawls,
-//     so a crawl re-keys a page at t + ι_i without evaluating V, a signal
-//     moves the key earlier by β (O(log m)), and a page wakes once per crawl;
+//     is found once (steps from below along the growth bound of V, which is
+//     exact to first order: Lemma 3's dV/dι) and kept across crawls, so a
+//     crawl re-keys a page at t + ι_i without evaluating V, a signal moves
+//     the key earlier by β (O(log m)), and a page wakes once per crawl;
 //   * the candidates (V ≥ Λ when they woke) in a CandidatePool, which bounds
 //     each value by its last exact value and a bound on dV/dτ_eff (App. F's
 //     tiers in miniature); PickTop evaluates exactly only the candidates
-//     whose bound can still beat the best exact value.
+//     whose growth bound can still beat the best exact value.
 // Keys are lower bounds and every eligible page with V ≥ Λ is a candidate,
 // so PickTop returns the same pages as BruteForceIndex (ties broken by id)
 // whenever its k-th pick is ≥ Λ; otherwise it lowers Λ by a rebuild.
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "policy/crawl_policy.h"
+#include "policy/crawl_value.h"
 #include "policy/page_model.h"
 #include "shard/index/candidate_pool.h"
 #include "shard/index/crawl_index.h"
@@ -49,6 +51,13 @@ class SchedulingIndex : public CrawlIndex {
     int target_candidates = 1024;
     // Above this many candidates Λ is raised back to target_candidates.
     int max_candidates = 4096;
+    // Both scale up with the pages held, to at least this share of them
+    // (keeping their ratio). The pool's size is R × the wait between
+    // crossing Λ and being picked; with a fixed size that wait shrinks as R
+    // grows with m, the random drift of the pick level crosses it sooner,
+    // and every raise of Λ makes each page re-solve its due time once.
+    // Scaled with m, raises are as rare per crawl cycle at every m.
+    double target_fraction = 1.0 / 128;
   };
   // Work counters, for tests and the benchmark.
   struct Stats {
@@ -57,6 +66,9 @@ class SchedulingIndex : public CrawlIndex {
     uint64_t refinements = 0;  // due times solved for by root finding
     uint64_t rebuilds = 0;     // O(m) rebuilds (Λ lowered, policy changed)
     uint64_t raises = 0;       // Λ raised
+    // Candidates whose growth bound ruled them out without an evaluation.
+    uint64_t tightenings = 0;
+    uint64_t selections = 0;   // evaluations of candidates (in evaluations)
   };
 
   explicit SchedulingIndex(
@@ -95,7 +107,11 @@ class SchedulingIndex : public CrawlIndex {
   size_t MemoryBytes() const;
 
  private:
-  enum State : uint8_t { kAbsent, kQueued, kCandidate, kLeased };
+  // kPicked: returned by the last PickTop and held out of the pool until
+  // the next call that needs the pool (it is back in the pool by then);
+  // PickTop + RecordCrawl or Lease, the common sequence, then never puts it
+  // back only to take it out again.
+  enum State : uint8_t { kAbsent, kQueued, kCandidate, kLeased, kPicked };
 
   // 40 bytes. The model is stored as floats (the index's view of the page;
   // Upsert rounds the parameters) and derived quantities are recomputed on
@@ -113,10 +129,10 @@ class SchedulingIndex : public CrawlIndex {
     HostId host;
     uint32_t pos;  // position in the queue or the candidate heap
     uint16_t n_cis;
-    uint16_t state : 2;          // a State
-    uint16_t slope_class : 14;   // the candidate pool's class while a candidate
+    uint16_t state : 3;          // a State
+    uint16_t slope_class : 13;   // the candidate pool's class while a candidate
   };
-  static_assert(CandidatePool::kClasses <= (1 << 14), "slope_class bits");
+  static_assert(CandidatePool::kClasses <= (1 << 13), "slope_class bits");
   struct Queued {
     double key;  // lower bound on the time the page may reach adm_
     PageId page;
@@ -163,11 +179,15 @@ class SchedulingIndex : public CrawlIndex {
   double EffectiveElapsed(const Page& p, const policy::PageModel& b,
                           double t) const;
   Assessment Assess(const Page& p, const policy::PageModel& b, double t) const;
+  CandidatePool::Growth GrowthOf(const policy::PageModel& b,
+                                 const policy::ValueGrowth& g) const;
   double KeyOf(const Page& p, const policy::PageModel& b) const;
-  // Raises p.iota_lb after V(t) = value < admit_ was found; `solve` finds
-  // the crossing by root finding, otherwise the slope bound gives it.
-  void Refine(Page& p, const policy::PageModel& b, double t, double value,
-              double slope, bool solve);
+  // Raises p.iota_lb after V(t) = a.value < admit_ was found: the growth
+  // bound gives a lower bound on the crossing of adm_; with `solve`, steps
+  // on from there (one evaluation a step) until the page would be admitted
+  // when it next wakes.
+  void Refine(Page& p, const policy::PageModel& b, double t,
+              const Assessment& a, bool solve);
 
   void Wake(PageId id, double t, std::vector<PageId>* deferred);
   void Drain(double t);
@@ -183,8 +203,13 @@ class SchedulingIndex : public CrawlIndex {
   // exact; they are left in taken_.
   void PickExact(double t, int k, std::vector<PickedPage>* picked);
   void ReturnTaken(double t);
-  void Rebuild(double t, int target);
+  void Rebuild(double t, size_t target);
   void Raise(double t);
+  // Options::target_candidates / max_candidates scaled to the pages held.
+  size_t TargetCandidates() const;
+  size_t MaxCandidates() const;
+  // Puts the last PickTop's picks that are still kPicked back in the pool.
+  void RestorePicks();
   void RekeyAll();
   void SetLevel(double level);
 
@@ -193,7 +218,9 @@ class SchedulingIndex : public CrawlIndex {
   std::vector<Page> pages_;
   size_t size_ = 0;
   HostTable hosts_;
-  IndexedHeap<Queued, EarlierKey, SetPos> queue_;
+  // 4-ary: half the levels, so half the cache misses of a pop (a page
+  // wakes once per crawl) in a queue of m entries.
+  IndexedHeap<Queued, EarlierKey, SetPos, 4> queue_;
   PagePositions positions_;
   CandidatePool candidates_;
   double level_ = 0.0;  // Λ: every eligible page with V ≥ Λ is a candidate
@@ -216,6 +243,9 @@ class SchedulingIndex : public CrawlIndex {
   std::vector<Exact> taken_;      // picked, out of the pool
   std::vector<PageId> requeue_;   // hosts no longer allowed
   std::vector<PageId> deferred_;  // Drain's
+  // The last PickTop's picks (kPicked), as assessed at picked_at_.
+  std::vector<Exact> picked_;
+  double picked_at_ = 0.0;
 };
 
 }  // namespace shard
