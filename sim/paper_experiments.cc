@@ -47,6 +47,21 @@ constexpr double kSemiBandwidth = 5000;
 constexpr double kSemiHorizon = 200;
 constexpr double kHighQualityShare = 0.05;
 
+// The `shards` experiment's news shard: the pages of shard 0 (i % 4 == 0,
+// the SHARDED-* policies' placement) are requested and change this many
+// times as often as fig. 6's pages.
+constexpr double kNewsFactor = 4.0;
+
+Instance NewsInstance(const WorldConfig& world, uint64_t seed, uint64_t n) {
+  Instance inst = GenerateInstance(world, seed, n);
+  for (size_t i = 0; i < inst.pages.size(); i += 4) {
+    inst.pages[i].importance *= kNewsFactor;
+    inst.pages[i].change_rate *= kNewsFactor;
+    inst.pages[i].false_rate *= kNewsFactor;  // the same precision
+  }
+  return inst;
+}
+
 }  // namespace
 
 Instance SemiInstance(int m, uint64_t seed, uint64_t n) {
@@ -82,7 +97,8 @@ policy::PageParams WithSignalQuality(policy::PageParams page, double precision, 
 }
 
 const std::vector<std::string>& ExperimentNames() {
-  static const auto* names = new std::vector<std::string>{"fig3", "fig4", "fig6", "fig11", "semi"};
+  static const auto* names =
+      new std::vector<std::string>{"fig3", "fig4", "fig6", "fig11", "semi", "shards"};
   return *names;
 }
 
@@ -149,6 +165,29 @@ absl::StatusOr<Experiment> PaperExperiment(const std::string& name,
         return out;
       };
       e.settings.push_back(std::move(s));
+    }
+  } else if (name == "shards") {
+    // Issue 5: the coordinator's ways of sharing R across 4 shards against
+    // one unsharded index, on fig. 6's world and on one with a news shard.
+    base.recall = Distribution::Beta(0.25, 0.25);
+    base.false_rate = Distribution::Uniform(0.1, 0.6);
+    e.name = "shards";
+    e.title = "Issue 5: GREEDY-NCIS on 4 shards (merge, adaptive, equal) vs unsharded";
+    e.columns = {"world", "m"};
+    e.policies = pol({"GREEDY-NCIS", "SHARDED-MERGE", "SHARDED-ADAPTIVE", "SHARDED-EQUAL"});
+    for (const bool news : {false, true}) {
+      for (int m : ms({1000, 10000})) {
+        Setting s;
+        s.values = {news ? "news shard" : "uniform", absl::StrCat(m)};
+        s.world = base;
+        s.world.num_pages = m;
+        if (news) {
+          s.make_instance = [world = s.world](uint64_t seed, uint64_t n) {
+            return NewsInstance(world, seed, n);
+          };
+        }
+        e.settings.push_back(std::move(s));
+      }
     }
   } else {
     return absl::InvalidArgumentError(absl::StrCat("unknown experiment '", name, "'"));

@@ -12,6 +12,7 @@
 #include "sim/adaptive_schedulers.h"
 #include "sim/learning_scheduler.h"
 #include "sim/rate_schedulers.h"
+#include "sim/sharded_scheduler.h"
 
 namespace recrawl {
 namespace sim {
@@ -23,18 +24,21 @@ constexpr double kDiscardSlots = 5.0;
 // a negligible rate, as they would in the limit).
 constexpr double kTinyRate = 1e-12;
 
+// μ̃: importance normalised to sum 1 (the argmax does not depend on it,
+// but the values the index reports are then the paper's).
+std::vector<policy::PageParams> NormalisedImportance(std::vector<policy::PageParams> pages) {
+  double total = 0;
+  for (const auto& p : pages) total += p.importance;
+  for (auto& p : pages) p.importance = total > 0 ? p.importance / total : 0.0;
+  return pages;
+}
+
 absl::StatusOr<std::unique_ptr<Scheduler>> Values(
     const std::vector<policy::PageParams>& pages,
     const std::vector<policy::CrawlPolicy>& per_page,
     ValueSchedulerOptions options) {
-  // μ̃: importance normalised to sum 1 (the argmax does not depend on it,
-  // but the values the index reports are then the paper's).
-  double total = 0;
-  for (const auto& p : pages) total += p.importance;
-  std::vector<policy::PageParams> normalised = pages;
-  for (auto& p : normalised) p.importance = total > 0 ? p.importance / total : 0.0;
   absl::StatusOr<std::unique_ptr<ValueScheduler>> s =
-      ValueScheduler::Create(normalised, per_page, options);
+      ValueScheduler::Create(NormalisedImportance(pages), per_page, options);
   if (!s.ok()) return s.status();
   return std::unique_ptr<Scheduler>(*std::move(s));
 }
@@ -89,7 +93,8 @@ const std::vector<std::string>& PolicyNames() {
       "BASELINE",   "BASELINE-NCIS", "GREEDY",      "GREEDY-CIS",          "GREEDY-NCIS",
       "G-NCIS-APPROX-1", "G-NCIS-APPROX-2", "GREEDY-NCIS-D", "GREEDY-CIS+", "LDS",
       "LAMBDACRAWL", "ROUND-ROBIN",  "CHANGE-PROPORTIONAL", "NUTCH",     "STORMCRAWLER",
-      "GREEDY-NCIS-LEARN", "GREEDY-LEARN", "GREEDY-NCIS-PRIOR", "GREEDY-NCIS-LEARN-DEFAULT"};
+      "GREEDY-NCIS-LEARN", "GREEDY-LEARN", "GREEDY-NCIS-PRIOR", "GREEDY-NCIS-LEARN-DEFAULT",
+      "SHARDED-MERGE", "SHARDED-ADAPTIVE", "SHARDED-EQUAL"};
   return *names;
 }
 
@@ -123,6 +128,28 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
       return absl::InvalidArgumentError(absl::StrCat("policy '", name, "': bad J"));
     }
     return Values(pages, all(policy::CrawlPolicy::Approx(j)), options);
+  }
+  if (absl::StartsWith(name, "SHARDED-")) {
+    // GREEDY-NCIS on 4 shards, page i on shard i % 4 (the coordinator's
+    // modes, sharded_scheduler.h). Importance is normalised over all pages.
+    ShardedOptions sharded;
+    const std::string mode = name.substr(8);
+    if (mode == "MERGE") {
+      sharded.mode = ShardedOptions::Mode::kMerge;
+    } else if (mode == "ADAPTIVE") {
+      sharded.mode = ShardedOptions::Mode::kAdaptive;
+    } else if (mode == "EQUAL") {
+      sharded.mode = ShardedOptions::Mode::kEqual;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("policy '", name, "': unknown mode"));
+    }
+    std::vector<int> shard_of(m);
+    for (int i = 0; i < m; ++i) shard_of[i] = i % sharded.num_shards;
+    absl::StatusOr<std::unique_ptr<ShardedScheduler>> s = ShardedScheduler::Create(
+        NormalisedImportance(pages), shard_of, policy::CrawlPolicy::GreedyNcis(), bandwidth,
+        sharded);
+    if (!s.ok()) return s.status();
+    return std::unique_ptr<Scheduler>(*std::move(s));
   }
   if (name == "GREEDY-CIS+") {
     std::vector<policy::CrawlPolicy> per_page;
