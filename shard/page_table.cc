@@ -16,18 +16,22 @@ void PutVarint(size_t v, std::vector<char>* out) {
   out->push_back(static_cast<char>(v));
 }
 
-// The entry at `offset`: its bytes, and the size of the whole entry.
-absl::string_view GetEntry(const std::vector<char>& arena, size_t offset,
-                           size_t* entry_size) {
-  size_t len = 0;
-  int shift = 0;
-  size_t i = offset;
-  for (;; ++i, shift += 7) {
-    const unsigned char b = static_cast<unsigned char>(arena[i]);
-    len |= static_cast<size_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) break;
+size_t GetVarint(const std::vector<char>& arena, size_t* i) {
+  size_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    const unsigned char b = static_cast<unsigned char>(arena[(*i)++]);
+    v |= static_cast<size_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) return v;
   }
-  ++i;
+}
+
+// The entry at `offset`: its path bytes, its prefix id, and the size of the
+// whole entry.
+absl::string_view GetEntry(const std::vector<char>& arena, size_t offset,
+                           uint32_t* prefix, size_t* entry_size) {
+  size_t i = offset;
+  *prefix = static_cast<uint32_t>(GetVarint(arena, &i));
+  const size_t len = GetVarint(arena, &i);
   *entry_size = i - offset + len;
   return absl::string_view(arena.data() + i, len);
 }
@@ -134,12 +138,13 @@ void PageTable::FreeLearning(PageSlot& slot) {
 void PageTable::FreePath(PageId page) {
   if (slots_[page].path == kNoPath) return;
   size_t entry_size;
-  GetEntry(arena_, slots_[page].path, &entry_size);
+  uint32_t prefix;
+  GetEntry(arena_, slots_[page].path, &prefix, &entry_size);
   garbage_ += entry_size;
 }
 
 bool PageTable::SetUrl(PageId page, absl::string_view prefix,
-                       absl::string_view path) {
+                       absl::string_view path, uint32_t* prefix_id_out) {
   // Offsets are 32 bits: 4 GiB of paths, ~50M URLs.
   const size_t limit = kNoPath - 16;
   if (arena_.size() + path.size() > limit && garbage_ > 0) CompactArena();
@@ -147,17 +152,18 @@ bool PageTable::SetUrl(PageId page, absl::string_view prefix,
   const uint32_t prefix_id = prefixes_.Intern(prefix);
   FreePath(page);
   PageSlot& slot = slots_[page];
-  slot.prefix = prefix_id;
   slot.path = static_cast<uint32_t>(arena_.size());
   // Grown by an eighth at a time, not doubled: the arena is a large part of
   // a shard's memory (amortised copying stays O(1) per byte). A vector, as
   // std::string's reserve doubles anyway.
-  const size_t needed = arena_.size() + path.size() + 10;
+  const size_t needed = arena_.size() + path.size() + 15;
   if (needed > arena_.capacity()) {
     arena_.reserve(std::max(needed, arena_.size() + arena_.size() / 8 + 4096));
   }
+  PutVarint(prefix_id, &arena_);
   PutVarint(path.size(), &arena_);
   arena_.insert(arena_.end(), path.begin(), path.end());
+  if (prefix_id_out != nullptr) *prefix_id_out = prefix_id;
   return true;
 }
 
@@ -165,9 +171,11 @@ void PageTable::AppendUrl(PageId page, std::string* out) const {
   const PageSlot& slot = slots_[page];
   if (slot.path == kNoPath) return;
   size_t entry_size;
-  const absl::string_view prefix = prefixes_.Get(slot.prefix);
+  uint32_t prefix_id;
+  const absl::string_view path =
+      GetEntry(arena_, slot.path, &prefix_id, &entry_size);
+  const absl::string_view prefix = prefixes_.Get(prefix_id);
   out->append(prefix.data(), prefix.size());
-  const absl::string_view path = GetEntry(arena_, slot.path, &entry_size);
   out->append(path.data(), path.size());
 }
 
@@ -184,7 +192,8 @@ void PageTable::CompactArena() {
   for (PageSlot& slot : slots_) {
     if (!slot.in_use || slot.path == kNoPath) continue;
     size_t entry_size;
-    GetEntry(arena_, slot.path, &entry_size);
+    uint32_t prefix;
+    GetEntry(arena_, slot.path, &prefix, &entry_size);
     const size_t offset = arena.size();
     arena.insert(arena.end(), arena_.begin() + slot.path,
                  arena_.begin() + slot.path + entry_size);

@@ -8,7 +8,8 @@
 //
 // It also holds each URL's text, which picks must return without reading
 // the store: the "scheme://authority" part is interned (a site has many
-// URLs), the path and query live in one arena, length-prefixed.
+// URLs), the path and query live in one arena after the prefix's id, both
+// varint-prefixed.
 #ifndef RECRAWL_SHARD_PAGE_TABLE_H_
 #define RECRAWL_SHARD_PAGE_TABLE_H_
 
@@ -32,11 +33,10 @@ inline constexpr PageId kNoPage = ~PageId{0};
 inline constexpr uint32_t kNoLearning = ~uint32_t{0};
 
 // What a shard needs per URL on its hot paths (signals, picks, reports)
-// besides what the index holds. 72 bytes; a URL that learns has 92 more in
-// the PageTable's learning table.
+// besides what the index holds (its host and last crawl: CrawlIndex::View).
+// 56 bytes; a URL that learns has 92 more in the PageTable's learning table.
 struct PageSlot {
   UrlId id = 0;
-  double last_crawl = 0.0;
   // Bloom filter of the keys of the signals counted since the last crawl
   // (signal_keys.h).
   uint64_t signal_filter = 0;
@@ -45,9 +45,7 @@ struct PageSlot {
   // be a redelivery, so the filter is asked only about earlier ones: in-order
   // signals are never mistaken for duplicates however many arrive.
   float latest_signal = -1.0f;
-  HostId host = 0;       // politeness host (HostRegistry)
-  uint32_t prefix = 0;   // interned "scheme://authority"
-  uint32_t path = 0;     // arena offset of the path and query
+  uint32_t path = 0;     // arena offset of the prefix id, path and query
   // Fingerprint of the stored content digest; valid if has_digest.
   uint32_t digest = 0;
   // The model the index ranks the page with (raw μ, Δ, λ, ν).
@@ -67,7 +65,7 @@ struct PageSlot {
   // (signal_journal.h).
   bool signals_unfolded = false;
 };
-static_assert(sizeof(PageSlot) <= 72, "PageSlot grew: it is per URL");
+static_assert(sizeof(PageSlot) <= 56, "PageSlot grew: it is per URL");
 
 class PageTable {
  public:
@@ -92,9 +90,11 @@ class PageTable {
   size_t size() const { return ids_.size(); }
   void Reserve(size_t pages);
 
-  // The URL's text, split where its path begins (NormalizedUrl). False if
-  // the arena is full (4 GiB of paths).
-  bool SetUrl(PageId page, absl::string_view prefix, absl::string_view path);
+  // The URL's text, split where its path begins (NormalizedUrl); the
+  // prefix's interned id into *prefix_id if given. False if the arena is
+  // full (4 GiB of paths).
+  bool SetUrl(PageId page, absl::string_view prefix, absl::string_view path,
+              uint32_t* prefix_id = nullptr);
   std::string Url(PageId page) const;
   void AppendUrl(PageId page, std::string* out) const;
 

@@ -148,7 +148,7 @@ absl::Status Shard::Start(double now) {
   startup_.replay_seconds = seconds();
   startup_.leases = static_cast<int64_t>(leases_.active());
   startup_.holds = static_cast<int64_t>(leases_.holds());
-  BuildIndex();
+  IndexLoadedState();
   startup_.index_seconds = seconds();
   startup_.malformed += urls->malformed + hosts->malformed;
   startup_.orphans = urls->orphans;
@@ -199,32 +199,33 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
   }
   const absl::string_view url = record.url();
   const size_t path = PathBegin(url);
-  if (!pages_.SetUrl(page, url.substr(0, path), url.substr(path))) {
+  uint32_t prefix = 0;
+  if (!pages_.SetUrl(page, url.substr(0, path), url.substr(path), &prefix)) {
     pages_.Remove(page);
     malformed("URL text arena full");
     return;
   }
   PageSlot& slot = pages_[page];
+  HostId host;
   if (!record.politeness_host().empty()) {
     // A site's URLs mostly share their politeness host: the one last seen
     // with the URL's prefix is compared first, which spares a hash lookup
     // of the name per URL.
-    if (load_prefix_host_.size() <= slot.prefix) {
-      load_prefix_host_.resize(slot.prefix + 1, kNoHost);
+    if (load_prefix_host_.size() <= prefix) {
+      load_prefix_host_.resize(prefix + 1, kNoHost);
     }
-    HostId& cached = load_prefix_host_[slot.prefix];
+    HostId& cached = load_prefix_host_[prefix];
     if (cached == kNoHost || hosts_.Name(cached) != record.politeness_host()) {
       cached = hosts_.Intern(record.politeness_host());
     }
-    slot.host = cached;
+    host = cached;
   } else if (absl::StatusOr<NormalizedUrl> n = NormalizeUrl(url); n.ok()) {
-    slot.host = hosts_.Intern(n->host());
+    host = hosts_.Intern(n->host());
   } else {
     pages_.Remove(page);
     malformed("no politeness host, and the URL does not parse");
     return;
   }
-  slot.last_crawl = last_crawl;
   slot.importance = static_cast<float>(model.importance);
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
@@ -264,8 +265,10 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
     observed_crawls_sum_ += crawls;
   }
 
-  // The index hears of the page in BuildIndex, once the journal has given
-  // it all its signals.
+  // The index keeps the page's host and last crawl for the shard; it hears
+  // of the signals in IndexLoadedState, once the journal has given them
+  // all.
+  index_.Upsert(page, IndexView(model), host, last_crawl);
   const LeaseRecord& lease = record.lease();
   if (lease.id() != 0 && std::isfinite(lease.deadline())) {
     // (Records of store format 2 and before; leases are journaled now.)
@@ -297,7 +300,7 @@ absl::Status Shard::ReplayJournal() {
           PageSlot& slot = pages_[page];
           AddSignal(s.key, &slot.signal_filter);
           if (slot.n_cis < 0xffff) ++slot.n_cis;
-          const double offset = s.time - slot.last_crawl;
+          const double offset = s.time - LastCrawl(page);
           if (offset > slot.latest_signal) {
             slot.latest_signal = LatestSignalOffset(offset);
           }
@@ -348,19 +351,18 @@ absl::Status Shard::ReplayJournal() {
   return absl::OkStatus();
 }
 
-// The index from the loaded pages, each with its signal count as the replay
-// left it: one call per page however many signals the journal gave it.
-void Shard::BuildIndex() {
+// The loaded pages' signal counts, as the replay left them, into the index
+// (one call per page however many signals the journal gave it), and their
+// leases and holds.
+void Shard::IndexLoadedState() {
   for (PageId page = 0; page < pages_.end(); ++page) {
     const PageSlot& slot = pages_[page];
     if (!slot.in_use) continue;
-    const policy::PageParams model{slot.importance, slot.change_rate,
-                                   slot.recall, slot.false_rate};
-    index_.Upsert(page, IndexView(model), slot.host, slot.last_crawl);
     if (slot.n_cis > 0) {
+      const double last_crawl = LastCrawl(page);
       const double latest = slot.latest_signal >= 0.0f
-                                ? slot.last_crawl + slot.latest_signal
-                                : slot.last_crawl;
+                                ? last_crawl + slot.latest_signal
+                                : last_crawl;
       index_.RecordSignals(page, latest, slot.n_cis);
     }
     const LeaseTable::Lease* lease = leases_.OfPage(page);

@@ -216,7 +216,11 @@ class Shard {
   absl::Status Start(double now);
   void LoadRecord(UrlId id, const UrlRecord& record);
   absl::Status ReplayJournal();
-  void BuildIndex();
+  void IndexLoadedState();
+  // What the index holds of a page of pages_ (all of them are in it), so
+  // that the page table need not keep a copy.
+  PageView Indexed(PageId page) const { return index_.View(page).value(); }
+  double LastCrawl(PageId page) const { return Indexed(page).last_crawl; }
   // Moves the clock to max(now_, now) and ends the leases and holds due.
   absl::Status Advance(double now);
   absl::Status CheckWritable() const;
@@ -255,7 +259,8 @@ class Shard {
   // the entries no record needs any more.
   void FoldSignals();
   // The page's signal state as a patch, as of the next journal entry.
-  void SignalStatePatch(const PageSlot& slot, UrlRecord* patch) const;
+  void SignalStatePatch(const PageSlot& slot, double last_crawl,
+                        UrlRecord* patch) const;
 
   // shard_crawls.cc
   absl::Status ReportOne(const CrawlReport& report,

@@ -182,11 +182,11 @@ absl::Status Shard::ReportOne(const CrawlReport& report,
   absl::StatusOr<double> fetch_time =
       ItemTime(report.fetch_time(), "fetch_time");
   if (!fetch_time.ok()) return fetch_time.status();
-  const PageSlot& slot = pages_[page];
-  if (*fetch_time < slot.last_crawl) {
+  const double last_crawl = LastCrawl(page);
+  if (*fetch_time < last_crawl) {
     return absl::FailedPreconditionError(absl::StrCat(
         "fetch_time: ", *fetch_time, " is before the URL's last crawl at ",
-        slot.last_crawl));
+        last_crawl));
   }
   if (report.content_digest().size() > options_.max_digest_bytes) {
     return absl::InvalidArgumentError(
@@ -238,7 +238,8 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
     slot.has_digest = true;
     slot.digest = fingerprint;
   }
-  const double tau = fetch_time - slot.last_crawl;
+  const PageView indexed = Indexed(page);
+  const double tau = fetch_time - indexed.last_crawl;
   const uint16_t n_cis = slot.n_cis;
 
   UrlRecord patch;
@@ -269,9 +270,8 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   const bool had_lease = leases_.OfPage(page) != nullptr;
   EndLeaseAndHold(page);
   index_.RecordCrawl(page, fetch_time);
-  HostTable::Host& host = hosts_.Politeness(slot.host);
+  HostTable::Host& host = hosts_.Politeness(indexed.host);
   host.last_crawl = std::max(host.last_crawl, fetch_time);
-  slot.last_crawl = fetch_time;
   slot.n_cis = 0;
   slot.signal_filter = 0;
   slot.latest_signal = -1.0f;
@@ -290,7 +290,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
       slot.change_rate = static_cast<float>(fit.params.change_rate);
       slot.recall = static_cast<float>(fit.params.recall);
       slot.false_rate = static_cast<float>(fit.params.false_rate);
-      index_.Upsert(page, IndexView(fit.params), slot.host, fetch_time);
+      index_.Upsert(page, IndexView(fit.params), indexed.host, fetch_time);
       ChangeModel* estimate = patch.mutable_estimate();
       estimate->set_change_rate(fit.params.change_rate);
       estimate->set_recall(fit.params.recall);
@@ -299,7 +299,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   }
 
   patch.set_last_crawl_time(fetch_time);
-  SignalStatePatch(slot, &patch);  // none since the crawl
+  SignalStatePatch(slot, fetch_time, &patch);  // none since the crawl
   if (!digest.empty()) patch.set_content_digest(digest);
   if (had_failures) {
     patch.set_consecutive_failures(0);

@@ -93,11 +93,12 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     PageSlot& slot = pages_[page];
     // Signals from before the last crawl, or within T_DELAY after it, are
     // about changes the crawl already saw (App. C).
-    if (t < slot.last_crawl + t_delay_) {
+    const double last_crawl = LastCrawl(page);
+    if (t < last_crawl + t_delay_) {
       ++stale;
       continue;
     }
-    const double offset = t - slot.last_crawl;
+    const double offset = t - last_crawl;
     if (offset <= slot.latest_signal &&
         MayContainSignal(slot.signal_filter, key)) {
       ++duplicate;
@@ -135,12 +136,13 @@ void Shard::MarkUnfolded(PageId page, uint64_t seq) {
 
 // A record's signal state as of the next journal entry: what a crawl
 // writes.
-void Shard::SignalStatePatch(const PageSlot& slot, UrlRecord* patch) const {
+void Shard::SignalStatePatch(const PageSlot& slot, double last_crawl,
+                             UrlRecord* patch) const {
   patch->set_signals_since_crawl(slot.n_cis);
   patch->set_signal_filter(slot.signal_filter);
   patch->set_latest_signal(slot.latest_signal);
   if (slot.latest_signal >= 0.0f) {
-    patch->set_last_signal_time(slot.last_crawl + slot.latest_signal);
+    patch->set_last_signal_time(last_crawl + slot.latest_signal);
   }
   patch->set_signal_seq(journal_seq_);
 }

@@ -174,13 +174,12 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
   }
   model.importance = spec.importance();
   const HostId host_id = hosts_.Intern(host);
-  slot.host = host_id;
   slot.importance = static_cast<float>(model.importance);
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
   pages_.SetLearning(page, learning);
-  index_.Upsert(page, IndexView(model), host_id, slot.last_crawl);
+  index_.Upsert(page, IndexView(model), host_id, LastCrawl(page));
 
   UrlRecord patch;
   patch.set_politeness_host(host);
@@ -204,13 +203,11 @@ PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
     return kNoPage;
   }
   PageSlot& slot = pages_[page];
-  slot.host = hosts_.Intern(host);
-  slot.last_crawl = last_crawl;
   slot.importance = static_cast<float>(model.importance);
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
-  index_.Upsert(page, IndexView(model), slot.host, last_crawl);
+  index_.Upsert(page, IndexView(model), hosts_.Intern(host), last_crawl);
 
   record->set_url(url.spec());
   record->set_politeness_host(std::string(host));
@@ -280,30 +277,31 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
     t = req.time();
   }
   const PageSlot& slot = pages_[page];
+  const PageView indexed = Indexed(page);
   const policy::PageParams model{slot.importance, slot.change_rate,
                                  slot.recall, slot.false_rate};
 
   UrlState state;
   state.set_url(url->spec());
-  state.set_politeness_host(std::string(hosts_.Name(slot.host)));
+  state.set_politeness_host(std::string(hosts_.Name(indexed.host)));
   state.set_importance(slot.importance);
   *state.mutable_prior() = record->prior();
   SetChangeModel(model, state.mutable_estimate());
   state.set_observed_crawls(pages_.LearningCrawls(page));
-  state.set_last_crawl_time(slot.last_crawl);
+  state.set_last_crawl_time(indexed.last_crawl);
   state.set_signals_since_crawl(slot.n_cis);
   if (slot.latest_signal >= 0.0f) {
-    state.set_last_signal_time(slot.last_crawl + slot.latest_signal);
+    state.set_last_signal_time(indexed.last_crawl + slot.latest_signal);
   }
   state.set_time(t);
   absl::StatusOr<policy::PageModel> m = policy::PageModel::Create(model);
   if (m.ok()) {
-    const double tau = std::max(t - slot.last_crawl, 0.0);
+    const double tau = std::max(t - indexed.last_crawl, 0.0);
     state.set_effective_elapsed(m->EffectiveElapsed(tau, slot.n_cis));
     state.set_fresh_probability(m->FreshProbability(tau, slot.n_cis));
   }
   state.set_crawl_value(index_.Value(page, t));
-  state.set_host_allowed_from(hosts_.AllowedFrom(slot.host));
+  state.set_host_allowed_from(hosts_.AllowedFrom(indexed.host));
   if (const LeaseTable::Lease* lease = leases_.OfPage(page);
       lease != nullptr && lease->active) {
     LeaseState* l = state.mutable_lease();
