@@ -51,8 +51,11 @@ ShardedScheduler::ShardedScheduler(std::vector<Shard> shards, std::vector<int> s
       options_(options),
       budgets_(coordinator::EqualSplit(bandwidth,
                                        std::vector<bool>(shards_.size(), true))),
+      dealer_(static_cast<int>(shards_.size())),
       levels_(shards_.size(), 0.0),
-      next_rebalance_(options.rebalance_period) {}
+      next_rebalance_(options.rebalance_period) {
+  dealer_.SetBudgets(budgets_);
+}
 
 void ShardedScheduler::OnSignal(int page, double t) {
   shards_[shard_of_[page]].scheduler->OnSignal(local_[page], t);
@@ -83,16 +86,9 @@ int ShardedScheduler::NextMerged(double t) {
 
 int ShardedScheduler::NextSplit(double t) {
   if (t >= next_rebalance_) EndPeriod(t);
-  // Each slot adds R_s/R to shard s's credit; the slot goes to the largest
-  // credit. The credits always sum to zero, and shard s gets R_s/R of the
-  // slots, evenly spaced.
-  size_t chosen = 0;
-  for (size_t s = 0; s < shards_.size(); ++s) {
-    shards_[s].credit += budgets_[s] / bandwidth_;
-    if (shards_[s].credit > shards_[chosen].credit) chosen = s;
-  }
-  Shard& shard = shards_[chosen];
-  shard.credit -= 1.0;
+  const int dealt = dealer_.Deal();
+  if (dealt < 0) return kIdle;
+  Shard& shard = shards_[dealt];
   const int page = shard.scheduler->Next(t);
   if (page == kIdle) return kIdle;
   shard.value_sum += shard.scheduler->Value(page, t);
@@ -111,6 +107,7 @@ void ShardedScheduler::EndPeriod(double t) {
     budgets_ = coordinator::AdaptiveStep(bandwidth_, budgets_, levels_,
                                          std::vector<bool>(shards_.size(), true),
                                          options_.adaptive);
+    dealer_.SetBudgets(budgets_);
   }
   while (next_rebalance_ <= t) next_rebalance_ += options_.rebalance_period;
 }

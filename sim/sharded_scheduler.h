@@ -8,8 +8,8 @@
 //   * adaptive: as equal, with the budgets moved every `rebalance_period`
 //     toward the shards whose picks had the higher crawl value
 //     (coordinator/bandwidth_split.h).
-// Slots are dealt to shards in proportion to their budgets by the largest
-// accumulated credit, so a shard's slots are evenly spaced at its rate.
+// Slots are dealt to shards in proportion to their budgets as the
+// coordinator deals them (coordinator/slot_dealer.h).
 #ifndef RECRAWL_SIM_SHARDED_SCHEDULER_H_
 #define RECRAWL_SIM_SHARDED_SCHEDULER_H_
 
@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/bandwidth_split.h"
+#include "coordinator/slot_dealer.h"
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
 #include "sim/scheduler.h"
@@ -59,7 +60,6 @@ class ShardedScheduler : public Scheduler {
   struct Shard {
     std::unique_ptr<ValueScheduler> scheduler;
     std::vector<int> global;  // local page id → global page id
-    double credit = 0.0;      // slots owed to the shard
     double value_sum = 0.0;   // crawl values picked since the last step
     int picks = 0;
   };
@@ -77,6 +77,7 @@ class ShardedScheduler : public Scheduler {
   double bandwidth_;
   ShardedOptions options_;
   std::vector<double> budgets_;
+  coordinator::SlotDealer dealer_;
   std::vector<double> levels_;
   double next_rebalance_;
 };
