@@ -69,12 +69,35 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
       raise_above_(static_cast<size_t>(std::max(options.max_candidates, 1))) {}
 
 policy::PageModel SchedulingIndex::Belief(const Page& p) const {
+  const PageId id = static_cast<PageId>(&p - pages_.data());
+  CachedBelief* slot = nullptr;
+  if (!beliefs_.empty()) {
+    slot = &beliefs_[id & (beliefs_.size() - 1)];
+    if (slot->page == id) return slot->belief;
+  }
   policy::PageParams params;
   params.importance = p.importance;
   params.change_rate = p.change_rate;
   params.recall = p.recall;
   params.false_rate = p.false_rate;
-  return policy_.Belief(policy::PageModel::Create(params).value());
+  const policy::PageModel belief =
+      policy_.Belief(policy::PageModel::Create(params).value());
+  if (slot != nullptr) *slot = {id, belief};
+  return belief;
+}
+
+void SchedulingIndex::SizeBeliefCache() {
+  size_t slots = 256;
+  while (2 * slots * 128 <= size_) slots *= 2;
+  if (slots == beliefs_.size()) return;
+  beliefs_.assign(slots, CachedBelief{kNoPage, ZeroModel()});
+  beliefs_.shrink_to_fit();
+}
+
+void SchedulingIndex::ForgetBelief(PageId id) {
+  if (beliefs_.empty()) return;
+  CachedBelief& slot = beliefs_[id & (beliefs_.size() - 1)];
+  if (slot.page == id) slot.page = kNoPage;
 }
 
 double SchedulingIndex::PageValue(const Page& p, const policy::PageModel& b,
@@ -219,11 +242,13 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
   p.false_rate = static_cast<float>(params.false_rate);
   p.host = host;
   p.iota_lb = 0.0f;  // the learnt bound was for the old model
+  ForgetBelief(id);
   hosts_.Get(host);
   if (is_new) {
     p.last_crawl = last_crawl;
     p.n_cis = 0;
     ++size_;
+    if (size_ >= 2 * 128 * beliefs_.size()) SizeBeliefCache();
   }
   if (previous == kLeased) {
     p.state = kLeased;
@@ -234,6 +259,7 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
 
 void SchedulingIndex::Remove(PageId id) {
   if (!Contains(id)) return;
+  ForgetBelief(id);
   Detach(id);
   pages_[id].state = kAbsent;
   --size_;
@@ -335,13 +361,14 @@ double SchedulingIndex::Value(PageId id, double t) const {
 
 void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
   policy_ = policy;
+  for (CachedBelief& slot : beliefs_) slot.page = kNoPage;
   needs_rebuild_ = true;
 }
 
 size_t SchedulingIndex::MemoryBytes() const {
   return pages_.capacity() * sizeof(Page) +
          queue_.capacity() * sizeof(Queued) + candidates_.MemoryBytes() +
-         hosts_.MemoryBytes();
+         hosts_.MemoryBytes() + beliefs_.capacity() * sizeof(CachedBelief);
 }
 
 // ---------------------------------------------------------------------------

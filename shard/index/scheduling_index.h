@@ -243,6 +243,19 @@ class SchedulingIndex : public CrawlIndex {
   std::vector<Exact> taken_;      // picked, out of the pool
   std::vector<PageId> requeue_;   // hosts no longer allowed
   std::vector<PageId> deferred_;  // Drain's
+  // Beliefs of recently valued pages, direct-mapped by page id (ids are
+  // dense): building one (PageModel::Create, a log1p) is ~20% of a
+  // valuation, and the same few candidates near the top are valued pick
+  // after pick, then re-keyed when crawled. A slot per 128 pages (a power
+  // of two, at least 256) keeps it under 1 byte a page.
+  struct CachedBelief {
+    PageId page;
+    policy::PageModel belief;
+  };
+  static constexpr PageId kNoPage = ~PageId{0};
+  mutable std::vector<CachedBelief> beliefs_;
+  void SizeBeliefCache();
+  void ForgetBelief(PageId id);
   // The last PickTop's picks (kPicked), as assessed at picked_at_.
   std::vector<Exact> picked_;
   double picked_at_ = 0.0;
