@@ -135,11 +135,11 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
     ShardedOptions sharded;
     const std::string mode = name.substr(8);
     if (mode == "MERGE") {
-      sharded.mode = ShardedOptions::Mode::kMerge;
+      sharded.mode = coordinator::Mode::kMerge;
     } else if (mode == "ADAPTIVE") {
-      sharded.mode = ShardedOptions::Mode::kAdaptive;
+      sharded.mode = coordinator::Mode::kSplitAdaptive;
     } else if (mode == "EQUAL") {
-      sharded.mode = ShardedOptions::Mode::kEqual;
+      sharded.mode = coordinator::Mode::kSplitEqual;
     } else {
       return absl::InvalidArgumentError(absl::StrCat("policy '", name, "': unknown mode"));
     }

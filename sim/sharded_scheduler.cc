@@ -1,5 +1,6 @@
 #include "sim/sharded_scheduler.h"
 
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,9 +11,14 @@ namespace sim {
 absl::StatusOr<std::unique_ptr<ShardedScheduler>> ShardedScheduler::Create(
     const std::vector<policy::PageParams>& pages, const std::vector<int>& shard_of,
     const policy::CrawlPolicy& policy, double bandwidth, const ShardedOptions& options) {
-  if (options.num_shards < 1) {
-    return absl::InvalidArgumentError("num_shards: must be at least 1");
-  }
+  coordinator::CoordinatorOptions c;
+  c.num_shards = options.num_shards;
+  c.bandwidth = bandwidth;
+  c.mode = options.mode;
+  c.adaptive = options.adaptive;
+  c.rebalance_period = options.rebalance_period;
+  c.directory.failure_timeout = std::numeric_limits<double>::infinity();
+  if (absl::Status s = coordinator::Coordinator::Validate(c); !s.ok()) return s;
   if (shard_of.size() != pages.size()) {
     return absl::InvalidArgumentError("shard_of: one shard per page is needed");
   }
@@ -37,24 +43,24 @@ absl::StatusOr<std::unique_ptr<ShardedScheduler>> ShardedScheduler::Create(
     if (!scheduler.ok()) return scheduler.status();
     shards[s].scheduler = *std::move(scheduler);
   }
-  return std::unique_ptr<ShardedScheduler>(new ShardedScheduler(
-      std::move(shards), shard_of, std::move(local), bandwidth, options));
+  return std::unique_ptr<ShardedScheduler>(
+      new ShardedScheduler(std::move(shards), shard_of, std::move(local), c));
 }
 
 ShardedScheduler::ShardedScheduler(std::vector<Shard> shards, std::vector<int> shard_of,
-                                   std::vector<int> local, double bandwidth,
-                                   const ShardedOptions& options)
+                                   std::vector<int> local,
+                                   const coordinator::CoordinatorOptions& options)
     : shards_(std::move(shards)),
       shard_of_(std::move(shard_of)),
       local_(std::move(local)),
-      bandwidth_(bandwidth),
-      options_(options),
-      budgets_(coordinator::EqualSplit(bandwidth,
-                                       std::vector<bool>(shards_.size(), true))),
-      dealer_(static_cast<int>(shards_.size())),
-      levels_(shards_.size(), 0.0),
-      next_rebalance_(options.rebalance_period) {
-  dealer_.SetBudgets(budgets_);
+      coordinator_(options, 0.0) {
+  // Every shard answers once, for ever (failure_timeout = ∞).
+  for (int s = 0; s < options.num_shards; ++s) {
+    coordinator_.directory()
+        .Record({absl::StrCat("shard-", s), true, s, options.num_shards}, 0.0)
+        .IgnoreError();
+  }
+  coordinator_.Tick(0.0);
 }
 
 void ShardedScheduler::OnSignal(int page, double t) {
@@ -66,50 +72,30 @@ void ShardedScheduler::OnCrawl(int page, double t, bool changed) {
 }
 
 int ShardedScheduler::Next(double t) {
-  return options_.mode == ShardedOptions::Mode::kMerge ? NextMerged(t) : NextSplit(t);
-}
-
-int ShardedScheduler::NextMerged(double t) {
-  int best = kIdle;
-  double best_value = 0.0;
-  for (const Shard& shard : shards_) {
-    const int page = shard.scheduler->Next(t);
-    if (page == kIdle) continue;
-    const double value = shard.scheduler->Value(page, t);
-    if (best == kIdle || value > best_value) {
-      best = shard.global[page];
-      best_value = value;
+  coordinator_.Tick(t);
+  const std::vector<double> slot = {t};
+  std::vector<std::vector<double>> by_shard;
+  std::vector<int> picks(shards_.size(), kIdle);
+  if (coordinator_.mode() == coordinator::Mode::kMerge) {
+    // Each shard offers its best page (a peek of one).
+    std::vector<std::vector<double>> peeked(shards_.size());
+    for (size_t s = 0; s < shards_.size(); ++s) {
+      picks[s] = shards_[s].scheduler->Next(t);
+      if (picks[s] != kIdle) peeked[s] = {shards_[s].scheduler->Value(picks[s], t)};
     }
+    by_shard = coordinator_.MergeSlots(slot, peeked);
+  } else {
+    by_shard = coordinator_.DealSlots(slot);
   }
-  return best;
-}
-
-int ShardedScheduler::NextSplit(double t) {
-  if (t >= next_rebalance_) EndPeriod(t);
-  const int dealt = dealer_.Deal();
-  if (dealt < 0) return kIdle;
-  Shard& shard = shards_[dealt];
-  const int page = shard.scheduler->Next(t);
-  if (page == kIdle) return kIdle;
-  shard.value_sum += shard.scheduler->Value(page, t);
-  ++shard.picks;
-  return shard.global[page];
-}
-
-void ShardedScheduler::EndPeriod(double t) {
   for (size_t s = 0; s < shards_.size(); ++s) {
+    if (by_shard[s].empty()) continue;
     Shard& shard = shards_[s];
-    levels_[s] = shard.picks > 0 ? shard.value_sum / shard.picks : 0.0;  // 0: unknown
-    shard.value_sum = 0.0;
-    shard.picks = 0;
+    if (picks[s] == kIdle) picks[s] = shard.scheduler->Next(t);
+    if (picks[s] == kIdle) return kIdle;
+    coordinator_.RecordLeases(static_cast<int>(s), {shard.scheduler->Value(picks[s], t)});
+    return shard.global[picks[s]];
   }
-  if (options_.mode == ShardedOptions::Mode::kAdaptive) {
-    budgets_ = coordinator::AdaptiveStep(bandwidth_, budgets_, levels_,
-                                         std::vector<bool>(shards_.size(), true),
-                                         options_.adaptive);
-    dealer_.SetBudgets(budgets_);
-  }
-  while (next_rebalance_ <= t) next_rebalance_ += options_.rebalance_period;
+  return kIdle;
 }
 
 }  // namespace sim

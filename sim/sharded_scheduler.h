@@ -1,15 +1,15 @@
-// Algorithm 1 across shards, as the coordinator runs it (issue 5): pages are
-// split over N shards, each with its own scheduling index, and R is shared
-// by one of the coordinator's modes:
+// Algorithm 1 across shards, decided by the coordinator's own code
+// (coordinator/coordinator.h, issue 5): pages are split over N shards, each
+// with its own scheduling index, and R is shared by one of the
+// coordinator's modes:
 //   * merge: every slot goes to the shards' best page — the global argmax,
 //     the same picks as one unsharded index;
 //   * equal: each shard gets R/N of the slots (main paper Sec. 5.2) and
 //     crawls its own argmax in them;
-//   * adaptive: as equal, with the budgets moved every `rebalance_period`
+//   * adaptive: as equal, with the budgets moved every rebalance period
 //     toward the shards whose picks had the higher crawl value
 //     (coordinator/bandwidth_split.h).
-// Slots are dealt to shards in proportion to their budgets as the
-// coordinator deals them (coordinator/slot_dealer.h).
+// The simulator's slots stand in for the pacer's; every shard is live.
 #ifndef RECRAWL_SIM_SHARDED_SCHEDULER_H_
 #define RECRAWL_SIM_SHARDED_SCHEDULER_H_
 
@@ -17,8 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "coordinator/bandwidth_split.h"
-#include "coordinator/slot_dealer.h"
+#include "coordinator/coordinator.h"
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
 #include "sim/scheduler.h"
@@ -28,11 +27,9 @@ namespace recrawl {
 namespace sim {
 
 struct ShardedOptions {
-  enum class Mode { kMerge, kEqual, kAdaptive };
-  Mode mode = Mode::kMerge;
+  coordinator::Mode mode = coordinator::Mode::kMerge;
   int num_shards = 4;
-  // Time between adaptive steps, in the world's time unit; the levels are
-  // the mean crawl value of each shard's picks since the last step.
+  // Time between adaptive steps, in the world's time unit.
   double rebalance_period = 1.0;
   coordinator::AdaptiveSplitOptions adaptive;
 };
@@ -50,36 +47,22 @@ class ShardedScheduler : public Scheduler {
   int Next(double t) override;
   void OnCrawl(int page, double t, bool changed) override;
 
-  // Current budgets R_s (R/N each in merge mode, where they are unused).
-  const std::vector<double>& budgets() const { return budgets_; }
-  // Split modes: the shards' levels Λ_s over the last full period (mean
-  // crawl value of their picks; 0 before the first period ends).
-  const std::vector<double>& levels() const { return levels_; }
+  const std::vector<double>& budgets() const { return coordinator_.budgets(); }
+  const std::vector<double>& levels() const { return coordinator_.levels(); }
 
  private:
   struct Shard {
     std::unique_ptr<ValueScheduler> scheduler;
     std::vector<int> global;  // local page id → global page id
-    double value_sum = 0.0;   // crawl values picked since the last step
-    int picks = 0;
   };
 
   ShardedScheduler(std::vector<Shard> shards, std::vector<int> shard_of,
-                   std::vector<int> local, double bandwidth, const ShardedOptions& options);
-  int NextMerged(double t);
-  int NextSplit(double t);
-  // Closes a period: levels, and in adaptive mode new budgets.
-  void EndPeriod(double t);
+                   std::vector<int> local, const coordinator::CoordinatorOptions& options);
 
   std::vector<Shard> shards_;
   std::vector<int> shard_of_;
   std::vector<int> local_;  // global page id → id on its shard
-  double bandwidth_;
-  ShardedOptions options_;
-  std::vector<double> budgets_;
-  coordinator::SlotDealer dealer_;
-  std::vector<double> levels_;
-  double next_rebalance_;
+  coordinator::Coordinator coordinator_;
 };
 
 }  // namespace sim
