@@ -49,6 +49,16 @@ PageId PageTable::Find(UrlId id) const {
 PageId PageTable::Add(UrlId id) { return TryAdd(id); }
 
 PageId PageTable::TryAdd(UrlId id) {
+  const PageId page = AddUnindexed(id);
+  if (!ids_.insert(page).second) {
+    slots_[page] = PageSlot();
+    free_.push_back(page);
+    return kNoPage;
+  }
+  return page;
+}
+
+PageId PageTable::AddUnindexed(UrlId id) {
   PageId page;
   if (!free_.empty()) {
     page = free_.back();
@@ -62,12 +72,18 @@ PageId PageTable::TryAdd(UrlId id) {
   slot.id = id;
   slot.in_use = true;
   slot.path = kNoPath;
-  if (!ids_.insert(page).second) {
-    slot = PageSlot();
-    free_.push_back(page);
-    return kNoPage;
-  }
   return page;
+}
+
+void PageTable::IndexAll() {
+  constexpr PageId kAhead = 16;
+  const PageId end = static_cast<PageId>(slots_.size());
+  for (PageId page = 0; page < end; ++page) {
+    if (page + kAhead < end && slots_[page + kAhead].in_use) {
+      ids_.prefetch(ByUrl{slots_[page + kAhead].id});
+    }
+    if (slots_[page].in_use) ids_.insert(page);
+  }
 }
 
 void PageTable::Remove(PageId page) {

@@ -80,6 +80,16 @@ class PageTable {
   // A fresh slot for `id`, or kNoPage if it is present (one lookup, where
   // Find and Add take two).
   PageId TryAdd(UrlId id);
+
+  // Bulk loading (start-up): slots added with AddUnindexed, whose ids the
+  // caller knows to be distinct, are not found until IndexAll, which
+  // inserts them all at once, each looked up ahead of its insertion so that
+  // the cache misses of a million random inserts overlap. Only on a table
+  // whose every slot was added this way.
+  PageId AddUnindexed(UrlId id);
+  void IndexAll();
+  // Loads the table's lines for `id` into the cache (ahead of a Find).
+  void Prefetch(UrlId id) const { ids_.prefetch(ByUrl{id}); }
   // Frees the page and its URL text; the id may be handed out again.
   void Remove(PageId page);
 

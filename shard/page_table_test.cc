@@ -80,6 +80,25 @@ TEST(PageTableTest, ManyAddsAndRemovesKeepEverythingConsistent) {
   EXPECT_GT(table.MemoryBytes(), 0u);
 }
 
+// Bulk loading: pages are found only once indexed, removed ones not at all.
+TEST(PageTableTest, UnindexedPagesAreFoundAfterIndexAll) {
+  PageTable table;
+  std::vector<PageId> pages;
+  for (UrlId id = 1; id <= 1000; ++id) pages.push_back(table.AddUnindexed(id));
+  table.Remove(pages[499]);  // id 500, e.g. a malformed record
+  EXPECT_EQ(table.Find(7), kNoPage);
+  table.IndexAll();
+  EXPECT_EQ(table.size(), 999u);
+  for (UrlId id = 1; id <= 1000; ++id) {
+    table.Prefetch(id);
+    ASSERT_EQ(table.Find(id), id == 500 ? kNoPage : pages[id - 1]) << id;
+  }
+  // And the table goes on as usual.
+  const PageId again = table.Add(500);
+  EXPECT_EQ(table.Find(500), again);
+  EXPECT_EQ(table.TryAdd(500), kNoPage);
+}
+
 // A page keeps a learning entry only while its state is more than its model
 // as prior; entries are freed with their page and reused.
 TEST(PageTableTest, LearningEntriesOnlyWhereNeeded) {

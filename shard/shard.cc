@@ -131,6 +131,7 @@ absl::Status Shard::Start(double now) {
   startup_.hosts = hosts->records;
 
   const uint64_t estimate = store_->EstimatedUrlCount();
+  startup_.estimated_urls = static_cast<int64_t>(estimate);
   pages_.Reserve(estimate);
   index_.Reserve(estimate);
   auto step = std::chrono::steady_clock::now();
@@ -143,6 +144,7 @@ absl::Status Shard::Start(double now) {
   absl::StatusOr<ScanStats> urls = store_->ScanUrls(
       [this](UrlId id, const UrlRecord& record) { LoadRecord(id, record); });
   if (!urls.ok()) return urls.status();
+  pages_.IndexAll();
   startup_.load_seconds = seconds();
   if (absl::Status s = ReplayJournal(); !s.ok()) return s;
   startup_.replay_seconds = seconds();
@@ -192,11 +194,15 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
     malformed("last crawl time not finite");
     return;
   }
-  const PageId page = pages_.TryAdd(id);
-  if (page == kNoPage) {
+  // The scan goes in key order, which is id order: an id not above the
+  // previous one is a duplicate (or the store broke its order).
+  if (loaded_any_ && id <= last_loaded_id_) {
     malformed("duplicate id");
     return;
   }
+  const PageId page = pages_.AddUnindexed(id);
+  loaded_any_ = true;
+  last_loaded_id_ = id;
   const absl::string_view url = record.url();
   const size_t path = PathBegin(url);
   uint32_t prefix = 0;
@@ -338,6 +344,14 @@ absl::Status Shard::ReplayJournal() {
           const LeaseTable::Lease* lease = leases_.OfPage(page);
           if (lease != nullptr && lease->id == e.id) leases_.Release(page);
         };
+        // The entry's URLs looked up ahead, so that their cache misses
+        // overlap instead of coming one per record.
+        auto prefetch = [&](UrlId url) { pages_.Prefetch(url); };
+        ForEachJournalRecord(
+            entry, {[&](const JournalSignal& s) { prefetch(s.url); },
+                    [&](const JournalState& s) { prefetch(s.url); },
+                    [&](const JournalLease& l) { prefetch(l.url); },
+                    [&](const JournalLeaseEnd& e) { prefetch(e.url); }});
         const bool whole = ForEachJournalRecord(
             entry, {signal, state, lease, lease_end});
         if (!whole) ++startup_.malformed;

@@ -156,6 +156,8 @@ struct StartupReport {
   int64_t orphans = 0;
   // Signal journal entries replayed.
   int64_t journal_entries = 0;
+  // The store's estimate of its URL count, which the tables were sized for.
+  int64_t estimated_urls = 0;
   // Wall time of the steps: the scan of the store with the records loaded
   // into memory, the journal's replay, the index built from memory, and its
   // level set (the index's one O(m) step, at the first pick).
@@ -297,6 +299,8 @@ class Shard {
   // (PageSlot::prefix) the politeness host last loaded with it.
   std::vector<uint64_t> load_seq_;
   std::vector<HostId> load_prefix_host_;
+  bool loaded_any_ = false;
+  UrlId last_loaded_id_ = 0;
 
   double now_ = 0.0;
   // PickTop times never go back (the index's values are for non-decreasing
