@@ -179,9 +179,12 @@ Report LearningReport(const LearningExperiment& e, const LearningResult& r,
   for (const auto& g : e.gaps) report.table.header.push_back(GapName(g));
   report.csv.header = {"m",  "world",  "horizon", "from", "to",
                        "policy", "accuracy", "stderr"};
-  report.plot.title = "Learning (issue 4): accuracy per time window";
-  report.plot.xlabel = "t (middle of the window)";
-  report.plot.ylabel = "accuracy in the window";
+  report.plot.title = e.gaps.empty()
+                          ? "Learning (issue 4): accuracy per time window"
+                          : "Learning (issue 4): true-parameter minus learnt accuracy per window";
+  report.plot.xlabel = "middle of the window / horizon";
+  report.plot.ylabel = e.gaps.empty() ? "accuracy in the window"
+                                      : "accuracy gap in the window (paired)";
   for (size_t s = 0; s < e.settings.size(); ++s) {
     const LearningSetting& setting = e.settings[s];
     const auto windows = LearningWindows(e, setting);
@@ -209,13 +212,19 @@ Report LearningReport(const LearningExperiment& e, const LearningResult& r,
       for (size_t k = 0; k < e.policies.size(); ++k) csv_row(e.policies[k], r.accuracy[s][w][k]);
       for (size_t g = 0; g < e.gaps.size(); ++g) csv_row(GapName(e.gaps[g]), r.gap[s][w][g]);
     }
-    for (size_t k = 0; k < e.policies.size(); ++k) {
+    // One line per (gap, setting): the question is the gap, and one line
+    // per policy and setting is too many to read. Without gaps, the
+    // policies' accuracies.
+    const bool gaps = !e.gaps.empty();
+    for (size_t k = 0; k < (gaps ? e.gaps.size() : e.policies.size()); ++k) {
       PlotLine line;
-      line.title = absl::StrCat(e.policies[k], " ", setting.world, " m=", m);
+      line.title = absl::StrCat(gaps ? GapName(e.gaps[k]) : e.policies[k], ", ", setting.world,
+                                " m=", m);
       for (size_t w = 2; w < windows.size(); ++w) {
-        line.x.push_back((windows[w].first + windows[w].second) / 2);
-        line.y.push_back(r.accuracy[s][w][k].mean);
-        line.err.push_back(r.accuracy[s][w][k].stderr_);
+        const MeanSe& y = gaps ? r.gap[s][w][k] : r.accuracy[s][w][k];
+        line.x.push_back((windows[w].first + windows[w].second) / 2 / setting.config.horizon);
+        line.y.push_back(y.mean);
+        line.err.push_back(y.stderr_);
       }
       report.plot.lines.push_back(std::move(line));
     }

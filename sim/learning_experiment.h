@@ -78,8 +78,9 @@ absl::StatusOr<LearningResult> RunLearningExperiment(const LearningExperiment& e
 // Table: one row per (setting, whole run | last part), one column per
 // policy and per gap. CSV (long form): world, m, horizon, from, to, policy,
 // accuracy, stderr, for every window, with gaps as policy "REF - LEARNER".
-// Plot: accuracy per time window against the window's end, one line per
-// (policy, setting).
+// Plot: each gap per time window against the window's middle as a share of
+// the horizon, one line per (gap, setting); without gaps, the policies'
+// accuracies.
 Report LearningReport(const LearningExperiment& e, const LearningResult& r,
                       const RunOptions& o);
 
