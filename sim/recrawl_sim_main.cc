@@ -75,9 +75,10 @@ namespace recrawl {
 namespace sim {
 namespace {
 
-// learn's default repetitions: a repetition of fig6's six page counts runs
-// 5 policies in ~40 s on one core, so 20 take ~15 min and 100 over an hour;
-// the paired gaps it reports are resolved to a few tenths of a point at 20.
+// learn's default repetitions: a repetition of fig6's six page counts and
+// semi runs 5 policies in ~26 s of CPU, so 20 take ~9 min on one core and 100
+// ~45 min; at 20 the paired gaps have standard errors of 0.02-0.3 points
+// (docs/results.md).
 constexpr int kLearnReps = 20;
 
 // Experiments outside the grid of paper_experiments.h.
