@@ -39,7 +39,7 @@ std::vector<int> RoundRobinShards(int m, int n) {
 }
 
 std::unique_ptr<ShardedScheduler> Sharded(const std::vector<policy::PageParams>& pages,
-                                          ShardedOptions::Mode mode, double bandwidth) {
+                                          coordinator::Mode mode, double bandwidth) {
   ShardedOptions options;
   options.mode = mode;
   auto s = ShardedScheduler::Create(pages, RoundRobinShards(pages.size(), 4),
@@ -69,7 +69,7 @@ TEST(ShardedSchedulerTest, MergeMakesTheUnshardedPicks) {
   auto single = ValueScheduler::Create(
       pages, std::vector<policy::CrawlPolicy>(m, policy::CrawlPolicy::GreedyNcis()), {});
   ASSERT_TRUE(single.ok());
-  auto merged = Sharded(pages, ShardedOptions::Mode::kMerge, bandwidth);
+  auto merged = Sharded(pages, coordinator::Mode::kMerge, bandwidth);
   std::mt19937_64 rng(5);
   std::uniform_int_distribution<int> page(0, m - 1);
   for (int j = 1; j <= 4000; ++j) {
@@ -90,7 +90,7 @@ TEST(ShardedSchedulerTest, EqualGivesEachShardROverNEvenlySpaced) {
   const int m = 400;
   const double bandwidth = 40.0;
   const std::vector<policy::PageParams> pages = Pages(m, 4);
-  auto equal = Sharded(pages, ShardedOptions::Mode::kEqual, bandwidth);
+  auto equal = Sharded(pages, coordinator::Mode::kSplitEqual, bandwidth);
   std::vector<int> last_slot(4, 0);
   std::vector<int> count(4, 0);
   Drive(*equal, m, 4000, bandwidth, 6, [&](int j, double, int picked) {
@@ -114,8 +114,8 @@ TEST(ShardedSchedulerTest, AdaptiveMovesBudgetToTheHotShardAndEqualisesLevels) {
     return *std::max_element(levels.begin(), levels.end()) /
            *std::min_element(levels.begin(), levels.end());
   };
-  auto equal = Sharded(pages, ShardedOptions::Mode::kEqual, bandwidth);
-  auto adaptive = Sharded(pages, ShardedOptions::Mode::kAdaptive, bandwidth);
+  auto equal = Sharded(pages, coordinator::Mode::kSplitEqual, bandwidth);
+  auto adaptive = Sharded(pages, coordinator::Mode::kSplitAdaptive, bandwidth);
   Drive(*equal, m, 40000, bandwidth, 8, [](int, double, int) {});
   Drive(*adaptive, m, 40000, bandwidth, 8, [](int, double, int) {});
   const std::vector<double>& fair = equal->levels();
