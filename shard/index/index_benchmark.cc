@@ -6,10 +6,11 @@
 // inside the timed loop. Before it: the fill, the first rebuild, and a
 // warm-up past the start-up transient (the first crawl cycle, when every
 // page learns its due time at its first wake-up and the pick level climbs):
-// at least one cycle (m slots), then chunks of m/10 slots until a chunk
-// raises Λ no more and its evaluations per pick are within 5% of the
-// previous chunk's (at most 3m slots; the counter warmup_slots says how
-// many it took).
+// chunks of m/10 slots until a full cycle (m slots) has passed since the
+// start and since the last raise of Λ (after a raise every page re-solves
+// its due time at its next wake-up, within a cycle) and the last chunk's
+// evaluations per pick are within 5% of the previous chunk's (at most 3m
+// slots; the counter warmup_slots says how many it took).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -82,6 +83,7 @@ WarmIndex& Warm(int64_t m) {
     Fill(w->index.get(), m, w->rng);
     const int64_t chunk = std::max<int64_t>(m / 10, 1000);
     double last_evals = -1.0;
+    int64_t calm_slots = 0;  // since the start or the last raise / rebuild
     for (;;) {
       const SchedulingIndex::Stats before = w->index->stats();
       RunSlots(w->index.get(), m, chunk, &w->t, w->rng, &w->counter);
@@ -89,11 +91,12 @@ WarmIndex& Warm(int64_t m) {
       const SchedulingIndex::Stats& after = w->index->stats();
       const double evals =
           static_cast<double>(after.evaluations - before.evaluations) / chunk;
-      const bool calm = after.raises == before.raises &&
-                        after.rebuilds == before.rebuilds &&
-                        std::abs(evals - last_evals) <= 0.05 * last_evals;
+      const bool leveled = after.raises != before.raises ||
+                           after.rebuilds != before.rebuilds;
+      calm_slots = leveled ? 0 : calm_slots + chunk;
+      const bool settled = std::abs(evals - last_evals) <= 0.05 * last_evals;
       last_evals = evals;
-      if ((w->warmup_slots >= m && calm) || w->warmup_slots >= 3 * m) break;
+      if ((calm_slots >= m && settled) || w->warmup_slots >= 3 * m) break;
     }
     (*cache)[m] = std::move(w);
   }
