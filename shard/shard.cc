@@ -420,6 +420,18 @@ absl::Status Shard::CheckWritable() const {
                    write_error_.message(), ")"));
 }
 
+absl::Status Shard::BeginWrite(double now) {
+  if (absl::Status s = CheckWritable(); !s.ok()) return s;
+  return Advance(now);
+}
+
+absl::Status Shard::CheckBatchSize(absl::string_view field, int items) const {
+  if (items <= options_.max_batch_items) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat(field, ": ", items, " items, more than the ",
+                   options_.max_batch_items, " allowed per request"));
+}
+
 absl::Status Shard::Advance(double now) {
   if (!std::isfinite(now)) return absl::InvalidArgumentError("now: not finite");
   now_ = std::max(now_, now);
@@ -513,13 +525,11 @@ void Shard::RemovePage(PageId page) {
 
 absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
     const SetHostPolitenessRequest& req, double now) {
-  if (req.hosts_size() > options_.max_batch_items) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("hosts: ", req.hosts_size(), " items, more than ",
-                     options_.max_batch_items));
+  if (absl::Status s = CheckBatchSize("hosts", req.hosts_size());
+      !s.ok()) {
+    return s;
   }
-  if (absl::Status s = CheckWritable(); !s.ok()) return s;
-  if (absl::Status s = Advance(now); !s.ok()) return s;
+  if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   SetHostPolitenessResponse response;
   BatchResult* result = response.mutable_result();
   for (int i = 0; i < req.hosts_size(); ++i) {
@@ -572,8 +582,7 @@ absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
 
 absl::StatusOr<SetPolicyResponse> Shard::SetPolicy(const SetPolicyRequest& req,
                                                    double now) {
-  if (absl::Status s = CheckWritable(); !s.ok()) return s;
-  if (absl::Status s = Advance(now); !s.ok()) return s;
+  if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   policy::CrawlPolicy policy = policy_;
   if (req.policy().kind() != POLICY_KIND_UNSPECIFIED) {
     absl::StatusOr<policy::CrawlPolicy> p =

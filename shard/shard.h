@@ -226,6 +226,11 @@ class Shard {
   // Moves the clock to max(now_, now) and ends the leases and holds due.
   absl::Status Advance(double now);
   absl::Status CheckWritable() const;
+  // What every mutating request does first: CheckWritable, then Advance.
+  absl::Status BeginWrite(double now);
+  // RESOURCE_EXHAUSTED naming `field` when a batch has more than
+  // max_batch_items items.
+  absl::Status CheckBatchSize(absl::string_view field, int items) const;
   // Writes batch_; the error, if any, is latched (write_error_).
   absl::Status Commit(bool sync);
   void WriteMeta();

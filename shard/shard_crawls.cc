@@ -59,11 +59,9 @@ absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req,
 
 absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
                                            double now) {
-  if (req.slot_times_size() > options_.max_batch_items) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("slot_times: ", req.slot_times_size(),
-                     " items, more than the ", options_.max_batch_items,
-                     " allowed per request"));
+  if (absl::Status s = CheckBatchSize("slot_times", req.slot_times_size());
+      !s.ok()) {
+    return s;
   }
   if (req.holder().size() > options_.max_holder_bytes) {
     return absl::InvalidArgumentError(
@@ -78,8 +76,7 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
                      options_.max_lease_duration, "] seconds, got ",
                      req.lease_duration()));
   }
-  if (absl::Status s = CheckWritable(); !s.ok()) return s;
-  if (absl::Status s = Advance(now); !s.ok()) return s;
+  if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   for (int j = 0; j < req.slot_times_size(); ++j) {
     const double s = req.slot_times(j);
     if (!std::isfinite(s) || s > now_ + options_.max_lookahead ||
@@ -129,13 +126,11 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
 
 absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
     const ReportCrawlsRequest& req, double now) {
-  if (req.reports_size() > options_.max_batch_items) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("reports: ", req.reports_size(), " items, more than the ",
-                     options_.max_batch_items, " allowed per request"));
+  if (absl::Status s = CheckBatchSize("reports", req.reports_size());
+      !s.ok()) {
+    return s;
   }
-  if (absl::Status s = CheckWritable(); !s.ok()) return s;
-  if (absl::Status s = Advance(now); !s.ok()) return s;
+  if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   journal_entry_.clear();  // failed fetches end their leases in it
   ReportCrawlsResponse response;
   BatchResult* result = response.mutable_result();

@@ -18,14 +18,11 @@ namespace shard {
 
 absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
                                                     double now) {
-  if (batch.signals_size() > options_.max_batch_items) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("signals: ", batch.signals_size(),
-                     " items, more than the ", options_.max_batch_items,
-                     " allowed per batch"));
+  if (absl::Status s = CheckBatchSize("signals", batch.signals_size());
+      !s.ok()) {
+    return s;
   }
-  if (absl::Status s = CheckWritable(); !s.ok()) return s;
-  if (absl::Status s = Advance(now); !s.ok()) return s;
+  if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   SignalBatchAck ack;
   ack.set_sequence(batch.sequence());
   BatchResult* result = ack.mutable_result();

@@ -57,13 +57,11 @@ void SetChangeModel(const policy::PageParams& p, ChangeModel* m) {
 
 absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
     const UpsertUrlsRequest& req, double now) {
-  if (req.urls_size() > options_.max_batch_items) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("urls: ", req.urls_size(), " items, more than the ",
-                     options_.max_batch_items, " allowed per request"));
+  if (absl::Status s = CheckBatchSize("urls", req.urls_size());
+      !s.ok()) {
+    return s;
   }
-  if (absl::Status s = CheckWritable(); !s.ok()) return s;
-  if (absl::Status s = Advance(now); !s.ok()) return s;
+  if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   UpsertUrlsResponse response;
   BatchResult* result = response.mutable_result();
   // An existing URL's update reads its stored record, which does not yet
@@ -224,13 +222,11 @@ PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
 
 absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(
     const DeleteUrlsRequest& req, double now) {
-  if (req.urls_size() > options_.max_batch_items) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("urls: ", req.urls_size(), " items, more than the ",
-                     options_.max_batch_items, " allowed per request"));
+  if (absl::Status s = CheckBatchSize("urls", req.urls_size());
+      !s.ok()) {
+    return s;
   }
-  if (absl::Status s = CheckWritable(); !s.ok()) return s;
-  if (absl::Status s = Advance(now); !s.ok()) return s;
+  if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   DeleteUrlsResponse response;
   BatchResult* result = response.mutable_result();
   for (int i = 0; i < req.urls_size(); ++i) {
