@@ -9,7 +9,6 @@
 // Client and server share the machine's cores, as the orientation
 // numbers do.
 #include <signal.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -44,6 +43,7 @@ namespace recrawl {
 namespace services {
 namespace {
 
+using shard::bench::BenchDir;
 using shard::bench::Clock;
 using shard::bench::RawPutRate;
 using shard::bench::Seconds;
@@ -114,12 +114,7 @@ double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total,
 void Run() {
   const int64_t n = absl::GetFlag(FLAGS_urls);
   const int batch = absl::GetFlag(FLAGS_batch);
-  std::string dir = absl::GetFlag(FLAGS_dir);
-  if (dir.empty()) {
-    dir = (std::filesystem::temp_directory_path() /
-           absl::StrCat("recrawl_server_bench_", getpid()))
-              .string();
-  }
+  const std::string dir = BenchDir(absl::GetFlag(FLAGS_dir), "recrawl_server_bench");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
 

@@ -51,6 +51,7 @@ namespace recrawl {
 namespace shard {
 namespace {
 
+using bench::BenchDir;
 using bench::Check;
 using bench::Clock;
 using bench::EvictFromPageCache;
@@ -104,12 +105,7 @@ void Restarts(const std::string& dir, int64_t n, double now);
 void Run() {
   const int64_t n = absl::GetFlag(FLAGS_urls);
   const int batch = absl::GetFlag(FLAGS_batch);
-  std::string dir = absl::GetFlag(FLAGS_dir);
-  if (dir.empty()) {
-    dir = (std::filesystem::temp_directory_path() /
-           absl::StrCat("recrawl_shard_bench_", getpid()))
-              .string();
-  }
+  const std::string dir = BenchDir(absl::GetFlag(FLAGS_dir), "recrawl_shard_bench");
   std::mt19937_64 rng(1);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   double now = 1.7e9;

@@ -24,6 +24,12 @@ void Check(const absl::Status& status) {
   }
 }
 
+std::string BenchDir(const std::string& flag_dir, const std::string& name) {
+  if (!flag_dir.empty()) return flag_dir;
+  return (std::filesystem::temp_directory_path() / absl::StrCat(name, "_", getpid()))
+      .string();
+}
+
 std::string SyntheticUrl(int64_t i) {
   return absl::StrCat("https://www.site", i % 50000, ".com/section", i % 97,
                       "/page-", i, ".html?id=", i * 7919 % 1000003);

@@ -23,6 +23,10 @@ inline double Seconds(Clock::time_point since) {
 // Exits with the status printed unless it is OK.
 void Check(const absl::Status& status);
 
+// The benchmark's data directory: `flag_dir` when given, else a directory
+// named `<name>_<pid>` under the system's temporary directory.
+std::string BenchDir(const std::string& flag_dir, const std::string& name);
+
 // URL number i of a synthetic web: 50,000 hosts, query strings, ~60 bytes.
 std::string SyntheticUrl(int64_t i);
 

@@ -4,7 +4,6 @@
 // the store's files evicted from the page cache (cold).
 //
 //   bazel run -c opt //shard/store:url_store_benchmark -- --records=1000000
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -39,6 +38,7 @@ namespace recrawl {
 namespace shard {
 namespace {
 
+using bench::BenchDir;
 using bench::Check;
 using bench::Clock;
 using bench::EvictFromPageCache;
@@ -130,12 +130,7 @@ void Run() {
   const int64_t n = absl::GetFlag(FLAGS_records);
   const int outcomes = absl::GetFlag(FLAGS_outcomes);
   const int batch_size = absl::GetFlag(FLAGS_batch);
-  std::string dir = absl::GetFlag(FLAGS_dir);
-  if (dir.empty()) {
-    dir = (std::filesystem::temp_directory_path() /
-           absl::StrCat("recrawl_store_bench_", getpid()))
-              .string();
-  }
+  const std::string dir = BenchDir(absl::GetFlag(FLAGS_dir), "recrawl_store_bench");
   std::filesystem::remove_all(dir);
   std::mt19937_64 rng(1);
 
