@@ -16,14 +16,11 @@ policy::PageParams IndexView(const policy::PageParams& model, double min_precisi
 
 absl::StatusOr<std::unique_ptr<LearningScheduler>> LearningScheduler::Create(
     const std::vector<policy::PageParams>& priors, const LearningSchedulerOptions& options) {
-  // μ̃ = μ / Σμ, as policies.cc gives the other value policies.
-  double total = 0;
-  for (const auto& p : priors) total += p.importance;
-  std::vector<policy::PageParams> model = priors;
+  // μ̃, as the other value policies get it.
+  std::vector<policy::PageParams> model = NormalisedImportance(priors);
   std::vector<policy::PageParams> view(priors.size());
   std::vector<shard::LearningState> learning(priors.size());
   for (size_t i = 0; i < priors.size(); ++i) {
-    model[i].importance = total > 0 ? priors[i].importance / total : 0.0;
     view[i] = IndexView(model[i], options.min_signal_precision);
     learning[i] = shard::InitLearning(priors[i]);
   }

@@ -8,37 +8,15 @@
 #include "sim/policies.h"
 #include "sim/simulator.h"
 #include "sim/value_scheduler.h"
+#include "sim/test_util.h"
 #include "sim/world.h"
 
 namespace recrawl {
 namespace sim {
 namespace {
 
-// Records every pick of a scheduler it wraps.
-class Recorder : public Scheduler {
- public:
-  explicit Recorder(Scheduler& inner) : inner_(inner) {}
-  void OnSignal(int page, double t) override { inner_.OnSignal(page, t); }
-  int Next(double t) override {
-    picks.push_back(inner_.Next(t));
-    return picks.back();
-  }
-  void OnCrawl(int page, double t, bool changed) override { inner_.OnCrawl(page, t, changed); }
-  std::vector<int> picks;
-
- private:
-  Scheduler& inner_;
-};
-
-// Fig. 6's world.
-WorldConfig NoisyWorld(int m, double horizon) {
-  WorldConfig c;
-  c.num_pages = m;
-  c.horizon = horizon;
-  c.recall = Distribution::Beta(0.25, 0.25);
-  c.false_rate = Distribution::Uniform(0.1, 0.6);
-  return c;
-}
+using test_util::NoisyWorld;
+using test_util::Recorder;
 
 std::vector<policy::PageParams> Flat(const std::vector<policy::PageParams>& pages,
                                      double change_rate, double recall, double false_rate) {

@@ -24,15 +24,6 @@ constexpr double kDiscardSlots = 5.0;
 // a negligible rate, as they would in the limit).
 constexpr double kTinyRate = 1e-12;
 
-// μ̃: importance normalised to sum 1 (the argmax does not depend on it,
-// but the values the index reports are then the paper's).
-std::vector<policy::PageParams> NormalisedImportance(std::vector<policy::PageParams> pages) {
-  double total = 0;
-  for (const auto& p : pages) total += p.importance;
-  for (auto& p : pages) p.importance = total > 0 ? p.importance / total : 0.0;
-  return pages;
-}
-
 absl::StatusOr<std::unique_ptr<Scheduler>> Values(
     const std::vector<policy::PageParams>& pages,
     const std::vector<policy::CrawlPolicy>& per_page,

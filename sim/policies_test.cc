@@ -9,6 +9,7 @@
 #include "sim/metrics.h"
 #include "sim/rate_schedulers.h"
 #include "sim/simulator.h"
+#include "sim/test_util.h"
 #include "sim/world.h"
 
 namespace recrawl {
@@ -17,30 +18,8 @@ namespace {
 
 using Argmax = ValueSchedulerOptions::Argmax;
 
-// Records every pick of a scheduler it wraps.
-class Recorder : public Scheduler {
- public:
-  explicit Recorder(Scheduler& inner) : inner_(inner) {}
-  void OnSignal(int page, double t) override { inner_.OnSignal(page, t); }
-  int Next(double t) override {
-    picks.push_back(inner_.Next(t));
-    return picks.back();
-  }
-  void OnCrawl(int page, double t, bool changed) override { inner_.OnCrawl(page, t, changed); }
-  std::vector<int> picks;
-
- private:
-  Scheduler& inner_;
-};
-
-WorldConfig NoisyWorld(int m, double horizon) {
-  WorldConfig c;
-  c.num_pages = m;
-  c.horizon = horizon;
-  c.recall = Distribution::Beta(0.25, 0.25);
-  c.false_rate = Distribution::Uniform(0.1, 0.6);
-  return c;
-}
+using test_util::NoisyWorld;
+using test_util::Recorder;
 
 TEST(ValueSchedulerTest, LazyArgmaxPicksExactlyWhatTheScanPicks) {
   for (int m : {50, 300}) {

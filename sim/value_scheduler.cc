@@ -33,6 +33,13 @@ int CandidatesForPages(size_t num_pages) {
   return static_cast<int>(std::clamp(std::sqrt(static_cast<double>(num_pages)), 8.0, 1e6));
 }
 
+std::vector<policy::PageParams> NormalisedImportance(std::vector<policy::PageParams> pages) {
+  double total = 0;
+  for (const auto& p : pages) total += p.importance;
+  for (auto& p : pages) p.importance = total > 0 ? p.importance / total : 0.0;
+  return pages;
+}
+
 absl::StatusOr<std::unique_ptr<ValueScheduler>> ValueScheduler::Create(
     const std::vector<policy::PageParams>& pages,
     const std::vector<policy::CrawlPolicy>& per_page,

@@ -46,6 +46,11 @@ struct ValueSchedulerOptions {
 // at semi's m = 100,000 targets from 256 to 1,024 ran alike.
 int CandidatesForPages(size_t num_pages);
 
+// μ̃: importance normalised to sum 1 over `pages`. The argmax does not
+// depend on it, but the values the index reports are then the paper's, and
+// they are comparable across shards that share one normalisation.
+std::vector<policy::PageParams> NormalisedImportance(std::vector<policy::PageParams> pages);
+
 class ValueScheduler : public Scheduler {
  public:
   // `per_page[i]` is the policy page i is valued under; all must agree on
