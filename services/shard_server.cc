@@ -4,7 +4,9 @@
 //       --metrics_port=9100 --shard_index=0 --num_shards=1
 //
 // Serves ShardService (proto/shard.proto), the standard gRPC health service
-// and server reflection; Prometheus metrics on --metrics_port. SIGTERM or
+// and server reflection; Prometheus metrics on --metrics_port. With
+// --token_file every ShardService call needs a token of role internal;
+// --tls_cert/--tls_key serve TLS (services/auth.h). SIGTERM or
 // SIGINT: report NOT_SERVING, stop accepting calls, let the ones in flight
 // finish (up to --drain_seconds), flush the store and close it.
 #include <signal.h>
@@ -29,6 +31,8 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "policy/crawl_policy.h"
 #include "prometheus/exposer.h"
+#include "services/auth_flags.h"
+#include "services/authorized_shard_service.h"
 #include "services/clock.h"
 #include "services/shard_metrics.h"
 #include "services/shard_service.h"
@@ -146,6 +150,11 @@ int Main() {
     return 2;
   }
   const Clock clock(scale, origin);
+  absl::StatusOr<ServerSecurity> security = ServerSecurityFromFlags();
+  if (!security.ok()) {
+    spdlog::error("{}", security.status().ToString());
+    return 2;
+  }
 
   const auto start = std::chrono::steady_clock::now();
   shard::UrlStoreOptions store_options;
@@ -175,6 +184,7 @@ int Main() {
 
   ShardMetrics metrics;
   ShardServiceImpl service(core->get(), &clock, &metrics);
+  AuthorizedShardService authorized(&service, &security->authorizer);
 
   std::unique_ptr<prometheus::Exposer> exposer;
   int metrics_port = -1;
@@ -192,10 +202,14 @@ int Main() {
   int port = 0;
   builder.AddListeningPort(
       absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port)),
-      grpc::InsecureServerCredentials(), &port);
+      security->credentials, &port);
   // Batches of max_batch_items URLs of up to 2 KiB each.
   builder.SetMaxReceiveMessageSize(64 << 20);
-  builder.RegisterService(&service);
+  if (security->authorizer.enabled()) {
+    builder.RegisterService(&authorized);
+  } else {
+    builder.RegisterService(&service);
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     spdlog::error("cannot listen on {}:{}", absl::GetFlag(FLAGS_host),

@@ -12,6 +12,8 @@ packages=(
   # compression and flag libraries; spdlog uses the external fmt).
   libfmt-dev libgflags-dev libsnappy-dev zlib1g-dev libbz2-dev liblz4-dev libzstd-dev
   gnuplot-nox
+  # services/auth_test generates its TLS certificates with the CLI.
+  openssl
   # shard/build_fuzzer.sh (CI's libFuzzer run): clang, and the compiler-rt
   # runtimes with libFuzzer and the sanitizers (a separate package from
   # clang in Debian 12, only recommended by it).
