@@ -1,0 +1,121 @@
+// A ping source's side of recrawl: change-indicating signals, batched and
+// streamed to the coordinator (or, with routing, straight to the shards
+// that own them), resent after a broken stream without being counted twice.
+//
+//   auto pinger = PingClient::Create(options, {});
+//   for (...) (*pinger)->Add(signal);
+//   (*pinger)->Flush();                 // every signal acknowledged
+//   for (auto& r : (*pinger)->TakeRejected()) ...;
+//
+// Exactly once: batches carry sequence numbers and are kept until their
+// acknowledgement (SignalStream); a batch whose acknowledgement a broken
+// stream lost is sent again, and the shard counts a (URL, time, source)
+// only once. A signal without a time would get the shard's receive time,
+// which differs between deliveries, so Add gives it the client's time
+// (ClientOptions::clock) first.
+#ifndef RECRAWL_CLIENT_PING_CLIENT_H_
+#define RECRAWL_CLIENT_PING_CLIENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "client/client_options.h"
+#include "client/rpc.h"
+#include "client/signal_stream.h"
+#include "proto/coordinator.grpc.pb.h"
+
+namespace recrawl {
+namespace client {
+
+struct PingOptions {
+  // Signals per batch.
+  int batch_size = 1000;
+  // Batches sent and not yet acknowledged, per stream.
+  int max_in_flight = 8;
+  // Fetch the shard map at Create and send each signal straight to the
+  // shard that owns its URL's host (shard/url_id.h's ShardOfHost); signals
+  // of shards that are out go through the coordinator.
+  bool route_to_shards = false;
+  // The token the shards accept (the internal role). Empty: the client's.
+  std::string shard_token;
+  // Ask for an fsync before each acknowledgement.
+  bool sync = false;
+};
+
+// Totals over the acknowledged batches (SignalBatchAck's counters). A
+// batch sent again after its acknowledgement was lost has its signals
+// counted by the first delivery and shown here as duplicates.
+struct PingStats {
+  uint64_t acknowledged = 0;
+  uint64_t counted = 0;
+  uint64_t registered = 0;
+  uint64_t duplicate = 0;
+  uint64_t stale = 0;
+  uint64_t unknown = 0;
+  // Rejected by a server or before sending (malformed URL when routing).
+  uint64_t rejected = 0;
+  uint64_t resent_batches = 0;
+  uint64_t reconnects = 0;
+};
+
+struct RejectedSignal {
+  Signal signal;
+  absl::Status status;
+};
+
+class PingClient {
+ public:
+  static absl::StatusOr<std::unique_ptr<PingClient>> Create(
+      ClientOptions options, PingOptions ping = {});
+  PingClient(const PingClient&) = delete;
+  PingClient& operator=(const PingClient&) = delete;
+  // Signals not flushed are lost.
+  ~PingClient();
+
+  // Queues `signal` (with the client's time if it has none) and sends its
+  // batch once full. UNAVAILABLE: the server could not be reached after
+  // ClientOptions::max_attempts tries; everything queued is kept and goes
+  // with the next call. Another error (e.g. PERMISSION_DENIED) ended the
+  // stream: the signals not acknowledged are rejected with it
+  // (TakeRejected). Not thread-safe: one thread adds and flushes.
+  absl::Status Add(Signal signal);
+  // Sends the partial batches and waits until every batch is acknowledged.
+  absl::Status Flush();
+
+  PingStats stats() const;
+  // The rejected signals since the last call, with the reason.
+  std::vector<RejectedSignal> TakeRejected();
+  // Shards with a direct stream (0 without routing).
+  int routed_shards() const;
+
+ private:
+  struct Destination;
+  PingClient(ClientOptions options, PingOptions ping);
+  absl::Status Route(const ShardMap& map);
+  Destination& DestinationOf(const Signal& signal, absl::Status* error);
+  absl::Status Ship(Destination& destination);
+  void OnAck(const SignalBatch& batch, const SignalBatchAck& ack);
+  void OnDrop(const SignalBatch& batch, const absl::Status& error);
+
+  Rpc rpc_;
+  const PingOptions ping_;
+  int num_shards_ = 0;
+  // By shard index (null: through the coordinator), then the coordinator.
+  std::vector<std::unique_ptr<Destination>> shards_;
+  std::unique_ptr<Destination> coordinator_;
+
+  mutable absl::Mutex mu_;
+  PingStats stats_ ABSL_GUARDED_BY(mu_);
+  std::vector<RejectedSignal> rejected_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace client
+}  // namespace recrawl
+
+#endif  // RECRAWL_CLIENT_PING_CLIENT_H_
