@@ -1,5 +1,7 @@
 #include "coordinator/shard_directory.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace recrawl {
@@ -35,6 +37,11 @@ absl::Status ShardDirectory::Record(const Probe& probe, double now) {
   shard.last_ok = now;
   shard.ever_seen = true;
   return absl::OkStatus();
+}
+
+void ShardDirectory::RecordFailure(int shard_index, double now) {
+  Shard& shard = shards_[shard_index];
+  shard.last_ok = std::min(shard.last_ok, now - options_.failure_timeout);
 }
 
 bool ShardDirectory::IsLive(int shard_index, double now) const {

@@ -58,6 +58,11 @@ class ShardDirectory {
   // with FAILED_PRECONDITION naming both sides (the shard then stays out).
   absl::Status Record(const Probe& probe, double now);
 
+  // A call to the shard failed (e.g. it missed a lease deadline): it is out
+  // at once, and back at its next successful probe, so that requests stop
+  // waiting on it before the probes would notice.
+  void RecordFailure(int shard_index, double now);
+
   bool IsLive(int shard_index, double now) const;
   std::vector<bool> Live(double now) const;
   int num_shards() const { return static_cast<int>(shards_.size()); }

@@ -55,6 +55,21 @@ TEST(ShardDirectoryTest, ASilentShardIsOutWithinTheTimeoutAndBackOnAnswer) {
   EXPECT_TRUE(dir.TakeTransitions(5.1).empty());
 }
 
+TEST(ShardDirectoryTest, AFailedCallTakesAShardOutUntilItsNextAnswer) {
+  ShardDirectory dir(2, {});
+  ASSERT_TRUE(dir.Record(Answer("a:1", 0), 0.0).ok());
+  ASSERT_TRUE(dir.Record(Answer("b:1", 1), 0.0).ok());
+  dir.TakeTransitions(0.0);
+  dir.RecordFailure(1, 0.2);
+  EXPECT_THAT(dir.Live(0.2), ElementsAre(true, false));
+  const auto changes = dir.TakeTransitions(0.2);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].shard_index, 1);
+  EXPECT_FALSE(changes[0].live);
+  ASSERT_TRUE(dir.Record(Answer("b:1", 1), 0.3).ok());
+  EXPECT_TRUE(dir.IsLive(1, 0.3));
+}
+
 TEST(ShardDirectoryTest, AWrongShardCountIsRefusedLoudly) {
   ShardDirectory dir(4, {});
   absl::Status status = dir.Record(Answer("a:1", 0, /*count=*/3), 0.0);
