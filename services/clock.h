@@ -20,6 +20,9 @@ class Clock {
     return origin_ + scale_ * elapsed.count();
   }
 
+  // Clock seconds per real second.
+  double scale() const { return scale_; }
+
   static double UnixNow() {
     const std::chrono::duration<double> since_epoch =
         std::chrono::system_clock::now().time_since_epoch();

@@ -1,0 +1,51 @@
+#include "services/coordinator_metrics.h"
+
+namespace recrawl {
+namespace services {
+namespace {
+
+prometheus::Gauge& Gauge(prometheus::Registry& registry, const std::string& name,
+                         const std::string& help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
+}
+
+}  // namespace
+
+CoordinatorMetrics::CoordinatorMetrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      rpcs_(prometheus::BuildCounter()
+                .Name("recrawl_coordinator_rpcs_total")
+                .Help("Finished RPCs by method and gRPC status code (number)")
+                .Register(*registry_)),
+      latency_(prometheus::BuildHistogram()
+                   .Name("recrawl_coordinator_rpc_seconds")
+                   .Help("RPC handling time, shard calls included")
+                   .Register(*registry_)),
+      bandwidth_(Gauge(*registry_, "recrawl_coordinator_bandwidth", "R, crawls per second")),
+      live_shards_(Gauge(*registry_, "recrawl_coordinator_live_shards", "Shards answering")),
+      slots_handed_out_(Gauge(*registry_, "recrawl_coordinator_slots_handed_out",
+                              "Slots handed out since start")),
+      slots_dropped_(Gauge(*registry_, "recrawl_coordinator_slots_dropped",
+                           "Slots no fetcher took within the grace, since start")),
+      pending_reports_(Gauge(*registry_, "recrawl_coordinator_pending_reports",
+                             "Crawl reports held for shards that are out")) {}
+
+void CoordinatorMetrics::Rpc(const std::string& method, grpc::StatusCode code,
+                             double seconds) {
+  rpcs_.Add({{"method", method}, {"code", std::to_string(static_cast<int>(code))}}).Increment();
+  // 30 µs to ~10 s.
+  static const prometheus::Histogram::BucketBoundaries kBuckets = {
+      3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1, 3, 10};
+  latency_.Add({{"method", method}}, kBuckets).Observe(seconds);
+}
+
+void CoordinatorMetrics::Update(const ClusterStats& stats) {
+  bandwidth_.Set(stats.bandwidth());
+  live_shards_.Set(stats.live_shards());
+  slots_handed_out_.Set(static_cast<double>(stats.slots_handed_out()));
+  slots_dropped_.Set(static_cast<double>(stats.slots_dropped()));
+  pending_reports_.Set(static_cast<double>(stats.pending_reports()));
+}
+
+}  // namespace services
+}  // namespace recrawl

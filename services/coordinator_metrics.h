@@ -1,0 +1,44 @@
+// The coordinator's Prometheus metrics: per-RPC counts and latencies, and
+// gauges of the cluster state (refreshed by the server's health loop).
+#ifndef RECRAWL_SERVICES_COORDINATOR_METRICS_H_
+#define RECRAWL_SERVICES_COORDINATOR_METRICS_H_
+
+#include <memory>
+#include <string>
+
+#include "grpcpp/grpcpp.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+#include "proto/coordinator.pb.h"
+
+namespace recrawl {
+namespace services {
+
+class CoordinatorMetrics {
+ public:
+  CoordinatorMetrics();
+
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+
+  // One finished RPC (a stream counts once, at its end).
+  void Rpc(const std::string& method, grpc::StatusCode code, double seconds);
+  void Update(const ClusterStats& stats);
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>& rpcs_;
+  prometheus::Family<prometheus::Histogram>& latency_;
+  prometheus::Gauge& bandwidth_;
+  prometheus::Gauge& live_shards_;
+  prometheus::Gauge& slots_handed_out_;
+  prometheus::Gauge& slots_dropped_;
+  prometheus::Gauge& pending_reports_;
+};
+
+}  // namespace services
+}  // namespace recrawl
+
+#endif  // RECRAWL_SERVICES_COORDINATOR_METRICS_H_

@@ -1,0 +1,902 @@
+#include "services/coordinator_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "coordinator/routing.h"
+#include "spdlog/spdlog.h"
+
+namespace recrawl {
+namespace services {
+namespace {
+
+using coordinator::Mode;
+
+// Who may call what (services/auth.h). Operators may do what fetchers and
+// pingers do (recrawlctl lease / report / ping); internal is the cluster's
+// own role.
+constexpr Roles kFetch{Role::kFetcher, Role::kOperator, Role::kInternal};
+constexpr Roles kPing{Role::kPinger, Role::kOperator, Role::kInternal};
+constexpr Roles kOperate{Role::kOperator, Role::kInternal};
+
+using Steady = std::chrono::steady_clock;
+
+double SecondsSince(Steady::time_point start) {
+  return std::chrono::duration<double>(Steady::now() - start).count();
+}
+
+CoordinatorMode ToProto(Mode mode) {
+  switch (mode) {
+    case Mode::kMerge:
+      return COORDINATOR_MODE_MERGE;
+    case Mode::kSplitEqual:
+      return COORDINATOR_MODE_SPLIT_EQUAL;
+    case Mode::kSplitAdaptive:
+      return COORDINATOR_MODE_SPLIT_ADAPTIVE;
+  }
+  return COORDINATOR_MODE_UNSPECIFIED;
+}
+
+// A call that failed because the shard did not answer (as opposed to one
+// it answered with an error).
+bool Unreachable(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+         status.error_code() == grpc::StatusCode::CANCELLED;
+}
+
+grpc::Status FromAbsl(const absl::Status& status) {
+  // absl and gRPC share the canonical code numbers.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
+
+void Reject(int index, grpc::StatusCode code, const std::string& message, BatchResult* result) {
+  ItemStatus* item = result->add_rejected();
+  item->set_index(static_cast<uint32_t>(index));
+  item->set_code(static_cast<int32_t>(code));
+  item->set_message(message);
+}
+
+// Adds a shard's result for the items at `indexes` of the client's request.
+void MergeResult(const BatchResult& part, const std::vector<int>& indexes, BatchResult* result) {
+  result->set_applied(result->applied() + part.applied());
+  for (const ItemStatus& item : part.rejected()) {
+    ItemStatus* out = result->add_rejected();
+    *out = item;
+    out->set_index(item.index() < indexes.size() ? static_cast<uint32_t>(indexes[item.index()])
+                                                 : 0);
+  }
+}
+
+void SortRejected(BatchResult* result) {
+  std::sort(result->mutable_rejected()->begin(), result->mutable_rejected()->end(),
+            [](const ItemStatus& a, const ItemStatus& b) { return a.index() < b.index(); });
+}
+
+// The items of a batch by shard; an item whose shard cannot be found is
+// rejected with INVALID_ARGUMENT.
+template <typename ShardOf>
+std::vector<std::vector<int>> SplitByShard(int size, int num_shards, ShardOf shard_of,
+                                           BatchResult* result) {
+  std::vector<std::vector<int>> items(num_shards);
+  for (int i = 0; i < size; ++i) {
+    absl::StatusOr<int> shard = shard_of(i);
+    if (shard.ok()) {
+      items[*shard].push_back(i);
+    } else {
+      Reject(i, grpc::StatusCode::INVALID_ARGUMENT, std::string(shard.status().message()), result);
+    }
+  }
+  return items;
+}
+
+}  // namespace
+
+CoordinatorServiceImpl::CoordinatorServiceImpl(coordinator::Coordinator* core, const Clock* clock,
+                                               ShardChannels* channels,
+                                               const Authorizer* authorizer,
+                                               CoordinatorMetrics* metrics,
+                                               const CoordinatorServiceOptions& options)
+    : core_(core),
+      clock_(clock),
+      channels_(channels),
+      authorizer_(authorizer),
+      metrics_(metrics),
+      options_(options),
+      num_shards_(core->directory().num_shards()),
+      signal_streams_(channels, num_shards_),
+      last_stats_(num_shards_),
+      held_(num_shards_) {}
+
+grpc::Status CoordinatorServiceImpl::CheckBatchSize(const char* field, int size) const {
+  if (size <= options_.max_batch_items) return grpc::Status::OK;
+  return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                      absl::StrCat(field, ": ", size, " items, at most ", options_.max_batch_items,
+                                   " per request (--max_batch_items)"));
+}
+
+absl::StatusOr<CoordinatorServiceImpl::Route> CoordinatorServiceImpl::LiveShard(int shard) {
+  absl::MutexLock lock(&mu_);
+  if (!core_->directory().IsLive(shard, clock_->Now())) {
+    return absl::UnavailableError(
+        absl::StrCat("shard ", shard, " is out (not answering); retry later"));
+  }
+  return Route{shard, core_->directory().shard(shard).address};
+}
+
+void CoordinatorServiceImpl::ShardFailed(int shard) {
+  absl::MutexLock lock(&mu_);
+  core_->directory().RecordFailure(shard, clock_->Now());
+}
+
+// ---------------------------------------------------------------- fetchers
+
+std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, double lookahead,
+                                                                 const std::string& holder,
+                                                                 double* next_slot_time) {
+  const double now = clock_->Now();
+  std::vector<double> slots;
+  Mode mode = Mode::kMerge;
+  std::vector<std::string> addresses(num_shards_);
+  std::vector<bool> live;
+  std::vector<std::vector<double>> by_shard;
+  {
+    absl::MutexLock lock(&mu_);
+    slots = core_->TakeSlots(now, lookahead, max_urls);
+    mode = core_->mode();
+    live = core_->directory().Live(now);
+    for (int s = 0; s < num_shards_; ++s) addresses[s] = core_->directory().shard(s).address;
+    if (mode != Mode::kMerge && !slots.empty()) by_shard = core_->DealSlots(slots);
+    *next_slot_time = core_->NextSlotTime(now);
+  }
+  std::vector<CoordinatorLease> leases;
+  if (slots.empty()) return leases;
+
+  // Merge: the shards' best values decide who fills which slot.
+  std::vector<std::vector<double>> peeked(num_shards_);
+  if (mode == Mode::kMerge) {
+    ShardCalls<PeekTopRequest, PeekTopResponse> peeks;
+    for (int s = 0; s < num_shards_; ++s) {
+      if (!live[s]) continue;
+      auto call = std::make_unique<ShardCall<PeekTopRequest, PeekTopResponse>>();
+      call->shard = s;
+      call->address = addresses[s];
+      call->request.set_time(slots.front());
+      call->request.set_k(static_cast<uint32_t>(slots.size()));
+      peeks.push_back(std::move(call));
+    }
+    CallInParallel(
+        channels_, options_.shard_deadline,
+        [](ShardService::Stub* stub, grpc::ClientContext* c, const PeekTopRequest* request,
+           PeekTopResponse* response, std::function<void(grpc::Status)> done) {
+          stub->async()->PeekTop(c, request, response, std::move(done));
+        },
+        &peeks);
+    for (const auto& call : peeks) {
+      if (!call->status.ok()) {
+        spdlog::warn("PeekTop on shard {} at {}: {}", call->shard, call->address,
+                     call->status.error_message());
+        ShardFailed(call->shard);
+        continue;
+      }
+      for (const Candidate& c : call->response.candidates()) peeked[call->shard].push_back(c.value());
+    }
+    absl::MutexLock lock(&mu_);
+    by_shard = core_->MergeSlots(slots, peeked);
+  }
+
+  // Lease the slots on their shards; the slots of a shard that fails go
+  // once more to the shards that answered.
+  std::vector<bool> answered(num_shards_, false);
+  for (int round = 0; round < 2; ++round) {
+    ShardCalls<LeaseRequest, LeaseResponse> calls;
+    for (int s = 0; s < num_shards_; ++s) {
+      if (by_shard[s].empty()) continue;
+      auto call = std::make_unique<ShardCall<LeaseRequest, LeaseResponse>>();
+      call->shard = s;
+      call->address = addresses[s];
+      for (double t : by_shard[s]) call->request.add_slot_times(t);
+      call->request.set_holder(holder);
+      call->request.set_lease_duration(options_.lease_duration);
+      calls.push_back(std::move(call));
+    }
+    CallInParallel(
+        channels_, options_.shard_deadline,
+        [](ShardService::Stub* stub, grpc::ClientContext* c, const LeaseRequest* request,
+           LeaseResponse* response, std::function<void(grpc::Status)> done) {
+          stub->async()->Lease(c, request, response, std::move(done));
+        },
+        &calls);
+    std::vector<double> leftover;
+    for (const auto& call : calls) {
+      const int s = call->shard;
+      if (!call->status.ok()) {
+        spdlog::warn("Lease on shard {} at {}: {}", s, call->address,
+                     call->status.error_message());
+        ShardFailed(s);
+        answered[s] = false;
+        peeked[s].clear();
+        leftover.insert(leftover.end(), by_shard[s].begin(), by_shard[s].end());
+        continue;
+      }
+      answered[s] = true;
+      std::vector<double> values;
+      for (const LeasedUrl& l : call->response.leases()) {
+        CoordinatorLease lease;
+        lease.set_url(l.url());
+        lease.set_lease_id(coordinator::ClusterLeaseId(s, l.lease_id()));
+        lease.set_slot_time(l.slot_time());
+        lease.set_deadline(l.deadline());
+        lease.set_value(l.value());
+        lease.set_shard_index(static_cast<uint32_t>(s));
+        leases.push_back(std::move(lease));
+        values.push_back(l.value());
+      }
+      // The won candidates are taken: the next round merges the rest.
+      if (mode == Mode::kMerge) {
+        peeked[s].erase(peeked[s].begin(),
+                        peeked[s].begin() + std::min(peeked[s].size(), by_shard[s].size()));
+      }
+      absl::MutexLock lock(&mu_);
+      core_->RecordLeases(s, values);
+    }
+    if (leftover.empty() || round == 1) break;
+    std::sort(leftover.begin(), leftover.end());
+    if (mode == Mode::kMerge) {
+      absl::MutexLock lock(&mu_);
+      by_shard = core_->MergeSlots(leftover, peeked);
+    } else {
+      // Round robin over the shards that answered; the dealer's budgets
+      // follow at the next liveness change.
+      by_shard.assign(num_shards_, {});
+      std::vector<int> ok;
+      for (int s = 0; s < num_shards_; ++s) {
+        if (answered[s]) ok.push_back(s);
+      }
+      if (ok.empty()) break;
+      for (size_t j = 0; j < leftover.size(); ++j) by_shard[ok[j % ok.size()]].push_back(leftover[j]);
+    }
+  }
+  std::sort(leases.begin(), leases.end(), [](const CoordinatorLease& a, const CoordinatorLease& b) {
+    return a.slot_time() < b.slot_time();
+  });
+  return leases;
+}
+
+grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
+                                           const FetchLeaseRequest* request,
+                                           FetchLeaseResponse* response) {
+  const auto start = Steady::now();
+  grpc::Status status = authorizer_->Check(*context, "Lease", kFetch);
+  if (status.ok() && (request->max_urls() < 1 ||
+                      request->max_urls() > static_cast<uint32_t>(options_.max_lease_batch))) {
+    status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("max_urls: must be in [1, ", options_.max_lease_batch,
+                                       "] (--max_lease_batch), got ", request->max_urls()));
+  }
+  if (status.ok() && !(std::isfinite(request->lookahead()) && request->lookahead() >= 0.0)) {
+    status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("lookahead: must be finite seconds >= 0, got ",
+                                       request->lookahead()));
+  }
+  if (status.ok()) {
+    double next = 0.0;
+    for (CoordinatorLease& lease :
+         LeaseSlots(static_cast<int>(request->max_urls()), request->lookahead(),
+                    request->holder(), &next)) {
+      *response->add_leases() = std::move(lease);
+    }
+    response->set_next_slot_time(next);
+  }
+  metrics_->Rpc("Lease", status.error_code(), SecondsSince(start));
+  return status;
+}
+
+grpc::Status CoordinatorServiceImpl::StreamLeases(grpc::ServerContext* context,
+                                                  const StreamLeasesRequest* request,
+                                                  grpc::ServerWriter<CoordinatorLease>* writer) {
+  const auto start = Steady::now();
+  grpc::Status status = authorizer_->Check(*context, "StreamLeases", kFetch);
+  while (status.ok() && !context->IsCancelled()) {
+    double next = 0.0;
+    bool open = true;
+    for (const CoordinatorLease& lease :
+         LeaseSlots(options_.max_lease_batch, 0.0, request->holder(), &next)) {
+      if (!writer->Write(lease)) open = false;
+    }
+    if (!open) break;
+    // Until the next slot, in real time, checking for cancellation now and
+    // then.
+    const double wait = std::clamp((next - clock_->Now()) / clock_->scale(), 2e-4, 0.05);
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+  }
+  metrics_->Rpc("StreamLeases", status.error_code(), SecondsSince(start));
+  return status;
+}
+
+grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
+                                                  const ReportCrawlsRequest* request,
+                                                  ReportCrawlsResponse* response) {
+  const auto start = Steady::now();
+  grpc::Status status = authorizer_->Check(*context, "ReportCrawls", kFetch);
+  if (status.ok()) status = CheckBatchSize("reports", request->reports_size());
+  if (!status.ok()) {
+    metrics_->Rpc("ReportCrawls", status.error_code(), SecondsSince(start));
+    return status;
+  }
+  BatchResult* result = response->mutable_result();
+  const std::vector<std::vector<int>> items = SplitByShard(
+      request->reports_size(), num_shards_,
+      [&](int i) -> absl::StatusOr<int> {
+        const CrawlReport& report = request->reports(i);
+        switch (report.target_case()) {
+          case CrawlReport::kLeaseId: {
+            const int shard = coordinator::ShardOfLeaseId(report.lease_id());
+            if (shard >= num_shards_) {
+              return absl::InvalidArgumentError(absl::StrCat(
+                  "lease_id: ", report.lease_id(), " names shard ", shard, " of a cluster of ",
+                  num_shards_, "; not a lease of this coordinator"));
+            }
+            return shard;
+          }
+          case CrawlReport::kUrl:
+            return coordinator::ShardOfUrl(report.url(), "", num_shards_);
+          default:
+            return absl::InvalidArgumentError("target: a lease_id or a url is required");
+        }
+      },
+      result);
+
+  // The reports of each shard, with the shard's own lease ids; those of a
+  // shard that is out (or does not answer now) are held for its return.
+  std::vector<bool> live;
+  std::vector<std::string> addresses(num_shards_);
+  {
+    absl::MutexLock lock(&mu_);
+    live = core_->directory().Live(clock_->Now());
+    for (int s = 0; s < num_shards_; ++s) addresses[s] = core_->directory().shard(s).address;
+  }
+  auto hold = [&](int shard, const std::vector<int>& indexes, const ReportCrawlsRequest& part) {
+    absl::MutexLock lock(&held_mu_);
+    for (size_t k = 0; k < indexes.size(); ++k) {
+      if (held_total_ >= options_.max_held_reports) {
+        Reject(indexes[k], grpc::StatusCode::RESOURCE_EXHAUSTED,
+               absl::StrCat("shard ", shard, " is out and the coordinator already holds ",
+                            held_total_, " reports (--max_held_reports); retry later"),
+               result);
+        continue;
+      }
+      held_[shard].push_back(part.reports(static_cast<int>(k)));
+      ++held_total_;
+      result->set_applied(result->applied() + 1);
+    }
+  };
+  ShardCalls<ReportCrawlsRequest, ReportCrawlsResponse> calls;
+  for (int s = 0; s < num_shards_; ++s) {
+    if (items[s].empty()) continue;
+    auto call = std::make_unique<ShardCall<ReportCrawlsRequest, ReportCrawlsResponse>>();
+    call->shard = s;
+    call->address = addresses[s];
+    call->indexes = items[s];
+    call->request.set_sync(request->sync());
+    for (int i : items[s]) {
+      CrawlReport* report = call->request.add_reports();
+      *report = request->reports(i);
+      if (report->target_case() == CrawlReport::kLeaseId) {
+        report->set_lease_id(coordinator::ShardLeaseId(report->lease_id()));
+      }
+    }
+    if (live[s]) {
+      calls.push_back(std::move(call));
+    } else {
+      hold(s, call->indexes, call->request);
+    }
+  }
+  CallInParallel(
+      channels_, options_.shard_deadline,
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const ReportCrawlsRequest* req,
+         ReportCrawlsResponse* resp, std::function<void(grpc::Status)> done) {
+        stub->async()->ReportCrawls(c, req, resp, std::move(done));
+      },
+      &calls);
+  for (const auto& call : calls) {
+    if (call->status.ok()) {
+      MergeResult(call->response.result(), call->indexes, result);
+      response->set_changed(response->changed() + call->response.changed());
+      response->set_unchanged(response->unchanged() + call->response.unchanged());
+      response->set_failed(response->failed() + call->response.failed());
+      response->set_gone(response->gone() + call->response.gone());
+      response->set_undecided(response->undecided() + call->response.undecided());
+    } else if (Unreachable(call->status)) {
+      ShardFailed(call->shard);
+      hold(call->shard, call->indexes, call->request);
+    } else {
+      for (int i : call->indexes) {
+        Reject(i, call->status.error_code(),
+               absl::StrCat("shard ", call->shard, ": ", call->status.error_message()), result);
+      }
+    }
+  }
+  SortRejected(result);
+  metrics_->Rpc("ReportCrawls", grpc::StatusCode::OK, SecondsSince(start));
+  return grpc::Status::OK;
+}
+
+void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
+  absl::StatusOr<Route> route = LiveShard(shard);
+  if (!route.ok()) return;
+  size_t delivered = 0, rejected = 0;
+  while (true) {
+    ReportCrawlsRequest batch;
+    {
+      absl::MutexLock lock(&held_mu_);
+      std::deque<CrawlReport>& queue = held_[shard];
+      while (!queue.empty() && batch.reports_size() < options_.max_batch_items) {
+        *batch.add_reports() = std::move(queue.front());
+        queue.pop_front();
+        --held_total_;
+      }
+    }
+    if (batch.reports_size() == 0) break;
+    grpc::ClientContext context;
+    channels_->Prepare(&context, 10 * options_.probe_deadline);
+    ReportCrawlsResponse response;
+    const grpc::Status status =
+        channels_->Stub(route->address)->ReportCrawls(&context, batch, &response);
+    if (!status.ok()) {
+      // Back in front, in order, for the next return.
+      absl::MutexLock lock(&held_mu_);
+      std::deque<CrawlReport>& queue = held_[shard];
+      for (int i = batch.reports_size() - 1; i >= 0; --i) {
+        queue.push_front(std::move(*batch.mutable_reports(i)));
+        ++held_total_;
+      }
+      spdlog::warn("delivering held reports to shard {}: {}; keeping {}", shard,
+                   status.error_message(), batch.reports_size());
+      break;
+    }
+    delivered += response.result().applied();
+    rejected += static_cast<size_t>(response.result().rejected_size());
+  }
+  if (delivered + rejected > 0) {
+    spdlog::info("shard {} is back: delivered {} held reports ({} rejected by it)", shard,
+                 delivered, rejected);
+  }
+}
+
+// ---------------------------------------------------------------- pingers
+
+grpc::Status CoordinatorServiceImpl::StreamSignals(
+    grpc::ServerContext* context, grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
+  const auto start = Steady::now();
+  grpc::Status status = authorizer_->Check(*context, "StreamSignals", kPing);
+  if (!status.ok()) {
+    metrics_->Rpc("StreamSignals", status.error_code(), SecondsSince(start));
+    return status;
+  }
+  // Client batches in order; each is acknowledged once all its parts are,
+  // and acks go out in order. Written by whichever thread completes the
+  // batch at the head, under `mu`.
+  struct Pending {
+    SignalBatchAck ack;
+    int outstanding = 0;
+  };
+  struct State {
+    absl::Mutex mu;
+    std::deque<std::shared_ptr<Pending>> order ABSL_GUARDED_BY(mu);
+    bool open ABSL_GUARDED_BY(mu) = true;
+    grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream;
+    bool Drained() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return order.empty(); }
+    void Flush() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+      while (!order.empty() && order.front()->outstanding == 0) {
+        SortRejected(order.front()->ack.mutable_result());
+        if (open) open = stream->Write(order.front()->ack);
+        order.pop_front();
+      }
+    }
+  };
+  auto state = std::make_shared<State>();
+  state->stream = stream;
+
+  SignalBatch batch;
+  while (stream->Read(&batch)) {
+    status = CheckBatchSize("signals", batch.signals_size());
+    if (!status.ok()) break;
+    auto pending = std::make_shared<Pending>();
+    pending->ack.set_sequence(batch.sequence());
+    BatchResult* result = pending->ack.mutable_result();
+    const std::vector<std::vector<int>> items = SplitByShard(
+        batch.signals_size(), num_shards_,
+        [&](int i) { return coordinator::ShardOfUrl(batch.signals(i).url(), "", num_shards_); },
+        result);
+    std::vector<std::pair<Route, std::vector<int>>> parts;
+    for (int s = 0; s < num_shards_; ++s) {
+      if (items[s].empty()) continue;
+      absl::StatusOr<Route> route = LiveShard(s);
+      if (!route.ok()) {
+        for (int i : items[s]) {
+          Reject(i, grpc::StatusCode::UNAVAILABLE, std::string(route.status().message()), result);
+        }
+        continue;
+      }
+      parts.emplace_back(*route, items[s]);
+    }
+    pending->outstanding = static_cast<int>(parts.size());
+    {
+      absl::MutexLock lock(&state->mu);
+      state->order.push_back(pending);
+      state->Flush();
+    }
+    for (auto& [route, indexes] : parts) {
+      SignalBatch part;
+      part.set_sync(batch.sync());
+      for (int i : indexes) *part.add_signals() = batch.signals(i);
+      signal_streams_.Send(
+          route.shard, route.address, std::move(part),
+          [state, pending, indexes = indexes, shard = route.shard](const grpc::Status& s,
+                                                                   const SignalBatchAck& ack) {
+            absl::MutexLock lock(&state->mu);
+            SignalBatchAck& out = pending->ack;
+            if (s.ok()) {
+              MergeResult(ack.result(), indexes, out.mutable_result());
+              out.set_counted(out.counted() + ack.counted());
+              out.set_registered(out.registered() + ack.registered());
+              out.set_duplicate(out.duplicate() + ack.duplicate());
+              out.set_stale(out.stale() + ack.stale());
+              out.set_unknown(out.unknown() + ack.unknown());
+            } else {
+              for (int i : indexes) {
+                Reject(i, s.error_code(), absl::StrCat("shard ", shard, ": ", s.error_message()),
+                       out.mutable_result());
+              }
+            }
+            --pending->outstanding;
+            state->Flush();
+          });
+    }
+  }
+  // Every batch read gets its ack before the stream ends.
+  {
+    absl::MutexLock lock(&state->mu);
+    state->mu.Await(absl::Condition(state.get(), &State::Drained));
+  }
+  metrics_->Rpc("StreamSignals", status.error_code(), SecondsSince(start));
+  return status;
+}
+
+grpc::Status CoordinatorServiceImpl::GetShardMap(grpc::ServerContext* context,
+                                                 const GetShardMapRequest*,
+                                                 ShardMap* response) {
+  grpc::Status status = authorizer_->Check(*context, "GetShardMap", Roles::All());
+  if (!status.ok()) return status;
+  absl::MutexLock lock(&mu_);
+  const double now = clock_->Now();
+  response->set_num_shards(static_cast<uint32_t>(num_shards_));
+  for (int s = 0; s < num_shards_; ++s) {
+    response->add_addresses(core_->directory().shard(s).address);
+    response->add_live(core_->directory().IsLive(s, now));
+  }
+  response->set_hash(coordinator::kShardHashName);
+  return grpc::Status::OK;
+}
+
+// ---------------------------------------------------------------- operators
+
+grpc::Status CoordinatorServiceImpl::SetBandwidth(grpc::ServerContext* context,
+                                                  const SetBandwidthRequest* request,
+                                                  BandwidthState* response) {
+  grpc::Status status = authorizer_->Check(*context, "SetBandwidth", kOperate);
+  if (!status.ok()) return status;
+  Mode mode = Mode::kMerge;
+  switch (request->mode()) {
+    case COORDINATOR_MODE_UNSPECIFIED:
+    case COORDINATOR_MODE_MERGE:
+      break;
+    case COORDINATOR_MODE_SPLIT_EQUAL:
+      mode = Mode::kSplitEqual;
+      break;
+    case COORDINATOR_MODE_SPLIT_ADAPTIVE:
+      mode = Mode::kSplitAdaptive;
+      break;
+    default:
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("mode: unknown value ", request->mode()));
+  }
+  absl::MutexLock lock(&mu_);
+  const double now = clock_->Now();
+  if (request->has_bandwidth()) {
+    if (absl::Status s = core_->SetBandwidth(request->bandwidth(), now); !s.ok()) {
+      return FromAbsl(s);
+    }
+    spdlog::info("bandwidth set to {} crawls/s", request->bandwidth());
+  }
+  if (request->mode() != COORDINATOR_MODE_UNSPECIFIED) {
+    core_->SetMode(mode, now);
+    spdlog::info("mode set to {}", CoordinatorMode_Name(request->mode()));
+  }
+  response->set_bandwidth(core_->bandwidth());
+  response->set_mode(ToProto(core_->mode()));
+  for (double b : core_->budgets()) response->add_shard_budgets(b);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::GetBandwidth(grpc::ServerContext* context,
+                                                  const GetBandwidthRequest*,
+                                                  BandwidthState* response) {
+  grpc::Status status = authorizer_->Check(*context, "GetBandwidth", kOperate);
+  if (!status.ok()) return status;
+  absl::MutexLock lock(&mu_);
+  response->set_bandwidth(core_->bandwidth());
+  response->set_mode(ToProto(core_->mode()));
+  for (double b : core_->budgets()) response->add_shard_budgets(b);
+  return grpc::Status::OK;
+}
+
+ClusterStats CoordinatorServiceImpl::Stats() {
+  ClusterStats stats;
+  {
+    absl::MutexLock lock(&mu_);
+    const double now = clock_->Now();
+    stats.set_time(now);
+    stats.set_bandwidth(core_->bandwidth());
+    stats.set_mode(ToProto(core_->mode()));
+    stats.set_num_shards(static_cast<uint32_t>(num_shards_));
+    uint32_t live = 0;
+    for (int s = 0; s < num_shards_; ++s) {
+      const bool is_live = core_->directory().IsLive(s, now);
+      live += is_live ? 1 : 0;
+      stats.add_live(is_live);
+      *stats.add_shards() = last_stats_[s];
+    }
+    stats.set_live_shards(live);
+    stats.set_slots_handed_out(core_->slot_stats().handed_out);
+    stats.set_slots_dropped(core_->slot_stats().dropped);
+  }
+  absl::MutexLock lock(&held_mu_);
+  stats.set_pending_reports(held_total_);
+  return stats;
+}
+
+grpc::Status CoordinatorServiceImpl::GetClusterStats(grpc::ServerContext* context,
+                                                     const GetClusterStatsRequest*,
+                                                     ClusterStats* response) {
+  grpc::Status status = authorizer_->Check(*context, "GetClusterStats", kOperate);
+  if (!status.ok()) return status;
+  *response = Stats();
+  return grpc::Status::OK;
+}
+
+// Sends each shard its items of a batch request in parallel; items of a
+// shard that is out or fails are rejected with its status.
+template <typename Request, typename Response, typename AddItem, typename Start>
+ShardCalls<Request, Response> CoordinatorServiceImpl::CallShards(
+    const std::vector<std::vector<int>>& items, const Request& base, AddItem add_item,
+    Start start, BatchResult* result) {
+  ShardCalls<Request, Response> calls;
+  for (int s = 0; s < num_shards_; ++s) {
+    if (items[s].empty()) continue;
+    absl::StatusOr<Route> route = LiveShard(s);
+    if (!route.ok()) {
+      for (int i : items[s]) {
+        Reject(i, grpc::StatusCode::UNAVAILABLE, std::string(route.status().message()), result);
+      }
+      continue;
+    }
+    auto call = std::make_unique<ShardCall<Request, Response>>();
+    call->shard = s;
+    call->address = route->address;
+    call->indexes = items[s];
+    call->request = base;
+    for (int i : items[s]) add_item(i, &call->request);
+    calls.push_back(std::move(call));
+  }
+  CallInParallel(channels_, options_.shard_deadline, start, &calls);
+  for (const auto& call : calls) {
+    if (call->status.ok()) {
+      MergeResult(call->response.result(), call->indexes, result);
+      continue;
+    }
+    if (Unreachable(call->status)) ShardFailed(call->shard);
+    for (int i : call->indexes) {
+      Reject(i, call->status.error_code(),
+             absl::StrCat("shard ", call->shard, ": ", call->status.error_message()), result);
+    }
+  }
+  return calls;
+}
+
+grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
+                                                const UpsertUrlsRequest* request,
+                                                UpsertUrlsResponse* response) {
+  grpc::Status status = authorizer_->Check(*context, "UpsertUrls", kOperate);
+  if (status.ok()) status = CheckBatchSize("urls", request->urls_size());
+  if (!status.ok()) return status;
+  BatchResult* result = response->mutable_result();
+  const auto items = SplitByShard(
+      request->urls_size(), num_shards_,
+      [&](int i) {
+        return coordinator::ShardOfUrl(request->urls(i).url(), request->urls(i).politeness_host(),
+                                       num_shards_);
+      },
+      result);
+  UpsertUrlsRequest base;
+  base.set_sync(request->sync());
+  const auto calls = CallShards<UpsertUrlsRequest, UpsertUrlsResponse>(
+      items, base, [&](int i, UpsertUrlsRequest* part) { *part->add_urls() = request->urls(i); },
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const UpsertUrlsRequest* req,
+         UpsertUrlsResponse* resp, std::function<void(grpc::Status)> done) {
+        stub->async()->UpsertUrls(c, req, resp, std::move(done));
+      },
+      result);
+  for (const auto& call : calls) {
+    if (call->status.ok()) response->set_created(response->created() + call->response.created());
+  }
+  SortRejected(result);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
+                                                const DeleteUrlsRequest* request,
+                                                DeleteUrlsResponse* response) {
+  grpc::Status status = authorizer_->Check(*context, "DeleteUrls", kOperate);
+  if (status.ok()) status = CheckBatchSize("urls", request->urls_size());
+  if (!status.ok()) return status;
+  BatchResult* result = response->mutable_result();
+  const auto items = SplitByShard(
+      request->urls_size(), num_shards_,
+      [&](int i) { return coordinator::ShardOfUrl(request->urls(i), "", num_shards_); }, result);
+  DeleteUrlsRequest base;
+  base.set_sync(request->sync());
+  CallShards<DeleteUrlsRequest, DeleteUrlsResponse>(
+      items, base, [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const DeleteUrlsRequest* req,
+         DeleteUrlsResponse* resp, std::function<void(grpc::Status)> done) {
+        stub->async()->DeleteUrls(c, req, resp, std::move(done));
+      },
+      result);
+  SortRejected(result);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::SetHostPoliteness(grpc::ServerContext* context,
+                                                       const SetHostPolitenessRequest* request,
+                                                       SetHostPolitenessResponse* response) {
+  grpc::Status status = authorizer_->Check(*context, "SetHostPoliteness", kOperate);
+  if (status.ok()) status = CheckBatchSize("hosts", request->hosts_size());
+  if (!status.ok()) return status;
+  BatchResult* result = response->mutable_result();
+  const auto items = SplitByShard(
+      request->hosts_size(), num_shards_,
+      [&](int i) { return coordinator::ShardOfHostName(request->hosts(i).host(), num_shards_); },
+      result);
+  SetHostPolitenessRequest base;
+  base.set_sync(request->sync());
+  CallShards<SetHostPolitenessRequest, SetHostPolitenessResponse>(
+      items, base,
+      [&](int i, SetHostPolitenessRequest* part) { *part->add_hosts() = request->hosts(i); },
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const SetHostPolitenessRequest* req,
+         SetHostPolitenessResponse* resp, std::function<void(grpc::Status)> done) {
+        stub->async()->SetHostPoliteness(c, req, resp, std::move(done));
+      },
+      result);
+  SortRejected(result);
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::GetUrlState(grpc::ServerContext* context,
+                                                 const GetUrlStateRequest* request,
+                                                 UrlState* response) {
+  grpc::Status status = authorizer_->Check(*context, "GetUrlState", kOperate);
+  if (!status.ok()) return status;
+  absl::StatusOr<int> shard = coordinator::ShardOfUrl(request->url(), "", num_shards_);
+  if (!shard.ok()) return FromAbsl(shard.status());
+  absl::StatusOr<Route> route = LiveShard(*shard);
+  if (!route.ok()) return FromAbsl(route.status());
+  grpc::ClientContext call;
+  channels_->Prepare(&call, options_.shard_deadline);
+  status = channels_->Stub(route->address)->GetUrlState(&call, *request, response);
+  if (Unreachable(status)) ShardFailed(*shard);
+  return status;
+}
+
+grpc::Status CoordinatorServiceImpl::SetPolicy(grpc::ServerContext* context,
+                                               const SetPolicyRequest* request,
+                                               SetPolicyResponse* response) {
+  grpc::Status status = authorizer_->Check(*context, "SetPolicy", kOperate);
+  if (!status.ok()) return status;
+  ShardCalls<SetPolicyRequest, SetPolicyResponse> calls;
+  std::vector<int> out;
+  for (int s = 0; s < num_shards_; ++s) {
+    absl::StatusOr<Route> route = LiveShard(s);
+    if (!route.ok()) {
+      out.push_back(s);
+      continue;
+    }
+    auto call = std::make_unique<ShardCall<SetPolicyRequest, SetPolicyResponse>>();
+    call->shard = s;
+    call->address = route->address;
+    call->request = *request;
+    calls.push_back(std::move(call));
+  }
+  if (!out.empty()) {
+    // A policy must be the same on every shard (values are compared across
+    // shards in merge mode): refuse rather than set it on some.
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                        absl::StrCat(out.size(), " shard(s) out, e.g. shard ", out.front(),
+                                     "; the policy is set on all shards or none, retry later"));
+  }
+  CallInParallel(
+      channels_, options_.shard_deadline,
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const SetPolicyRequest* req,
+         SetPolicyResponse* resp, std::function<void(grpc::Status)> done) {
+        stub->async()->SetPolicy(c, req, resp, std::move(done));
+      },
+      &calls);
+  for (const auto& call : calls) {
+    if (!call->status.ok()) {
+      return grpc::Status(call->status.error_code(),
+                          absl::StrCat("shard ", call->shard, ": ", call->status.error_message(),
+                                       " (shards before it may have the new policy; retry)"));
+    }
+  }
+  *response = calls.front()->response;
+  return grpc::Status::OK;
+}
+
+// ---------------------------------------------------------------- health
+
+int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
+  ShardCalls<GetStatsRequest, ShardStats> probes;
+  for (const std::string& address : addresses) {
+    auto call = std::make_unique<ShardCall<GetStatsRequest, ShardStats>>();
+    call->address = address;
+    probes.push_back(std::move(call));
+  }
+  CallInParallel(
+      channels_, options_.probe_deadline,
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const GetStatsRequest* req,
+         ShardStats* resp, std::function<void(grpc::Status)> done) {
+        stub->async()->GetStats(c, req, resp, std::move(done));
+      },
+      &probes);
+  std::vector<coordinator::ShardDirectory::Transition> changes;
+  int live = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    const double now = clock_->Now();
+    for (const auto& probe : probes) {
+      coordinator::ShardDirectory::Probe result{probe->address, probe->status.ok(),
+                                                static_cast<int>(probe->response.shard_index()),
+                                                static_cast<int>(probe->response.num_shards())};
+      absl::Status s = core_->directory().Record(result, now);
+      std::string& last_refusal = last_refusal_[probe->address];
+      if (!s.ok() && last_refusal != s.message()) {
+        spdlog::error("refusing a shard: {}", std::string(s.message()));
+      }
+      last_refusal = std::string(s.message());
+      if (s.ok() && result.ok) last_stats_[result.shard_index] = probe->response;
+    }
+    changes = core_->Tick(now);
+    for (bool l : core_->directory().Live(now)) live += l ? 1 : 0;
+  }
+  for (const auto& change : changes) {
+    if (change.live) {
+      spdlog::info("shard {} is live", change.shard_index);
+      DeliverHeldReports(change.shard_index);
+    } else {
+      spdlog::warn("shard {} is out", change.shard_index);
+      signal_streams_.Reset(change.shard_index);
+    }
+  }
+  metrics_->Update(Stats());
+  return live;
+}
+
+}  // namespace services
+}  // namespace recrawl

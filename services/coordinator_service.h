@@ -1,0 +1,139 @@
+// The gRPC CoordinatorService: a thin adapter between the wire and
+// coordinator::Coordinator (pacing, split/merge, liveness), which decides
+// without I/O. This class performs the shard calls the core asks for, in
+// parallel and with a short deadline, routes batches by host
+// (coordinator/routing.h) and maps per-item statuses back to the client's
+// indexes, holds crawl reports for shards that are out, and probes the
+// shards for the directory.
+#ifndef RECRAWL_SERVICES_COORDINATOR_SERVICE_H_
+#define RECRAWL_SERVICES_COORDINATOR_SERVICE_H_
+
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "coordinator/coordinator.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/coordinator.grpc.pb.h"
+#include "services/auth.h"
+#include "services/clock.h"
+#include "services/coordinator_metrics.h"
+#include "services/coordinator_shards.h"
+#include "services/coordinator_signals.h"
+
+namespace recrawl {
+namespace services {
+
+struct CoordinatorServiceOptions {
+  int max_lease_batch = 1000;
+  // Items per batch request (larger ones: RESOURCE_EXHAUSTED), as the
+  // shards' --max_batch_items.
+  int max_batch_items = 10000;
+  // Real seconds a shard has to answer a call on a request's path; one
+  // that does not is skipped for the request and taken out until its next
+  // successful probe.
+  double shard_deadline = 0.25;
+  // Real seconds a probe may take.
+  double probe_deadline = 0.5;
+  // Lease duration the shards give (0: theirs).
+  double lease_duration = 0.0;
+  // Crawl reports held for shards that are out, in all.
+  size_t max_held_reports = 1000000;
+};
+
+class CoordinatorServiceImpl final : public CoordinatorService::Service {
+ public:
+  // Every pointer must outlive the service.
+  CoordinatorServiceImpl(coordinator::Coordinator* core, const Clock* clock,
+                         ShardChannels* channels, const Authorizer* authorizer,
+                         CoordinatorMetrics* metrics, const CoordinatorServiceOptions& options);
+
+  grpc::Status Lease(grpc::ServerContext* context, const FetchLeaseRequest* request,
+                     FetchLeaseResponse* response) override;
+  grpc::Status StreamLeases(grpc::ServerContext* context, const StreamLeasesRequest* request,
+                            grpc::ServerWriter<CoordinatorLease>* writer) override;
+  grpc::Status ReportCrawls(grpc::ServerContext* context, const ReportCrawlsRequest* request,
+                            ReportCrawlsResponse* response) override;
+  grpc::Status StreamSignals(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) override;
+  grpc::Status GetShardMap(grpc::ServerContext* context, const GetShardMapRequest* request,
+                           ShardMap* response) override;
+  grpc::Status SetBandwidth(grpc::ServerContext* context, const SetBandwidthRequest* request,
+                            BandwidthState* response) override;
+  grpc::Status GetBandwidth(grpc::ServerContext* context, const GetBandwidthRequest* request,
+                            BandwidthState* response) override;
+  grpc::Status GetClusterStats(grpc::ServerContext* context,
+                               const GetClusterStatsRequest* request,
+                               ClusterStats* response) override;
+  grpc::Status UpsertUrls(grpc::ServerContext* context, const UpsertUrlsRequest* request,
+                          UpsertUrlsResponse* response) override;
+  grpc::Status DeleteUrls(grpc::ServerContext* context, const DeleteUrlsRequest* request,
+                          DeleteUrlsResponse* response) override;
+  grpc::Status GetUrlState(grpc::ServerContext* context, const GetUrlStateRequest* request,
+                           UrlState* response) override;
+  grpc::Status SetHostPoliteness(grpc::ServerContext* context,
+                                 const SetHostPolitenessRequest* request,
+                                 SetHostPolitenessResponse* response) override;
+  grpc::Status SetPolicy(grpc::ServerContext* context, const SetPolicyRequest* request,
+                         SetPolicyResponse* response) override;
+
+  // Probes every address (GetStats), feeds the directory, applies the
+  // liveness changes (delivering held reports to shards that came back).
+  // Returns the number of live shards. Called by the server on a timer.
+  int Probe(const std::vector<std::string>& addresses);
+
+  ClusterStats Stats();
+
+ private:
+  struct Route {
+    int shard;
+    std::string address;
+  };
+  // Leases up to max_urls slots in [now − grace, now + lookahead].
+  std::vector<CoordinatorLease> LeaseSlots(int max_urls, double lookahead,
+                                           const std::string& holder, double* next_slot_time);
+  // The live shard owning `shard`, or UNAVAILABLE naming it.
+  absl::StatusOr<Route> LiveShard(int shard);
+  void ShardFailed(int shard);
+  // Sends held reports to `shard` (it came back).
+  void DeliverHeldReports(int shard);
+  grpc::Status CheckBatchSize(const char* field, int size) const;
+  // Sends each shard its items (`items[s]`: indexes in the client's
+  // request, added to a copy of `base` by add_item) in parallel; items of a
+  // shard that is out or fails are rejected in `result` with its status,
+  // the others merged. Returns the calls for their other counters.
+  template <typename Request, typename Response, typename AddItem, typename Start>
+  ShardCalls<Request, Response> CallShards(const std::vector<std::vector<int>>& items,
+                                           const Request& base, AddItem add_item, Start start,
+                                           BatchResult* result);
+
+  coordinator::Coordinator* const core_ ABSL_PT_GUARDED_BY(mu_);
+  const Clock* const clock_;
+  ShardChannels* const channels_;
+  const Authorizer* const authorizer_;
+  CoordinatorMetrics* const metrics_;
+  const CoordinatorServiceOptions options_;
+  const int num_shards_;
+  ShardSignalStreams signal_streams_;
+
+  absl::Mutex mu_;
+  std::vector<ShardStats> last_stats_ ABSL_GUARDED_BY(mu_);
+  // The last refusal logged per address, so that a misconfigured shard is
+  // logged when its refusal changes, not at every probe.
+  std::map<std::string, std::string> last_refusal_ ABSL_GUARDED_BY(mu_);
+
+  absl::Mutex held_mu_;
+  std::vector<std::deque<CrawlReport>> held_ ABSL_GUARDED_BY(held_mu_);
+  size_t held_total_ ABSL_GUARDED_BY(held_mu_) = 0;
+};
+
+}  // namespace services
+}  // namespace recrawl
+
+#endif  // RECRAWL_SERVICES_COORDINATOR_SERVICE_H_
