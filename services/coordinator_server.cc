@@ -18,7 +18,6 @@
 // seconds (scaled with --time_scale, as the shards' clock);
 // --health_period, --failure_timeout and --shard_deadline are real seconds.
 #include <netdb.h>
-#include <signal.h>
 #include <sys/socket.h>
 
 #include <arpa/inet.h>
@@ -26,8 +25,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -51,6 +48,7 @@
 #include "services/coordinator_metrics.h"
 #include "services/coordinator_service.h"
 #include "services/coordinator_shards.h"
+#include "services/server_lifecycle.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, shards, "", "Comma-separated shard addresses host:port");
@@ -134,18 +132,8 @@ std::vector<std::string> ShardAddresses() {
   return std::vector<std::string>(unique.begin(), unique.end());
 }
 
-int WaitForSignal(const sigset_t& signals) {
-  int sig = 0;
-  sigwait(&signals, &sig);
-  return sig;
-}
-
 int Main() {
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const sigset_t stop_signals = BlockStopSignals();
 
   if (absl::GetFlag(FLAGS_shards).empty() == absl::GetFlag(FLAGS_shards_dns).empty()) {
     spdlog::error("give exactly one of --shards and --shards_dns");
@@ -263,11 +251,7 @@ int Main() {
   spdlog::info("coordinator of {} shards serving on port {} (metrics: {}), R = {}/s, mode {}",
                options.num_shards, port, metrics_port, options.bandwidth,
                absl::GetFlag(FLAGS_mode));
-  if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
-    const std::string tmp = file + ".tmp";
-    std::ofstream(tmp) << port << " " << metrics_port << "\n";
-    std::rename(tmp.c_str(), file.c_str());
-  }
+  WritePortFile(absl::GetFlag(FLAGS_port_file), port, metrics_port);
   std::thread checker([&] {
     const auto period = std::chrono::duration<double>(absl::GetFlag(FLAGS_health_period));
     std::unique_lock<std::mutex> lock(done_mu);
@@ -279,7 +263,7 @@ int Main() {
   });
 
   std::thread stopper([&] {
-    const int sig = WaitForSignal(stop_signals);
+    const int sig = WaitForStopSignal(stop_signals);
     spdlog::info("signal {}: draining", sig);
     {
       std::lock_guard<std::mutex> lock(done_mu);
@@ -287,10 +271,7 @@ int Main() {
     }
     done_cv.notify_all();
     server->GetHealthCheckService()->SetServingStatus(false);
-    const auto deadline = std::chrono::system_clock::now() +
-                          std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                              std::chrono::duration<double>(absl::GetFlag(FLAGS_drain_seconds)));
-    server->Shutdown(deadline);
+    server->Shutdown(DeadlineAfter(absl::GetFlag(FLAGS_drain_seconds)));
   });
   server->Wait();
   stopper.join();

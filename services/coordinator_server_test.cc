@@ -2,6 +2,7 @@
 // tokens: routing of the crawl cycle, signals, pacing at R, a shard killed
 // and restarted, and bad input.
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
@@ -298,6 +299,12 @@ TEST_F(CoordinatorServerTest, RolesDecideWhoMayCallWhat) {
   grpc::health::v1::HealthCheckResponse h;
   ASSERT_TRUE(health->Check(&context, grpc::health::v1::HealthCheckRequest(), &h).ok());
   EXPECT_EQ(h.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+
+  // SIGTERM drains and exits cleanly.
+  const int status = coordinator_.Stop(SIGTERM);
+  ASSERT_TRUE(WIFEXITED(status)) << Log("coordinator");
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_THAT(Log("coordinator"), HasSubstr("stopped"));
 }
 
 TEST_F(CoordinatorServerTest, LeasesNeverComeFasterThanR) {

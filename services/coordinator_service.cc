@@ -121,6 +121,13 @@ grpc::Status CoordinatorServiceImpl::CheckBatchSize(const char* field, int size)
                                    " per request (--max_batch_items)"));
 }
 
+grpc::Status CoordinatorServiceImpl::CheckBatchCall(const grpc::ServerContext& context,
+                                                    const char* method, const char* field,
+                                                    int size) const {
+  grpc::Status status = authorizer_->Check(context, method, kOperate);
+  return status.ok() ? CheckBatchSize(field, size) : status;
+}
+
 absl::StatusOr<CoordinatorServiceImpl::Route> CoordinatorServiceImpl::LiveShard(int shard) {
   absl::MutexLock lock(&mu_);
   if (!core_->directory().IsLive(shard, clock_->Now())) {
@@ -672,12 +679,16 @@ grpc::Status CoordinatorServiceImpl::GetClusterStats(grpc::ServerContext* contex
   return grpc::Status::OK;
 }
 
-// Sends each shard its items of a batch request in parallel; items of a
-// shard that is out or fails are rejected with its status.
-template <typename Request, typename Response, typename AddItem, typename Start>
-ShardCalls<Request, Response> CoordinatorServiceImpl::CallShards(
-    const std::vector<std::vector<int>>& items, const Request& base, AddItem add_item,
-    Start start, BatchResult* result) {
+// Routes the items of a batch request to their shards and calls those in
+// parallel; items of a shard that is out or fails are rejected with its
+// status.
+template <typename Request, typename Response, typename ShardOf, typename AddItem,
+          typename Start>
+ShardCalls<Request, Response> CoordinatorServiceImpl::RouteBatch(int size, ShardOf shard_of,
+                                                                 const Request& base,
+                                                                 AddItem add_item, Start start,
+                                                                 BatchResult* result) {
+  const std::vector<std::vector<int>> items = SplitByShard(size, num_shards_, shard_of, result);
   ShardCalls<Request, Response> calls;
   for (int s = 0; s < num_shards_; ++s) {
     if (items[s].empty()) continue;
@@ -708,84 +719,71 @@ ShardCalls<Request, Response> CoordinatorServiceImpl::CallShards(
              absl::StrCat("shard ", call->shard, ": ", call->status.error_message()), result);
     }
   }
+  SortRejected(result);
   return calls;
 }
 
 grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
                                                 const UpsertUrlsRequest* request,
                                                 UpsertUrlsResponse* response) {
-  grpc::Status status = authorizer_->Check(*context, "UpsertUrls", kOperate);
-  if (status.ok()) status = CheckBatchSize("urls", request->urls_size());
+  grpc::Status status = CheckBatchCall(*context, "UpsertUrls", "urls", request->urls_size());
   if (!status.ok()) return status;
-  BatchResult* result = response->mutable_result();
-  const auto items = SplitByShard(
-      request->urls_size(), num_shards_,
+  UpsertUrlsRequest base;
+  base.set_sync(request->sync());
+  const auto calls = RouteBatch<UpsertUrlsRequest, UpsertUrlsResponse>(
+      request->urls_size(),
       [&](int i) {
         return coordinator::ShardOfUrl(request->urls(i).url(), request->urls(i).politeness_host(),
                                        num_shards_);
       },
-      result);
-  UpsertUrlsRequest base;
-  base.set_sync(request->sync());
-  const auto calls = CallShards<UpsertUrlsRequest, UpsertUrlsResponse>(
-      items, base, [&](int i, UpsertUrlsRequest* part) { *part->add_urls() = request->urls(i); },
+      base, [&](int i, UpsertUrlsRequest* part) { *part->add_urls() = request->urls(i); },
       [](ShardService::Stub* stub, grpc::ClientContext* c, const UpsertUrlsRequest* req,
          UpsertUrlsResponse* resp, std::function<void(grpc::Status)> done) {
         stub->async()->UpsertUrls(c, req, resp, std::move(done));
       },
-      result);
+      response->mutable_result());
   for (const auto& call : calls) {
     if (call->status.ok()) response->set_created(response->created() + call->response.created());
   }
-  SortRejected(result);
   return grpc::Status::OK;
 }
 
 grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
                                                 const DeleteUrlsRequest* request,
                                                 DeleteUrlsResponse* response) {
-  grpc::Status status = authorizer_->Check(*context, "DeleteUrls", kOperate);
-  if (status.ok()) status = CheckBatchSize("urls", request->urls_size());
+  grpc::Status status = CheckBatchCall(*context, "DeleteUrls", "urls", request->urls_size());
   if (!status.ok()) return status;
-  BatchResult* result = response->mutable_result();
-  const auto items = SplitByShard(
-      request->urls_size(), num_shards_,
-      [&](int i) { return coordinator::ShardOfUrl(request->urls(i), "", num_shards_); }, result);
   DeleteUrlsRequest base;
   base.set_sync(request->sync());
-  CallShards<DeleteUrlsRequest, DeleteUrlsResponse>(
-      items, base, [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
+  RouteBatch<DeleteUrlsRequest, DeleteUrlsResponse>(
+      request->urls_size(),
+      [&](int i) { return coordinator::ShardOfUrl(request->urls(i), "", num_shards_); }, base,
+      [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
       [](ShardService::Stub* stub, grpc::ClientContext* c, const DeleteUrlsRequest* req,
          DeleteUrlsResponse* resp, std::function<void(grpc::Status)> done) {
         stub->async()->DeleteUrls(c, req, resp, std::move(done));
       },
-      result);
-  SortRejected(result);
+      response->mutable_result());
   return grpc::Status::OK;
 }
 
 grpc::Status CoordinatorServiceImpl::SetHostPoliteness(grpc::ServerContext* context,
                                                        const SetHostPolitenessRequest* request,
                                                        SetHostPolitenessResponse* response) {
-  grpc::Status status = authorizer_->Check(*context, "SetHostPoliteness", kOperate);
-  if (status.ok()) status = CheckBatchSize("hosts", request->hosts_size());
+  grpc::Status status =
+      CheckBatchCall(*context, "SetHostPoliteness", "hosts", request->hosts_size());
   if (!status.ok()) return status;
-  BatchResult* result = response->mutable_result();
-  const auto items = SplitByShard(
-      request->hosts_size(), num_shards_,
-      [&](int i) { return coordinator::ShardOfHostName(request->hosts(i).host(), num_shards_); },
-      result);
   SetHostPolitenessRequest base;
   base.set_sync(request->sync());
-  CallShards<SetHostPolitenessRequest, SetHostPolitenessResponse>(
-      items, base,
-      [&](int i, SetHostPolitenessRequest* part) { *part->add_hosts() = request->hosts(i); },
+  RouteBatch<SetHostPolitenessRequest, SetHostPolitenessResponse>(
+      request->hosts_size(),
+      [&](int i) { return coordinator::ShardOfHostName(request->hosts(i).host(), num_shards_); },
+      base, [&](int i, SetHostPolitenessRequest* part) { *part->add_hosts() = request->hosts(i); },
       [](ShardService::Stub* stub, grpc::ClientContext* c, const SetHostPolitenessRequest* req,
          SetHostPolitenessResponse* resp, std::function<void(grpc::Status)> done) {
         stub->async()->SetHostPoliteness(c, req, resp, std::move(done));
       },
-      result);
-  SortRejected(result);
+      response->mutable_result());
   return grpc::Status::OK;
 }
 

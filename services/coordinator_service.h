@@ -104,14 +104,19 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // Sends held reports to `shard` (it came back).
   void DeliverHeldReports(int shard);
   grpc::Status CheckBatchSize(const char* field, int size) const;
-  // Sends each shard its items (`items[s]`: indexes in the client's
-  // request, added to a copy of `base` by add_item) in parallel; items of a
-  // shard that is out or fails are rejected in `result` with its status,
-  // the others merged. Returns the calls for their other counters.
-  template <typename Request, typename Response, typename AddItem, typename Start>
-  ShardCalls<Request, Response> CallShards(const std::vector<std::vector<int>>& items,
-                                           const Request& base, AddItem add_item, Start start,
-                                           BatchResult* result);
+  // The role check of an operator's batch RPC, then its size.
+  grpc::Status CheckBatchCall(const grpc::ServerContext& context, const char* method,
+                              const char* field, int size) const;
+  // Routes a batch request of `size` items: shard_of(i) is item i's shard
+  // (an error rejects the item), add_item(i, part) copies it into its
+  // shard's copy of `base`, start() calls the shard (CallInParallel). Items
+  // of a shard that is out or fails are rejected in `result` with its
+  // status, the others merged, rejections in request order. Returns the
+  // calls for their other counters.
+  template <typename Request, typename Response, typename ShardOf, typename AddItem,
+            typename Start>
+  ShardCalls<Request, Response> RouteBatch(int size, ShardOf shard_of, const Request& base,
+                                           AddItem add_item, Start start, BatchResult* result);
 
   coordinator::Coordinator* const core_ ABSL_PT_GUARDED_BY(mu_);
   const Clock* const clock_;

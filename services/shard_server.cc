@@ -9,13 +9,10 @@
 // --tls_cert/--tls_key serve TLS (services/auth.h). SIGTERM or
 // SIGINT: report NOT_SERVING, stop accepting calls, let the ones in flight
 // finish (up to --drain_seconds), flush the store and close it.
-#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +31,7 @@
 #include "services/auth_flags.h"
 #include "services/authorized_shard_service.h"
 #include "services/clock.h"
+#include "services/server_lifecycle.h"
 #include "services/shard_metrics.h"
 #include "services/shard_service.h"
 #include "shard/shard.h"
@@ -116,20 +114,8 @@ absl::StatusOr<shard::ShardOptions> OptionsFromFlags() {
   return o;
 }
 
-// Blocks until SIGTERM or SIGINT (blocked in every thread, so that only
-// this wait sees them).
-int WaitForSignal(const sigset_t& signals) {
-  int sig = 0;
-  sigwait(&signals, &sig);
-  return sig;
-}
-
 int Main() {
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const sigset_t stop_signals = BlockStopSignals();
 
   const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
   if (data_dir.empty()) {
@@ -223,12 +209,7 @@ int Main() {
                std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                              start)
                    .count());
-  if (const std::string file = absl::GetFlag(FLAGS_port_file); !file.empty()) {
-    // Written whole, then renamed: a reader never sees half a file.
-    const std::string tmp = file + ".tmp";
-    std::ofstream(tmp) << port << " " << metrics_port << "\n";
-    std::rename(tmp.c_str(), file.c_str());
-  }
+  WritePortFile(absl::GetFlag(FLAGS_port_file), port, metrics_port);
 
   // Gauges every second until shutdown.
   std::mutex done_mu;
@@ -245,14 +226,10 @@ int Main() {
   });
 
   std::thread stopper([&] {
-    const int sig = WaitForSignal(stop_signals);
+    const int sig = WaitForStopSignal(stop_signals);
     spdlog::info("signal {}: draining", sig);
     server->GetHealthCheckService()->SetServingStatus(false);
-    const auto deadline =
-        std::chrono::system_clock::now() +
-        std::chrono::duration_cast<std::chrono::system_clock::duration>(
-            std::chrono::duration<double>(absl::GetFlag(FLAGS_drain_seconds)));
-    server->Shutdown(deadline);
+    server->Shutdown(DeadlineAfter(absl::GetFlag(FLAGS_drain_seconds)));
   });
   server->Wait();
   stopper.join();

@@ -1,0 +1,40 @@
+#include "services/server_lifecycle.h"
+
+#include <pthread.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace recrawl {
+namespace services {
+
+sigset_t BlockStopSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+int WaitForStopSignal(const sigset_t& signals) {
+  int sig = 0;
+  sigwait(&signals, &sig);
+  return sig;
+}
+
+void WritePortFile(const std::string& path, int port, int metrics_port) {
+  if (path.empty()) return;
+  const std::string tmp = path + ".tmp";
+  std::ofstream(tmp) << port << " " << metrics_port << "\n";
+  std::rename(tmp.c_str(), path.c_str());
+}
+
+std::chrono::system_clock::time_point DeadlineAfter(double seconds) {
+  return std::chrono::system_clock::now() +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(
+             std::chrono::duration<double>(seconds));
+}
+
+}  // namespace services
+}  // namespace recrawl
