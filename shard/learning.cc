@@ -192,6 +192,11 @@ Evaluation Evaluate(const Likelihood& l, double alpha, double kappa) {
   return e;
 }
 
+bool Finite(const policy::SignalModelParams& p) {
+  return std::isfinite(p.change_rate) && std::isfinite(p.recall) &&
+         std::isfinite(p.false_rate);
+}
+
 }  // namespace
 
 void SetPrior(const policy::PageParams& prior, LearningState* state) {
@@ -339,13 +344,53 @@ LearnedModel Fit(const LearningState& state, double importance,
   model.alpha = theta[0];
   model.log_signal_factor = theta[1];
   model.signal_rate = gamma;
-  model.ok = converged && std::isfinite(fit.change_rate) &&
-             std::isfinite(fit.recall) && std::isfinite(fit.false_rate);
-  if (model.ok) {
-    model.params = {importance, fit.change_rate, fit.recall, fit.false_rate};
-  } else {
-    model.params = Prior(state);
-    model.params.importance = importance;
+  model.ok = converged && Finite(fit);
+  if (!model.ok) {
+    model.estimate = Prior(state);
+    model.estimate.importance = importance;
+    model.params = model.estimate;
+    return model;
+  }
+  model.estimate = {importance, fit.change_rate, fit.recall, fit.false_rate};
+  model.params = model.estimate;
+
+  // The optimistic bound (learning.h): the s ∈ (0, 1] where
+  // f(s) = ℓ(s·θ̂) − (ℓ(θ̂) − c_n) is 0. ℓ is concave and θ̂ maximises it
+  // over a box that holds the ray, so f is concave and increasing on
+  // (0, 1]: Newton's steps from a point left of the root stay left of it
+  // and rise to it monotonically. The first point is the root of ℓ's
+  // quadratic model along the ray, moved left until f < 0.
+  const double level = options.optimism / (1.0 + state.crawls);
+  if (level > 0.0) {
+    const double target = e.value - level;
+    double slope = 0.0;  // f'(s) = ∇ℓ(s·θ̂)·θ̂
+    auto f = [&](double s) {
+      const Evaluation v = Evaluate(l, s * theta[0], s * theta[1]);
+      slope = v.gradient[0] * theta[0] + v.gradient[1] * theta[1];
+      return v.value - target;
+    };
+    const double curvature =
+        -(e.hessian[0] * theta[0] * theta[0] +
+          2.0 * e.hessian[1] * theta[0] * theta[1] +
+          e.hessian[2] * theta[1] * theta[1]);  // −θ̂ᵀ∇²ℓθ̂
+    double s = curvature > 0.0 ? 1.0 - std::sqrt(2.0 * level / curvature)
+                               : 0.5;
+    if (!(s > 0.0)) s = 0.5;
+    double value = f(s);
+    for (int k = 0; k < 60 && value >= 0.0; ++k) value = f(s *= 0.5);
+    for (int k = 0; k < 30 && value < 0.0 && slope > 0.0; ++k) {
+      const double next = s - value / slope;
+      if (!(next < 1.0) || next - s <= 1e-9 * s) break;
+      s = next;
+      value = f(s);
+    }
+    const policy::SignalModelParams optimistic =
+        policy::SignalModelParamsFromFit(clamp(0, s * theta[0]),
+                                         s * theta[1], gamma);
+    if (std::isfinite(value) && Finite(optimistic)) {
+      model.params = {importance, optimistic.change_rate, optimistic.recall,
+                      optimistic.false_rate};
+    }
   }
   return model;
 }

@@ -35,6 +35,22 @@
 //
 // Signals dropped within T_DELAY after a crawl (App. C) are not in n_cis, so
 // the time they could arrive in is τ − T_DELAY; γ̂ divides by that.
+//
+// Optimism for pages with few outcomes (exploration). Algorithm 1 ranks by
+// the crawl value, whose ceiling as τ grows is μ/Δ: a page whose first
+// crawls all saw a change gets a Δ̂ above its rate, falls below the level Λ
+// and is never crawled again, so nothing corrects the estimate
+// (docs/results.md, "Learning"). The model a page is ranked by is
+// therefore the most favourable one the data do not reject, as in
+// optimism-in-the-face-of-uncertainty (UCB) schedulers: θ̂ = (α̂, α̂β̂)
+// shrunk along the ray s·θ̂, s ∈ (0, 1], to the s where the penalised
+// log-likelihood has fallen by c_n = optimism / (1 + n) from its maximum
+// (a likelihood-ratio confidence bound; s·θ̂ lowers α = (1 − λ)Δ and
+// log(γ/ν), so Δ = α + γ(1 − e^{−αβ}) and the ceiling's Δ fall together,
+// γ̂ is kept). With n outcomes the bound sits ~√(2c_n) standard errors
+// below θ̂, so its bias falls as 1/n, faster than the sampling error's
+// 1/√n: estimates still converge, and only pages with few outcomes are
+// ranked optimistically.
 #ifndef RECRAWL_SHARD_LEARNING_H_
 #define RECRAWL_SHARD_LEARNING_H_
 
@@ -55,6 +71,10 @@ struct LearningOptions {
   // Bounds of α, per time unit.
   double min_alpha = 1e-15;
   double max_alpha = 1e9;
+  // c of the optimistic bound: how far (in log-likelihood) the ranked model
+  // may lie from the fit with no outcome; c / (1 + n) after n outcomes.
+  // 0: rank by the fit.
+  double optimism = 2.0;
 };
 
 // The learning state of one URL. Floats: the fit needs a few digits, and
@@ -103,7 +123,11 @@ bool LearnFromCrawl(double tau, int64_t n_cis, bool changed, double t_delay,
                     LearningState* state);
 
 struct LearnedModel {
-  policy::PageParams params;  // (Δ, λ, ν) with the given importance
+  // (Δ, λ, ν) with the given importance to rank by: `estimate` made
+  // optimistic (LearningOptions::optimism), equal to it at optimism 0.
+  policy::PageParams params;
+  // The penalised maximum-likelihood fit (App. E with the prior).
+  policy::PageParams estimate;
   double alpha = 0.0;
   double log_signal_factor = 0.0;  // αβ
   double signal_rate = 0.0;        // γ
@@ -113,7 +137,8 @@ struct LearnedModel {
 };
 
 // Maximises prior + likelihood over α ∈ [min_alpha, max_alpha],
-// αβ ∈ [0, max_log_signal_factor] by projected Newton steps. ~1 µs.
+// αβ ∈ [0, max_log_signal_factor] by projected Newton steps, then finds the
+// optimistic bound by bisection. A few µs.
 LearnedModel Fit(const LearningState& state, double importance,
                  const LearningOptions& options);
 

@@ -9,8 +9,11 @@
 // Per crawl the scheduler does what Shard::RecordSuccess does: it feeds
 // (τ_elap, n_cis, changed) to LearnFromCrawl, fits (Δ, λ, ν) by App. E's
 // maximum likelihood with the prior's pseudo-crawls (Fit), and upserts the
-// page into the index with the new model when it moved by more than the
-// shard's push threshold (ChangedMeaningfully). Like the shard, it hides
+// page into the index with the model Fit ranks by (the fit, made
+// optimistic while the page has few outcomes: LearningOptions::optimism)
+// when it moved by more than the shard's push threshold
+// (ChangedMeaningfully). A page not yet crawled ranks by its prior, as in
+// the shard. Like the shard, it hides
 // signals of precision below min_signal_precision from the index. The
 // importance μ is taken as known: App. E estimates it from request logs
 // "with good accuracy", and learning it is not what is tested here.
