@@ -30,8 +30,12 @@ struct ClientOptions {
   // The role token, sent with every call as "authorization: Bearer <token>".
   // Empty: none sent.
   std::string token;
-  // Null: an insecure (plain-text) channel.
+  // Null: an insecure (plain-text) channel. TLS credentials come from
+  // services::ChannelCredentialsFor (services/auth.h).
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // The name to verify in the server's certificate instead of the target's
+  // host (e.g. when connecting to an IP address). Empty: the target's.
+  std::string tls_server_name;
   // Deadline of each unary call attempt.
   absl::Duration deadline = absl::Seconds(10);
   Backoff backoff;

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
+#include "services/auth.h"
 
 namespace recrawl {
 namespace client {
@@ -26,14 +26,16 @@ std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
               Millis(options.backoff.initial));
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, Millis(options.backoff.max));
-  // Batches of up to 10,000 URLs of up to 2 KiB each, as the servers take.
-  args.SetMaxReceiveMessageSize(64 << 20);
+  // Batches of up to 10,000 URLs of up to 2 KiB each, as the servers take
+  // (CreateChannelFor sets the receive limit).
   args.SetMaxSendMessageSize(64 << 20);
-  return grpc::CreateCustomChannel(
+  services::ClientTlsOptions tls;
+  tls.server_name = options.tls_server_name;
+  return services::CreateChannelFor(
       options.target,
       options.credentials != nullptr ? options.credentials
                                      : grpc::InsecureChannelCredentials(),
-      args);
+      tls, args);
 }
 
 }  // namespace
@@ -65,9 +67,7 @@ Rpc::Rpc(const Rpc& base, std::string target, std::string token)
 }
 
 void Rpc::Prepare(grpc::ClientContext* context, absl::Duration deadline) const {
-  if (!options_.token.empty()) {
-    context->AddMetadata("authorization", absl::StrCat("Bearer ", options_.token));
-  }
+  services::AttachToken(context, options_.token);
   if (deadline != absl::InfiniteDuration()) {
     context->set_deadline(absl::ToChronoTime(absl::Now() + deadline));
   }
