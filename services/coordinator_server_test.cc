@@ -223,6 +223,34 @@ TEST_F(CoordinatorServerTest, LeaseAndReportAreRoutedToTheOwningShard) {
   EXPECT_FALSE(state.has_lease());
 }
 
+TEST_F(CoordinatorServerTest, SplitModeDealsSlotsToEveryShard) {
+  StartCluster(2, 100, "equal");
+  Upsert(16);
+  const std::vector<CoordinatorLease> leases = LeaseAtLeast(10);
+  ASSERT_GE(leases.size(), 10u);
+  int from[2] = {0, 0};
+  for (const CoordinatorLease& lease : leases) {
+    const int host = std::stoi(lease.url().substr(std::string("https://host").size()));
+    EXPECT_EQ(static_cast<int>(lease.shard_index()), OwnerOf(host, 2)) << lease.url();
+    ++from[lease.shard_index()];
+  }
+  EXPECT_GT(from[0], 0);
+  EXPECT_GT(from[1], 0);
+  BandwidthState state;
+  ASSERT_TRUE(stub_->GetBandwidth(Context(kOperator).get(), GetBandwidthRequest(), &state).ok());
+  EXPECT_EQ(state.mode(), COORDINATOR_MODE_SPLIT_EQUAL);
+  ASSERT_EQ(state.shard_budgets_size(), 2);
+  EXPECT_DOUBLE_EQ(state.shard_budgets(0), 50);
+  EXPECT_DOUBLE_EQ(state.shard_budgets(1), 50);
+  // Cluster totals add up the shards (as of their last health check).
+  ASSERT_TRUE(WaitFor([&] {
+    ClusterStats stats;
+    return stub_->GetClusterStats(Context(kOperator).get(), GetClusterStatsRequest(), &stats)
+               .ok() &&
+           stats.total().urls() == 16 && stats.shards(0).urls() + stats.shards(1).urls() == 16;
+  }));
+}
+
 TEST_F(CoordinatorServerTest, SignalsThroughTheCoordinatorRaiseARank) {
   StartCluster(2, 100);
   Upsert(6);

@@ -655,11 +655,25 @@ ClusterStats CoordinatorServiceImpl::Stats() {
     stats.set_mode(ToProto(core_->mode()));
     stats.set_num_shards(static_cast<uint32_t>(num_shards_));
     uint32_t live = 0;
+    ShardStats* total = stats.mutable_total();
+    total->set_time(now);
     for (int s = 0; s < num_shards_; ++s) {
       const bool is_live = core_->directory().IsLive(s, now);
       live += is_live ? 1 : 0;
       stats.add_live(is_live);
-      *stats.add_shards() = last_stats_[s];
+      const ShardStats& shard = last_stats_[s];
+      *stats.add_shards() = shard;
+      total->set_urls(total->urls() + shard.urls());
+      total->set_hosts(total->hosts() + shard.hosts());
+      total->set_leases_in_flight(total->leases_in_flight() + shard.leases_in_flight());
+      total->set_signals_per_second(total->signals_per_second() + shard.signals_per_second());
+      total->set_picks_per_second(total->picks_per_second() + shard.picks_per_second());
+      total->set_reports_per_second(total->reports_per_second() + shard.reports_per_second());
+      total->set_signals_total(total->signals_total() + shard.signals_total());
+      total->set_leases_total(total->leases_total() + shard.leases_total());
+      total->set_reports_total(total->reports_total() + shard.reports_total());
+      total->set_expired_leases_total(total->expired_leases_total() +
+                                      shard.expired_leases_total());
     }
     stats.set_live_shards(live);
     stats.set_slots_handed_out(core_->slot_stats().handed_out);
