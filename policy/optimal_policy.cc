@@ -168,10 +168,23 @@ absl::StatusOr<LevelSolution> SolveLevelForBudget(
                              [&](size_t i) { return ceilings[i] > level; }) -
         order.begin());
   };
+  // The first page whose rate is not a number, with its level: such a rate
+  // would make every comparison below false and the bisection loop forever.
+  size_t bad_page = m;
+  double bad_level = 0.0;
   auto total_rate = [&](double level) {
     CompensatedSum sum;
     const size_t n = active_count(level);
-    for (size_t k = 0; k < n; ++k) sum.Add(rate(order[k], level));
+    for (size_t k = 0; k < n; ++k) {
+      const double r = rate(order[k], level);
+      if (std::isnan(r) && bad_page == m) {
+        bad_page = order[k];
+        bad_level = level;
+      }
+      // A compensated sum turns +∞ into NaN (∞ − ∞ in its correction).
+      if (std::isinf(r)) return r;
+      sum.Add(r);
+    }
     return sum.Total();
   };
   auto rates_at = [&](double level) {
@@ -219,8 +232,41 @@ absl::StatusOr<LevelSolution> SolveLevelForBudget(
       upper = lower;
       upper_total = lower_total;
       lower = distinct[0] * std::exp(-step);
+      if (!(lower > 0.0)) {
+        return absl::InvalidArgumentError(
+            "the rates stay below the budget as the level tends to 0");
+      }
     }
   }
+
+  auto nan_rate_error = [&] {
+    return absl::InternalError(absl::StrCat(
+        "the rate of page ", bad_page, " at level ", bad_level,
+        " is not a number (ceiling ", ceilings[bad_page], ")"));
+  };
+  if (bad_page != m) return nan_rate_error();
+  // Brent's interpolation needs finite totals at both ends: a page whose
+  // rate is +∞ at the lower end (its threshold rounds to 0 at tiny levels)
+  // would turn the interpolated level into NaN. Bisect on log Λ until the
+  // lower end's total is finite; rates fall as Λ rises, so the totals above
+  // it are finite too.
+  while (std::isinf(lower_total)) {
+    const double mid = std::sqrt(lower) * std::sqrt(upper);
+    if (!(mid > lower && mid < upper)) {
+      return absl::InternalError(absl::StrCat(
+          "the rates jump from infinite to at most the budget within an ulp "
+          "of level ", upper));
+    }
+    const double mid_total = total_rate(mid);
+    if (mid_total > budget) {
+      lower = mid;
+      lower_total = mid_total;
+    } else {
+      upper = mid;
+      upper_total = mid_total;
+    }
+  }
+  if (bad_page != m) return nan_rate_error();
 
   // 2. Brent's method on log Λ in [lower, upper], mapping the ends back to
   // the exact doubles (exp(log u) need not round back to u).
@@ -241,6 +287,7 @@ absl::StatusOr<LevelSolution> SolveLevelForBudget(
         [&](double x) { return total_rate(level_at(x)) - budget; }, log_lower,
         log_upper, options));
     const double guess_total = total_rate(guess);
+    if (bad_page != m) return nan_rate_error();
     // 3. Bracket the guess tightly: step away from it on the side that has
     // not been bracketed yet (relative steps growing 8-fold from 4 ulps),
     // then bisect on the doubles until a and b are adjacent.
@@ -277,8 +324,9 @@ absl::StatusOr<LevelSolution> SolveLevelForBudget(
     }
     while (b_total < budget) {
       const double mid = a + 0.5 * (b - a);
-      if (mid <= a || mid >= b) break;
+      if (!(mid > a && mid < b)) break;
       const double mid_total = total_rate(mid);
+      if (bad_page != m) return nan_rate_error();
       if (mid_total > budget) {
         a = mid;
         a_total = mid_total;

@@ -259,6 +259,32 @@ TEST(SolveLevelForBudgetTest, ContinuousCurves) {
   }
 }
 
+TEST(SolveLevelForBudgetTest, InfiniteRatesAtTheLowerEnd) {
+  // A page whose rate is +∞ below a level (its threshold rounds to 0 there,
+  // as ThresholdForValue's can at tiny levels): the bracket's lower end then
+  // totals +∞. Brent's interpolation would turn that into a NaN level, and
+  // the bisection on the doubles never ended (a full fig6 run hung on it).
+  // rate = c − Λ for Λ ≥ 0.5: 1 − Λ = 0.1 gives Λ = 0.9.
+  const std::vector<double> c = {1.0};
+  auto rate = [&](size_t, double level) {
+    return level < 0.5 ? std::numeric_limits<double>::infinity() : 1.0 - level;
+  };
+  absl::StatusOr<LevelSolution> sol = SolveLevelForBudget(c, rate, 0.1);
+  ASSERT_TRUE(sol.ok()) << sol.status();
+  ExpectRelNear(sol->level, 0.9, 1e-13, "level");
+  ExpectRelNear(sol->rates[0], 0.1, 1e-12, "rate");
+}
+
+TEST(SolveLevelForBudgetTest, NotANumberRateIsAnError) {
+  const std::vector<double> c = {1.0, 2.0};
+  auto rate = [&](size_t i, double level) {
+    return i == 1 && level < 0.5 ? std::nan("") : c[i] - level;
+  };
+  absl::StatusOr<LevelSolution> sol = SolveLevelForBudget(c, rate, 2.5);
+  ASSERT_FALSE(sol.ok());
+  EXPECT_THAT(sol.status().message(), HasSubstr("rate of page 1"));
+}
+
 TEST(SolveLevelForBudgetTest, BudgetInsideAJump) {
   // Page 0: continuous, rate 1/Λ − 1 below Λ = 1. Page 1: rate 2 + (0.5 − Λ)
   // below Λ = 0.5, then 0: it jumps from 2 to 0 at its ceiling.
