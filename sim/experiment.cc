@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "sim/metrics.h"
 #include "sim/parallel.h"
 #include "sim/policies.h"
@@ -137,25 +138,40 @@ absl::Status WriteCsv(const Experiment& e, const ExperimentResult& r, const std:
 }
 
 absl::Status WritePlot(const Experiment& e, const ExperimentResult& r, const std::string& path) {
+  // The last column is the x axis; settings that differ in the columns
+  // before it (e.g. the shards experiment's world) get lines of their own.
   Plot plot;
   plot.title = e.title;
-  plot.xlabel = e.columns[0];
+  plot.xlabel = e.columns.back();
   plot.ylabel = "accuracy";
-  plot.log_x = e.columns[0] == "m";
-  for (size_t k = 0; k < e.policies.size(); ++k) {
-    PlotLine line;
-    line.title = e.policies[k];
-    for (size_t s = 0; s < e.settings.size(); ++s) {
-      double x;
-      if (!absl::SimpleAtod(e.settings[s].values[0], &x)) {
-        return absl::InternalError(absl::StrCat("--plot: setting '", e.settings[s].values[0],
-                                                "' is not a number"));
+  plot.log_x = plot.xlabel == "m";
+  std::vector<std::string> groups;  // in order of first appearance
+  std::vector<size_t> group_of(e.settings.size());
+  for (size_t s = 0; s < e.settings.size(); ++s) {
+    const std::vector<std::string>& v = e.settings[s].values;
+    const std::string group = absl::StrJoin(v.begin(), v.end() - 1, ", ");
+    auto it = std::find(groups.begin(), groups.end(), group);
+    group_of[s] = it - groups.begin();
+    if (it == groups.end()) groups.push_back(group);
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (size_t k = 0; k < e.policies.size(); ++k) {
+      PlotLine line;
+      line.title = groups[g].empty() ? e.policies[k]
+                                     : absl::StrCat(e.policies[k], " (", groups[g], ")");
+      for (size_t s = 0; s < e.settings.size(); ++s) {
+        if (group_of[s] != g) continue;
+        double x;
+        if (!absl::SimpleAtod(e.settings[s].values.back(), &x)) {
+          return absl::InternalError(absl::StrCat(
+              "--plot: setting '", e.settings[s].values.back(), "' is not a number"));
+        }
+        line.x.push_back(x);
+        line.y.push_back(r.cells[s][k].mean);
+        line.err.push_back(r.cells[s][k].stderr_);
       }
-      line.x.push_back(x);
-      line.y.push_back(r.cells[s][k].mean);
-      line.err.push_back(r.cells[s][k].stderr_);
+      plot.lines.push_back(std::move(line));
     }
-    plot.lines.push_back(std::move(line));
   }
   return DrawPlot(plot, path);
 }

@@ -36,7 +36,8 @@ check() {
   fi
   grep -q '^## ' <<<"$out" || fail "$name: no heading"
   grep -q '^|---|' <<<"$out" || fail "$name: no markdown table"
-  [[ $(grep -c '^| [0-9]' <<<"$out") -ge 1 ]] || fail "$name: no table rows"
+  [[ $(awk '/^\|---\|/ { rows = 1; next } rows && /^\| / { n++ } END { print n + 0 }' \
+      <<<"$out") -ge 1 ]] || fail "$name: no table rows"
   grep -q '^2 repetitions, seed 3, 2 threads' <<<"$out" || fail "$name: no run footer"
   [[ -f $csv ]] || { fail "$name: no CSV"; return; }
   [[ $(head -1 "$csv") == "$header" ]] || fail "$name: CSV header '$(head -1 "$csv")'"
@@ -66,6 +67,9 @@ check fig6 "m,policy,$grid" $((2 * 7)) 2 --m=30,40 --horizon=5
 check fig11 "m,policy,$grid" $((2 * 4)) 2 --m=30,40 --horizon=5
 check semi "p,policy,$grid" $((3 * 3)) 2 --m=300 --horizon=3
 check fig6 "m,policy,$grid" 2 2 --m=30 --horizon=5 --policies=GREEDY,GREEDY-NCIS
+# shards: 2 worlds (uniform, news shard) × 2 page counts × 4 policies; plotted
+# with a line per (policy, world) over m.
+check shards "world,m,policy,$grid" $((2 * 2 * 4)) 3 --m=40,80 --horizon=3
 # fig12: 400 times × 3 bandwidth schedules × 1 policy; key (t, schedule, R, policy).
 check fig12 "t,schedule,R,policy,accuracy,stderr" $((400 * 3)) 4 --m=40 --horizon=4
 check fig12 "t,schedule,R,policy,accuracy,stderr" $((400 * 3 * 2)) 4 --m=40 --horizon=4 \
