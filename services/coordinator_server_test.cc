@@ -27,6 +27,7 @@
 #include "services/auth.h"
 #include "services/clock.h"
 #include "services/server_process.h"
+#include "services/test_certificates.h"
 #include "shard/url_id.h"
 
 namespace recrawl {
@@ -52,8 +53,20 @@ bool WaitFor(const std::function<bool()>& done, double seconds = 10) {
 }
 
 std::string HostUrl(int i) { return absl::StrCat("https://host", i, ".example/page"); }
+// i of HostUrl(i).
+int HostOf(const CoordinatorLease& lease) {
+  return std::stoi(lease.url().substr(std::string("https://host").size()));
+}
 int OwnerOf(int i, int num_shards) {
   return shard::ShardOfHost(absl::StrCat("host", i, ".example"), num_shards);
+}
+
+// A report of the crawl of `lease` at its slot time.
+void AddReport(const CoordinatorLease& lease, CrawlOutcome outcome, ReportCrawlsRequest* request) {
+  CrawlReport* r = request->add_reports();
+  r->set_lease_id(lease.lease_id());
+  r->set_fetch_time(lease.slot_time());
+  r->set_outcome(outcome);
 }
 
 class CoordinatorServerTest : public ::testing::Test {
@@ -68,25 +81,39 @@ class CoordinatorServerTest : public ::testing::Test {
                                     << "\n";
   }
 
+  // With tls_, every server serves TLS with a certificate for localhost
+  // and every client verifies it; with dns_, the coordinator finds its
+  // (single) shard as --shards_dns=localhost:<port>.
   void StartCluster(int num_shards, double bandwidth, const std::string& mode = "merge") {
+    if (tls_) {
+      ASSERT_TRUE(MakeCertificate(dir_, "localhost").ok());
+    }
     shards_.resize(num_shards);
     shard_ports_.assign(num_shards, 0);
     for (int s = 0; s < num_shards; ++s) StartShard(s, num_shards);
     std::vector<std::string> addresses;
     for (int port : shard_ports_) addresses.push_back(absl::StrCat("127.0.0.1:", port));
+    std::vector<std::string> flags = {
+        dns_ ? absl::StrCat("--shards_dns=localhost:", shard_ports_[0])
+             : "--shards=" + absl::StrJoin(addresses, ","),
+        absl::StrCat("--num_shards=", num_shards), absl::StrCat("--bandwidth=", bandwidth),
+        "--mode=" + mode, "--port=0", "--metrics_port=0", "--host=127.0.0.1",
+        "--token_file=" + dir_ + "/tokens", "--max_batch_items=100", "--max_lease_batch=50",
+        "--drain_seconds=1"};
+    if (tls_) {
+      for (std::string flag : {"--tls_cert=" + dir_ + "/localhost.pem",
+                               "--tls_key=" + dir_ + "/localhost.key",
+                               "--shard_tls_ca=" + dir_ + "/localhost.pem",
+                               std::string("--shard_tls_server_name=localhost")}) {
+        flags.push_back(flag);
+      }
+    }
     ASSERT_TRUE(coordinator_
-                    .Start("services/coordinator_server",
-                           {"--shards=" + absl::StrJoin(addresses, ","),
-                            absl::StrCat("--num_shards=", num_shards),
-                            absl::StrCat("--bandwidth=", bandwidth), "--mode=" + mode,
-                            "--port=0", "--metrics_port=0", "--host=127.0.0.1",
-                            "--token_file=" + dir_ + "/tokens", "--max_batch_items=100",
-                            "--max_lease_batch=50", "--drain_seconds=1"},
-                           dir_ + "/coordinator.port", dir_ + "/coordinator.log")
+                    .Start("services/coordinator_server", flags, dir_ + "/coordinator.port",
+                           dir_ + "/coordinator.log")
                     .ok())
         << Log("coordinator");
-    channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", coordinator_.port()),
-                                   grpc::InsecureChannelCredentials());
+    channel_ = Channel(coordinator_.port());
     stub_ = CoordinatorService::NewStub(channel_);
     ASSERT_TRUE(WaitFor([&] { return LiveShards() == num_shards; })) << Log("coordinator");
   }
@@ -95,22 +122,34 @@ class CoordinatorServerTest : public ::testing::Test {
   void StartShard(int s, int num_shards) {
     shards_[s] = std::make_unique<ServerProcess>();
     const std::string name = absl::StrCat("shard", s);
+    std::vector<std::string> flags = {
+        "--data_dir=" + dir_ + "/" + name,        absl::StrCat("--port=", shard_ports_[s]),
+        "--host=127.0.0.1",                       absl::StrCat("--shard_index=", s),
+        absl::StrCat("--num_shards=", num_shards), "--token_file=" + dir_ + "/tokens",
+        "--drain_seconds=1"};
+    if (tls_) {
+      flags.push_back("--tls_cert=" + dir_ + "/localhost.pem");
+      flags.push_back("--tls_key=" + dir_ + "/localhost.key");
+    }
     ASSERT_TRUE(shards_[s]
-                    ->Start("services/shard_server",
-                            {"--data_dir=" + dir_ + "/" + name,
-                             absl::StrCat("--port=", shard_ports_[s]), "--host=127.0.0.1",
-                             absl::StrCat("--shard_index=", s),
-                             absl::StrCat("--num_shards=", num_shards),
-                             "--token_file=" + dir_ + "/tokens", "--drain_seconds=1"},
-                            dir_ + "/" + name + ".port", dir_ + "/" + name + ".log")
+                    ->Start("services/shard_server", flags, dir_ + "/" + name + ".port",
+                            dir_ + "/" + name + ".log")
                     .ok())
         << Log(name);
     shard_ports_[s] = shards_[s]->port();
   }
 
+  std::shared_ptr<grpc::Channel> Channel(int port) {
+    const std::string address = absl::StrCat("127.0.0.1:", port);
+    if (!tls_) return grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    ClientTlsOptions options;
+    options.ca_file = dir_ + "/localhost.pem";
+    options.server_name = "localhost";
+    return CreateChannelFor(address, *ChannelCredentialsFor(options), options);
+  }
+
   std::unique_ptr<ShardService::Stub> ShardStub(int s) {
-    return ShardService::NewStub(grpc::CreateChannel(
-        absl::StrCat("127.0.0.1:", shard_ports_[s]), grpc::InsecureChannelCredentials()));
+    return ShardService::NewStub(Channel(shard_ports_[s]));
   }
 
   std::string Log(const std::string& name) const {
@@ -173,6 +212,8 @@ class CoordinatorServerTest : public ::testing::Test {
     return all;
   }
 
+  bool tls_ = false;
+  bool dns_ = false;
   std::string dir_;
   std::vector<std::unique_ptr<ServerProcess>> shards_;
   std::vector<int> shard_ports_;
@@ -188,12 +229,8 @@ TEST_F(CoordinatorServerTest, LeaseAndReportAreRoutedToTheOwningShard) {
   ASSERT_EQ(leases.size(), 8u);
   ReportCrawlsRequest report;
   for (const CoordinatorLease& lease : leases) {
-    const int host = std::stoi(lease.url().substr(std::string("https://host").size()));
-    EXPECT_EQ(static_cast<int>(lease.shard_index()), OwnerOf(host, 2)) << lease.url();
-    CrawlReport* r = report.add_reports();
-    r->set_lease_id(lease.lease_id());
-    r->set_fetch_time(lease.slot_time());
-    r->set_outcome(CRAWL_OUTCOME_CHANGED);
+    EXPECT_EQ(static_cast<int>(lease.shard_index()), OwnerOf(HostOf(lease), 2)) << lease.url();
+    AddReport(lease, CRAWL_OUTCOME_CHANGED, &report);
   }
   // One by URL, for a crawl nobody leased.
   CrawlReport* by_url = report.add_reports();
@@ -230,8 +267,7 @@ TEST_F(CoordinatorServerTest, SplitModeDealsSlotsToEveryShard) {
   ASSERT_GE(leases.size(), 10u);
   int from[2] = {0, 0};
   for (const CoordinatorLease& lease : leases) {
-    const int host = std::stoi(lease.url().substr(std::string("https://host").size()));
-    EXPECT_EQ(static_cast<int>(lease.shard_index()), OwnerOf(host, 2)) << lease.url();
+    EXPECT_EQ(static_cast<int>(lease.shard_index()), OwnerOf(HostOf(lease), 2)) << lease.url();
     ++from[lease.shard_index()];
   }
   EXPECT_GT(from[0], 0);
@@ -335,6 +371,28 @@ TEST_F(CoordinatorServerTest, RolesDecideWhoMayCallWhat) {
   EXPECT_THAT(Log("coordinator"), HasSubstr("stopped"));
 }
 
+TEST_F(CoordinatorServerTest, TlsEverywhereAndShardsFoundByDns) {
+  tls_ = true;
+  dns_ = true;
+  StartCluster(1, 50);
+  Upsert(3);
+  const std::vector<CoordinatorLease> leases = LeaseAtLeast(3);
+  ASSERT_EQ(leases.size(), 3u);
+  ReportCrawlsRequest report;
+  for (const CoordinatorLease& lease : leases) {
+    AddReport(lease, CRAWL_OUTCOME_UNCHANGED, &report);
+  }
+  ReportCrawlsResponse response;
+  ASSERT_TRUE(stub_->ReportCrawls(Context(kFetcher).get(), report, &response).ok());
+  EXPECT_EQ(response.unchanged(), 3u);
+  // A plaintext client gets nowhere.
+  auto plaintext = CoordinatorService::NewStub(grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", coordinator_.port()), grpc::InsecureChannelCredentials()));
+  ShardMap map;
+  EXPECT_EQ(plaintext->GetShardMap(Context(kFetcher).get(), GetShardMapRequest(), &map).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+}
+
 TEST_F(CoordinatorServerTest, LeasesNeverComeFasterThanR) {
   constexpr double kRate = 40;
   StartCluster(2, kRate);
@@ -402,10 +460,7 @@ TEST_F(CoordinatorServerTest, AKilledShardIsOutAndGetsItsReportsBack) {
   ReportCrawlsRequest again;
   for (const CoordinatorLease& l : leases) {
     if (l.shard_index() == 2) continue;
-    CrawlReport* r = again.add_reports();
-    r->set_lease_id(l.lease_id());
-    r->set_fetch_time(l.slot_time());
-    r->set_outcome(CRAWL_OUTCOME_UNCHANGED);
+    AddReport(l, CRAWL_OUTCOME_UNCHANGED, &again);
   }
   ReportCrawlsResponse response;
   ASSERT_TRUE(stub_->ReportCrawls(Context(kFetcher).get(), again, &response).ok());
@@ -414,10 +469,7 @@ TEST_F(CoordinatorServerTest, AKilledShardIsOutAndGetsItsReportsBack) {
   for (const CoordinatorLease& l : after) EXPECT_NE(l.shard_index(), 2u) << l.url();
 
   ReportCrawlsRequest report;
-  CrawlReport* r = report.add_reports();
-  r->set_lease_id(held.lease_id());
-  r->set_fetch_time(held.slot_time());
-  r->set_outcome(CRAWL_OUTCOME_CHANGED);
+  AddReport(held, CRAWL_OUTCOME_CHANGED, &report);
   ASSERT_TRUE(stub_->ReportCrawls(Context(kFetcher).get(), report, &response).ok());
   EXPECT_EQ(response.result().applied(), 1u);
   EXPECT_EQ(response.result().rejected_size(), 0);
