@@ -38,6 +38,14 @@ grpc::Status FakeSignalSink::Serve(
           item->set_message("url: bad by the fake's rule");
           continue;
         }
+        if (fail_flaky_ && absl::StrContains(s.url(), "flaky") &&
+            flaky_seen_.insert(s.url()).second) {
+          ItemStatus* item = ack.mutable_result()->add_rejected();
+          item->set_index(i);
+          item->set_code(grpc::StatusCode::UNAVAILABLE);
+          item->set_message("shard out; resend the batch");
+          continue;
+        }
         times_.push_back(s.time());
         if (seen_.emplace(s.url(), s.time(), s.source()).second) {
           ack.set_counted(ack.counted() + 1);

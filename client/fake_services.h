@@ -34,6 +34,9 @@ class FakeSignalSink {
   void BreakNextStreamAfter(int batches);
   // Streams end at once with `code`.
   void RefuseStreams(grpc::StatusCode code);
+  // The first time a URL containing "flaky" comes, it is rejected with
+  // UNAVAILABLE (as the coordinator does for a shard that is out).
+  void FailFlakyUrlsOnce() { absl::MutexLock lock(&mu_); fail_flaky_ = true; }
 
   std::vector<int> batch_sizes() const;
   std::vector<uint64_t> sequences() const;
@@ -51,6 +54,8 @@ class FakeSignalSink {
   std::set<std::tuple<std::string, double, int>> seen_ ABSL_GUARDED_BY(mu_);
   std::vector<double> times_ ABSL_GUARDED_BY(mu_);
   int64_t duplicates_ ABSL_GUARDED_BY(mu_) = 0;
+  bool fail_flaky_ ABSL_GUARDED_BY(mu_) = false;
+  std::set<std::string> flaky_seen_ ABSL_GUARDED_BY(mu_);
 };
 
 class FakeCoordinator final : public CoordinatorService::Service {

@@ -129,7 +129,7 @@ absl::Status PingClient::Ship(Destination& d) {
   return status;
 }
 
-absl::Status PingClient::Flush() {
+absl::Status PingClient::ShipAndDrain() {
   std::vector<Destination*> all;
   for (auto& d : shards_) {
     if (d != nullptr) all.push_back(d.get());
@@ -143,6 +143,35 @@ absl::Status PingClient::Flush() {
   return first_error;
 }
 
+absl::Status PingClient::Flush() {
+  BackoffDelays delays(rpc_.options().backoff);
+  for (int round = 1;; ++round) {
+    if (absl::Status s = ShipAndDrain(); !s.ok()) return s;
+    std::vector<Signal> again;
+    {
+      absl::MutexLock lock(&mu_);
+      again.swap(retry_);
+      if (!again.empty() && round >= rpc_.options().max_attempts) {
+        for (Signal& signal : again) {
+          ++stats_.rejected;
+          rejected_.push_back(
+              {std::move(signal),
+               absl::UnavailableError(absl::StrCat(
+                   "not delivered in ", round, " attempts: its shard is out "
+                   "or unreachable"))});
+        }
+        again.clear();
+      }
+      stats_.retried += again.size();
+    }
+    if (again.empty()) return absl::OkStatus();
+    rpc_.Sleep(delays.Next());
+    for (Signal& signal : again) {
+      if (absl::Status s = Add(std::move(signal)); !s.ok()) return s;
+    }
+  }
+}
+
 void PingClient::OnAck(const SignalBatch& batch, const SignalBatchAck& ack) {
   absl::MutexLock lock(&mu_);
   ++stats_.acknowledged;
@@ -152,11 +181,16 @@ void PingClient::OnAck(const SignalBatch& batch, const SignalBatchAck& ack) {
   stats_.stale += ack.stale();
   stats_.unknown += ack.unknown();
   for (const ItemStatus& item : ack.result().rejected()) {
-    ++stats_.rejected;
     Signal signal;
     if (item.index() < static_cast<uint32_t>(batch.signals_size())) {
       signal = batch.signals(static_cast<int>(item.index()));
     }
+    if (item.code() == static_cast<int>(absl::StatusCode::kUnavailable) &&
+        !signal.url().empty()) {
+      retry_.push_back(std::move(signal));  // Flush sends it again
+      continue;
+    }
+    ++stats_.rejected;
     rejected_.push_back(
         {std::move(signal),
          absl::Status(static_cast<absl::StatusCode>(item.code()),

@@ -60,6 +60,9 @@ struct PingStats {
   uint64_t unknown = 0;
   // Rejected by a server or before sending (malformed URL when routing).
   uint64_t rejected = 0;
+  // Sent again because a server answered UNAVAILABLE for them (the
+  // coordinator does for a shard that is out or whose stream broke).
+  uint64_t retried = 0;
   uint64_t resent_batches = 0;
   uint64_t reconnects = 0;
 };
@@ -86,6 +89,9 @@ class PingClient {
   // (TakeRejected). Not thread-safe: one thread adds and flushes.
   absl::Status Add(Signal signal);
   // Sends the partial batches and waits until every batch is acknowledged.
+  // Signals the server answered UNAVAILABLE for (per item) are sent again
+  // after a backoff, up to ClientOptions::max_attempts rounds; then they
+  // are rejected with that status.
   absl::Status Flush();
 
   PingStats stats() const;
@@ -100,6 +106,8 @@ class PingClient {
   absl::Status Route(const ShardMap& map);
   Destination& DestinationOf(const Signal& signal, absl::Status* error);
   absl::Status Ship(Destination& destination);
+  // Ships every partial batch and drains every stream.
+  absl::Status ShipAndDrain();
   void OnAck(const SignalBatch& batch, const SignalBatchAck& ack);
   void OnDrop(const SignalBatch& batch, const absl::Status& error);
 
@@ -113,6 +121,7 @@ class PingClient {
   mutable absl::Mutex mu_;
   PingStats stats_ ABSL_GUARDED_BY(mu_);
   std::vector<RejectedSignal> rejected_ ABSL_GUARDED_BY(mu_);
+  std::vector<Signal> retry_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace client

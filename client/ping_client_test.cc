@@ -115,6 +115,22 @@ TEST_F(PingClientTest, ReportsRejectedSignalsWithTheirReason) {
   EXPECT_TRUE(client->TakeRejected().empty());
 }
 
+TEST_F(PingClientTest, SignalsAnsweredUnavailableAreSentAgain) {
+  fake_.signals().FailFlakyUrlsOnce();
+  auto client = Client(Batches(3));
+  for (int i = 0; i < 5; ++i) {
+    const std::string url = i % 2 ? "https://flaky.com/" + std::to_string(i)
+                                  : Url(i);
+    ASSERT_TRUE(client->Add(SignalFor(url, 10.0 + i)).ok());
+  }
+  ASSERT_TRUE(client->Flush().ok());
+  EXPECT_EQ(fake_.signals().counted(), 5);
+  EXPECT_TRUE(client->TakeRejected().empty());
+  EXPECT_EQ(client->stats().retried, 2u);
+  EXPECT_EQ(client->stats().counted, 5u);
+  EXPECT_EQ(waits_.waits().size(), 1u);  // one backoff before the resend
+}
+
 TEST_F(PingClientTest, APermanentStreamErrorIsReturnedAndItsSignalsRejected) {
   fake_.FailNext(1, grpc::StatusCode::PERMISSION_DENIED);
   auto client = Client(Batches(10));
