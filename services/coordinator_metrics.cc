@@ -1,5 +1,8 @@
 #include "services/coordinator_metrics.h"
 
+#include <chrono>
+#include <utility>
+
 namespace recrawl {
 namespace services {
 namespace {
@@ -9,7 +12,50 @@ prometheus::Gauge& Gauge(prometheus::Registry& registry, const std::string& name
   return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
 }
 
+// Times one RPC from its start to the status it sends.
+class RpcInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  RpcInterceptor(CoordinatorMetrics* metrics, std::string method)
+      : metrics_(metrics), method_(std::move(method)), start_(std::chrono::steady_clock::now()) {}
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(
+            grpc::experimental::InterceptionHookPoints::PRE_SEND_STATUS)) {
+      metrics_->Rpc(method_, methods->GetSendStatus().error_code(),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
+                        .count());
+    }
+    methods->Proceed();
+  }
+
+ private:
+  CoordinatorMetrics* const metrics_;
+  const std::string method_;
+  const std::chrono::steady_clock::time_point start_;
+};
+
+class RpcInterceptorFactory final
+    : public grpc::experimental::ServerInterceptorFactoryInterface {
+ public:
+  explicit RpcInterceptorFactory(CoordinatorMetrics* metrics) : metrics_(metrics) {}
+
+  grpc::experimental::Interceptor* CreateServerInterceptor(
+      grpc::experimental::ServerRpcInfo* info) override {
+    // "/recrawl.CoordinatorService/Lease" → "Lease".
+    const std::string full = info->method() != nullptr ? info->method() : "";
+    return new RpcInterceptor(metrics_, full.substr(full.rfind('/') + 1));
+  }
+
+ private:
+  CoordinatorMetrics* const metrics_;
+};
+
 }  // namespace
+
+std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
+CoordinatorMetrics::Interceptor() {
+  return std::make_unique<RpcInterceptorFactory>(this);
+}
 
 CoordinatorMetrics::CoordinatorMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),

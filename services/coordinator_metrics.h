@@ -1,5 +1,6 @@
-// The coordinator's Prometheus metrics: per-RPC counts and latencies, and
-// gauges of the cluster state (refreshed by the server's health loop).
+// The coordinator's Prometheus metrics: per-RPC counts and latencies
+// (recorded by a server interceptor for every RPC), and gauges of the
+// cluster state (refreshed by the server's health loop).
 #ifndef RECRAWL_SERVICES_COORDINATOR_METRICS_H_
 #define RECRAWL_SERVICES_COORDINATOR_METRICS_H_
 
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "grpcpp/grpcpp.h"
+#include "grpcpp/support/server_interceptor.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -26,6 +28,10 @@ class CoordinatorMetrics {
   // One finished RPC (a stream counts once, at its end).
   void Rpc(const std::string& method, grpc::StatusCode code, double seconds);
   void Update(const ClusterStats& stats);
+
+  // For ServerBuilder::experimental().SetInterceptorCreators: records every
+  // RPC of the server (by the last part of its method name) with Rpc().
+  std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> Interceptor();
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;

@@ -231,6 +231,9 @@ int Main() {
                            security->credentials, &port);
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.RegisterService(&service);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(metrics.Interceptor());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     spdlog::error("cannot listen on {}:{}", absl::GetFlag(FLAGS_host), absl::GetFlag(FLAGS_port));

@@ -26,6 +26,7 @@
 #include "proto/shard.grpc.pb.h"
 #include "services/auth.h"
 #include "services/clock.h"
+#include "services/http_get.h"
 #include "services/server_process.h"
 #include "services/test_certificates.h"
 #include "shard/url_id.h"
@@ -364,6 +365,10 @@ TEST_F(CoordinatorServerTest, RolesDecideWhoMayCallWhat) {
   ASSERT_TRUE(health->Check(&context, grpc::health::v1::HealthCheckRequest(), &h).ok());
   EXPECT_EQ(h.status(), grpc::health::v1::HealthCheckResponse::SERVING);
 
+  const std::string metrics = HttpGet(coordinator_.metrics_port(), "/metrics");
+  EXPECT_THAT(metrics, HasSubstr("recrawl_coordinator_live_shards 1"));
+  EXPECT_THAT(metrics, HasSubstr("method=\"SetBandwidth\""));
+
   // SIGTERM drains and exits cleanly.
   const int status = coordinator_.Stop(SIGTERM);
   ASSERT_TRUE(WIFEXITED(status)) << Log("coordinator");
@@ -535,6 +540,21 @@ TEST_F(CoordinatorServerTest, BadInputGetsClearErrors) {
   ASSERT_EQ(reported.result().rejected_size(), 2);
   EXPECT_THAT(reported.result().rejected(0).message(), HasSubstr("names shard 200"));
   EXPECT_THAT(reported.result().rejected(1).message(), HasSubstr("target"));
+
+  {
+    // An oversized signal batch ends the stream with a clear status.
+    auto context = Context(kPinger);
+    auto stream = stub_->StreamSignals(context.get());
+    SignalBatch batch;
+    for (int i = 0; i < 101; ++i) batch.add_signals()->set_url(HostUrl(i));
+    ASSERT_TRUE(stream->Write(batch));
+    stream->WritesDone();
+    SignalBatchAck ack;
+    EXPECT_FALSE(stream->Read(&ack));
+    s = stream->Finish();
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_THAT(s.error_message(), HasSubstr("signals: 101 items"));
+  }
 
   SetBandwidthRequest set;
   set.set_bandwidth(-1);

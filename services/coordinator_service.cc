@@ -25,12 +25,6 @@ constexpr Roles kFetch{Role::kFetcher, Role::kOperator, Role::kInternal};
 constexpr Roles kPing{Role::kPinger, Role::kOperator, Role::kInternal};
 constexpr Roles kOperate{Role::kOperator, Role::kInternal};
 
-using Steady = std::chrono::steady_clock;
-
-double SecondsSince(Steady::time_point start) {
-  return std::chrono::duration<double>(Steady::now() - start).count();
-}
-
 CoordinatorMode ToProto(Mode mode) {
   switch (mode) {
     case Mode::kMerge:
@@ -279,7 +273,6 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
 grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
                                            const FetchLeaseRequest* request,
                                            FetchLeaseResponse* response) {
-  const auto start = Steady::now();
   grpc::Status status = authorizer_->Check(*context, "Lease", kFetch);
   if (status.ok() && (request->max_urls() < 1 ||
                       request->max_urls() > static_cast<uint32_t>(options_.max_lease_batch))) {
@@ -301,14 +294,12 @@ grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
     }
     response->set_next_slot_time(next);
   }
-  metrics_->Rpc("Lease", status.error_code(), SecondsSince(start));
   return status;
 }
 
 grpc::Status CoordinatorServiceImpl::StreamLeases(grpc::ServerContext* context,
                                                   const StreamLeasesRequest* request,
                                                   grpc::ServerWriter<CoordinatorLease>* writer) {
-  const auto start = Steady::now();
   grpc::Status status = authorizer_->Check(*context, "StreamLeases", kFetch);
   while (status.ok() && !context->IsCancelled()) {
     double next = 0.0;
@@ -323,20 +314,15 @@ grpc::Status CoordinatorServiceImpl::StreamLeases(grpc::ServerContext* context,
     const double wait = std::clamp((next - clock_->Now()) / clock_->scale(), 2e-4, 0.05);
     std::this_thread::sleep_for(std::chrono::duration<double>(wait));
   }
-  metrics_->Rpc("StreamLeases", status.error_code(), SecondsSince(start));
   return status;
 }
 
 grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
                                                   const ReportCrawlsRequest* request,
                                                   ReportCrawlsResponse* response) {
-  const auto start = Steady::now();
   grpc::Status status = authorizer_->Check(*context, "ReportCrawls", kFetch);
   if (status.ok()) status = CheckBatchSize("reports", request->reports_size());
-  if (!status.ok()) {
-    metrics_->Rpc("ReportCrawls", status.error_code(), SecondsSince(start));
-    return status;
-  }
+  if (!status.ok()) return status;
   BatchResult* result = response->mutable_result();
   const std::vector<std::vector<int>> items = SplitByShard(
       request->reports_size(), num_shards_,
@@ -431,7 +417,6 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
     }
   }
   SortRejected(result);
-  metrics_->Rpc("ReportCrawls", grpc::StatusCode::OK, SecondsSince(start));
   return grpc::Status::OK;
 }
 
@@ -481,12 +466,8 @@ void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
 
 grpc::Status CoordinatorServiceImpl::StreamSignals(
     grpc::ServerContext* context, grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
-  const auto start = Steady::now();
   grpc::Status status = authorizer_->Check(*context, "StreamSignals", kPing);
-  if (!status.ok()) {
-    metrics_->Rpc("StreamSignals", status.error_code(), SecondsSince(start));
-    return status;
-  }
+  if (!status.ok()) return status;
   // Client batches in order; each is acknowledged once all its parts are,
   // and acks go out in order. Written by whichever thread completes the
   // batch at the head, under `mu`.
@@ -573,7 +554,6 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
     absl::MutexLock lock(&state->mu);
     state->mu.Await(absl::Condition(state.get(), &State::Drained));
   }
-  metrics_->Rpc("StreamSignals", status.error_code(), SecondsSince(start));
   return status;
 }
 

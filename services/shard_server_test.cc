@@ -2,10 +2,7 @@
 // (upsert → signals → peek → lease → report), errors as gRPC statuses,
 // health, metrics, and a graceful SIGTERM after which a restart finds
 // everything.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +22,7 @@
 #include "proto/health.grpc.pb.h"
 #include "proto/shard.grpc.pb.h"
 #include "services/clock.h"
+#include "services/http_get.h"
 #include "services/server_process.h"
 
 namespace recrawl {
@@ -32,32 +30,6 @@ namespace services {
 namespace {
 
 using ::testing::HasSubstr;
-
-// GET /metrics over a plain socket (no HTTP client library in Debian's
-// build deps).
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return "";
-  }
-  const std::string request =
-      absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: localhost\r\n\r\n");
-  if (write(fd, request.data(), request.size()) < 0) {
-    close(fd);
-    return "";
-  }
-  std::string response;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) response.append(buf, n);
-  close(fd);
-  return response;
-}
 
 class ShardServerTest : public ::testing::Test {
  protected:
