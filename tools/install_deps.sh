@@ -18,7 +18,13 @@ packages=(
   # runtimes with libFuzzer and the sanitizers (a separate package from
   # clang in Debian 12, only recommended by it).
   clang libclang-rt-dev
+  # deploy/manifests_test: yamllint lints the Kubernetes manifests, its
+  # checker reads them with python3-yaml.
+  yamllint python3-yaml
 )
+# deploy/manifests_test renders the manifests with `kubectl kustomize`; any
+# kubectl will do (Debian's package would clash with another one's file).
+if ! command -v kubectl >/dev/null; then packages+=(kubernetes-client); fi
 
 missing=()
 for p in "${packages[@]}"; do
