@@ -73,10 +73,16 @@ struct WarmIndex {
   int64_t warmup_slots = 0;
 };
 
-WarmIndex& Warm(int64_t m) {
+std::map<int64_t, std::unique_ptr<WarmIndex>>& WarmCache() {
   static auto* cache = new std::map<int64_t, std::unique_ptr<WarmIndex>>();
+  return *cache;
+}
+void ClearCaches();  // one index in memory at a time
+
+WarmIndex& Warm(int64_t m) {
+  auto* cache = &WarmCache();
   if (cache->count(m) == 0) {
-    cache->clear();  // one size in memory at a time
+    ClearCaches();
     auto w = std::make_unique<WarmIndex>();
     w->index = std::make_unique<SchedulingIndex>();
     w->index->Reserve(static_cast<size_t>(m), static_cast<size_t>(m / 8 + 1));
@@ -138,8 +144,96 @@ BENCHMARK(BM_SchedulingIndex)
     ->Arg(10000000)
     ->Unit(benchmark::kNanosecond);
 
+// Lease bursts, as a shard serving lease requests faster than its crawl
+// rate sees them (services/shard_server_benchmark leases 200,000 URLs at
+// "now"): each iteration is PickSlots of 256 slots at one time, which
+// advances by a thousandth of a slot (R = m/10) per batch, with one signal
+// per 5 picks. After every m/5 leases (a fifth of the pages, leased in
+// about a thousandth of the time the crawl cycle gives them) they are
+// reported (RecordCrawl at t) and time moves on by the m/5 slots those
+// crawls take at R, outside the timing; the next burst then also drains
+// the pages that crossed Λ meanwhile. The first rebuild (after the fill)
+// is outside the timing too.
+// One filled index per m, continued by each run Google Benchmark makes.
+struct BurstIndex {
+  std::unique_ptr<SchedulingIndex> index;
+  std::mt19937_64 rng{1};
+  double t = 0.0;
+  std::vector<PageId> leased;
+};
+
+std::map<int64_t, std::unique_ptr<BurstIndex>>& BurstCache() {
+  static auto* cache = new std::map<int64_t, std::unique_ptr<BurstIndex>>();
+  return *cache;
+}
+
+void ClearCaches() {
+  WarmCache().clear();
+  BurstCache().clear();
+}
+
+BurstIndex& Filled(int64_t m) {
+  auto* cache = &BurstCache();
+  if (cache->count(m) == 0) {
+    ClearCaches();
+    auto b = std::make_unique<BurstIndex>();
+    b->index = std::make_unique<SchedulingIndex>();
+    b->index->Reserve(static_cast<size_t>(m), static_cast<size_t>(m / 8 + 1));
+    Fill(b->index.get(), m, b->rng);
+    b->index->PickTop(b->t, 1);  // the first rebuild
+    (*cache)[m] = std::move(b);
+  }
+  return *(*cache)[m];
+}
+
+void BM_LeaseBurst(benchmark::State& state) {
+  const int64_t m = state.range(0);
+  constexpr int kBatch = 256;
+  BurstIndex& b = Filled(m);
+  SchedulingIndex* index = b.index.get();
+  const double dt = 10.0 / static_cast<double>(m) / 1000.0;
+  std::uniform_int_distribution<int64_t> page(0, m - 1);
+  int64_t picks = 0;
+  const SchedulingIndex::Stats before = index->stats();
+  for (auto _ : state) {
+    b.t += dt;
+    const std::vector<double> times(kBatch, b.t);
+    for (const SlotPick& s : index->PickSlots(times)) {
+      b.leased.push_back(s.page);
+    }
+    picks += kBatch;
+    for (int j = 0; j < kBatch / 5; ++j) {
+      index->RecordSignal(static_cast<PageId>(page(b.rng)), b.t);
+    }
+    if (static_cast<int64_t>(b.leased.size()) >= m / 5) {
+      state.PauseTiming();
+      for (PageId p : b.leased) index->RecordCrawl(p, b.t);
+      b.leased.clear();
+      b.t += 2.0;  // m/5 slots at R = m/10
+      state.ResumeTiming();
+    }
+  }
+  const SchedulingIndex::Stats& after = index->stats();
+  state.SetItemsProcessed(picks);
+  state.counters["bytes_per_page"] =
+      static_cast<double>(index->MemoryBytes()) / static_cast<double>(m);
+  state.counters["evals_per_pick"] =
+      static_cast<double>(after.evaluations - before.evaluations) / picks;
+  state.counters["rebuilds"] =
+      static_cast<double>(after.rebuilds - before.rebuilds);
+  state.counters["raises"] = static_cast<double>(after.raises - before.raises);
+  state.counters["reserve_pulls"] =
+      static_cast<double>(after.pulls - before.pulls);
+}
+BENCHMARK(BM_LeaseBurst)
+    ->Arg(100000)
+    ->Arg(1000000)
+    ->Arg(10000000)
+    ->Unit(benchmark::kNanosecond);
+
 void BM_BruteForce(benchmark::State& state) {
   const int64_t m = state.range(0);
+  ClearCaches();
   std::mt19937_64 rng(1);
   auto index = std::make_unique<BruteForceIndex>();
   Fill(index.get(), m, rng);

@@ -1,7 +1,7 @@
 // A binary heap that tells its owner where each entry sits, so that an entry
 // can be re-keyed or erased in O(log n) given its position. The scheduling
-// index keeps two (queued pages by due time, candidates by value bound) and
-// stores the positions in its page table.
+// index's candidate pool keeps one per slope class and one of piece ends;
+// its due-time queue, which deletes lazily, uses it with a no-op `Moved`.
 #ifndef RECRAWL_SHARD_INDEX_INDEXED_HEAP_H_
 #define RECRAWL_SHARD_INDEX_INDEXED_HEAP_H_
 
@@ -34,6 +34,9 @@ class IndexedHeap {
   void reserve(size_t n) { entries_.reserve(n); }
   void shrink_to_fit() { entries_.shrink_to_fit(); }
   void clear() { entries_.clear(); }
+  // Keeps the first n entries (call Heapify before the next other
+  // operation).
+  void Truncate(uint32_t n) { entries_.resize(n); }
 
   void Push(const Entry& e) {
     entries_.push_back(e);

@@ -63,7 +63,7 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
                                  const Options& options)
     : policy_(policy),
       options_(options),
-      queue_(EarlierKey(), SetPos{&pages_}),
+      queue_(EarlierKey(), Unindexed()),
       positions_(&pages_),
       candidates_(&positions_),
       raise_above_(static_cast<size_t>(std::max(options.max_candidates, 1))) {}
@@ -234,6 +234,7 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
   }
   Page& p = pages_[id];
   const bool is_new = p.state == kAbsent;
+  DropReserve();  // no time to value it at
   if (!is_new) Detach(id);
   const State previous = static_cast<State>(p.state);
   p.importance = static_cast<float>(params.importance);
@@ -275,7 +276,7 @@ bool SchedulingIndex::Contains(PageId id) const {
   return id < pages_.size() && pages_[id].state != kAbsent;
 }
 
-void SchedulingIndex::RecordSignals(PageId id, double, int64_t count) {
+void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
   if (!Contains(id) || count <= 0) return;
   Page& p = pages_[id];
   const int64_t before = p.n_cis;
@@ -301,8 +302,11 @@ void SchedulingIndex::RecordSignals(PageId id, double, int64_t count) {
       (b.false_rate() <= 0.0 || b.alpha() <= 0.0)) {
     p.iota_lb = 0.0f;  // V jumped; re-evaluate at the next pick
   }
-  queue_.at(p.pos).key = KeyOf(p, b);
-  queue_.Update(p.pos);
+  if (reserve_active_) {
+    const double at = std::max(t, reserve_at_);
+    if (Recertify(id, at, Evaluate(id, at))) return;
+  }
+  PushQueued(id, KeyOf(p, b));  // the entry before is stale now
 }
 
 void SchedulingIndex::RecordCrawl(PageId id, double t) {
@@ -313,6 +317,8 @@ void SchedulingIndex::RecordCrawl(PageId id, double t) {
   p.last_crawl = t;
   p.n_cis = 0;
   Enqueue(id);
+  // V restarts from 0 < the floor; only its later slope may raise G.
+  if (reserve_active_) Recertify(id, t, Evaluate(id, t));
 }
 
 void SchedulingIndex::Lease(PageId id) {
@@ -323,6 +329,7 @@ void SchedulingIndex::Lease(PageId id) {
 
 void SchedulingIndex::ReleaseLease(PageId id) {
   if (!Contains(id) || pages_[id].state != kLeased) return;
+  DropReserve();  // no time to value it at
   Enqueue(id);
 }
 
@@ -361,6 +368,7 @@ double SchedulingIndex::Value(PageId id, double t) const {
 
 void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
   policy_ = policy;
+  DropReserve();
   for (CachedBelief& slot : beliefs_) slot.page = kNoPage;
   needs_rebuild_ = true;
 }
@@ -368,6 +376,7 @@ void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
 size_t SchedulingIndex::MemoryBytes() const {
   return pages_.capacity() * sizeof(Page) +
          queue_.capacity() * sizeof(Queued) + candidates_.MemoryBytes() +
+         reserve_.capacity() * sizeof(Reserved) +
          hosts_.MemoryBytes() + beliefs_.capacity() * sizeof(CachedBelief);
 }
 
@@ -377,7 +386,7 @@ size_t SchedulingIndex::MemoryBytes() const {
 void SchedulingIndex::Detach(PageId id) {
   Page& p = pages_[id];
   if (p.state == kQueued) {
-    queue_.Erase(p.pos);
+    --queued_;  // its entry is stale once the caller changes the state
   } else if (p.state == kCandidate) {
     candidates_.Remove(id);
   } else if (p.state == kPicked) {
@@ -391,9 +400,45 @@ void SchedulingIndex::Detach(PageId id) {
 }
 
 void SchedulingIndex::Enqueue(PageId id) {
+  const Page& p = pages_[id];
+  EnqueueAt(id, KeyOf(p, Belief(p)));
+}
+
+void SchedulingIndex::EnqueueAt(PageId id, double key) {
+  pages_[id].state = kQueued;
+  ++queued_;
+  PushQueued(id, key);
+}
+
+void SchedulingIndex::Requeue(PageId id) {
+  if (reserve_active_) {
+    EnqueueAt(id, hosts_.AllowedFrom(pages_[id].host));
+  } else {
+    Enqueue(id);
+  }
+}
+
+void SchedulingIndex::PushQueued(PageId id, double key) {
+  if (queue_.size() == queue_.capacity()) {
+    const size_t stale = queue_.size() - queued_;
+    if (stale > 0 && stale * 16 >= queue_.size()) {
+      Compact();
+    } else {
+      queue_.reserve(queue_.size() + queue_.size() / 16 + 64);
+    }
+  }
   Page& p = pages_[id];
-  p.state = kQueued;
-  queue_.Push({KeyOf(p, Belief(p)), id});
+  ++p.pos;  // a new stamp: any older entry of the page is stale
+  queue_.Push({key, id, p.pos});
+}
+
+void SchedulingIndex::Compact() {
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < queue_.size(); ++i) {
+    if (Live(queue_.at(i))) queue_.at(kept++) = queue_.at(i);
+  }
+  queue_.Truncate(kept);
+  queue_.Heapify();
 }
 
 void SchedulingIndex::AddCandidate(PageId id, double t, const Assessment& a) {
@@ -418,13 +463,19 @@ void SchedulingIndex::Wake(PageId id, double t,
   ++stats_.wakeups;
   Page& p = pages_[id];
   if (!hosts_.Allowed(p.host, t)) {
-    deferred->push_back(id);  // re-keyed at the host's allowed time
+    // Re-keyed at the host's allowed time (and valued first while the
+    // reserve is active: Λ's key may be later than the floor's).
+    if (reserve_active_ && Recertify(id, t, Evaluate(id, t))) return;
+    deferred->push_back(id);
     return;
   }
   const policy::PageModel b = Belief(p);
   const Assessment a = Assess(p, b, t);
   ++stats_.evaluations;
-  if (a.value >= admit_) {
+  if (reserve_active_) {
+    reserve_growth_ = std::max(reserve_growth_, a.growth.later_slope);
+  }
+  if (a.value >= AdmitAt(t)) {
     AddCandidate(id, t, a);
     return;
   }
@@ -435,9 +486,14 @@ void SchedulingIndex::Wake(PageId id, double t,
 void SchedulingIndex::Drain(double t) {
   deferred_.clear();
   while (!queue_.empty() && queue_.top().key <= t) {
-    const PageId id = queue_.top().page;
+    const Queued top = queue_.top();
     queue_.Erase(0);
-    Wake(id, t, &deferred_);
+    if (!Live(top)) continue;
+    // Out of the queue (any duplicate of the entry is stale now); Wake
+    // makes it a candidate or it is queued again.
+    --queued_;
+    pages_[top.page].state = kWaking;
+    Wake(top.page, t, &deferred_);
   }
   // Pushed after the loop: a key that rounds back to <= t must not spin.
   for (PageId id : deferred_) Enqueue(id);
@@ -508,8 +564,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         requeue_.push_back(id);
         continue;
       }
-      const Exact e{id, Evaluate(id, t)};
-      ++stats_.selections;
+      const Exact e{id, ExactAt(top, t)};
       evaluated.push_back(e);
       if (usable(id) && (best < 0 || better(id, e.a.value, evaluated[best].page,
                                             evaluated[best].a.value))) {
@@ -525,7 +580,18 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
     taken_.push_back(chosen);
   }
   for (const Exact& e : evaluated) AddCandidate(e.page, t, e.a);
-  for (PageId id : requeue_) Enqueue(id);
+  for (PageId id : requeue_) Requeue(id);
+}
+
+SchedulingIndex::Assessment SchedulingIndex::ExactAt(
+    const CandidatePool::Entry& e, double t) {
+  if (e.at == t && e.value == e.base) {
+    // Valued at t already (woken or pulled at t, or picked at t before):
+    // the value is exact and the growth an upper bound (rounded up).
+    return {e.value, {e.slope, e.rise, e.later_slope}};
+  }
+  ++stats_.selections;
+  return Evaluate(e.page, t);
 }
 
 void SchedulingIndex::ReturnTaken(double t) {
@@ -545,18 +611,26 @@ void SchedulingIndex::PickExact(double t, int k,
   RestorePicks();
   if (needs_rebuild_) Rebuild(t, TargetCandidates());
   if (needs_rekey_) RekeyAll();
+  if (reserve_active_ && !(FloorBound(t) < admit_)) DropReserve();
   Drain(t);
-  size_t target = TargetCandidates();
+  size_t target = 0;  // of the last rebuild in this call
   for (;;) {
     Select(t, k, picked);
     // Every eligible page with V >= Λ is a candidate, so picks down to Λ are
-    // the brute-force ones; below Λ a page in the queue might be better.
+    // the brute-force ones; below Λ a page in the queue might be better,
+    // unless the reserve clears it.
     const bool exact =
-        level_ <= 0.0 || (static_cast<int>(picked->size()) == k &&
-                          picked->back().value >= level_);
+        level_ <= 0.0 ||
+        (static_cast<int>(picked->size()) == k &&
+         (picked->back().value >= level_ ||
+          (reserve_active_ && picked->back().value > ClearBound(t))));
     if (exact) return;
     ReturnTaken(t);
-    target = std::max(target, static_cast<size_t>(k)) * 4;
+    if (PullReserve(t, k)) continue;
+    // The target first (a larger pool would only be raised back, which
+    // would drop the new reserve), 4x that if the k-th pick is still short.
+    target = target == 0 ? std::max(TargetCandidates(), 2 * static_cast<size_t>(k))
+                         : 4 * target;
     Rebuild(t, target);
   }
 }
@@ -605,11 +679,13 @@ std::vector<SlotPick> SchedulingIndex::PickSlots(
 void SchedulingIndex::Rebuild(double t, size_t target) {
   ++stats_.rebuilds;
   RestorePicks();
+  DropReserve();
   raise_above_ = MaxCandidates();
   needs_rebuild_ = false;
   needs_rekey_ = false;
   candidates_.Clear();
   queue_.clear();
+  queued_ = 0;
   // Value and growth bounds, per page.
   std::vector<Assessment> found(pages_.size(), Assessment{0.0, {}});
   std::vector<double> ranked;
@@ -624,14 +700,30 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     found[id] = Evaluate(id, t);
     ranked.push_back(found[id].value);
   }
+  double floor = 0.0;  // the reserve's, 0: none
   if (ranked.size() <= target) {
     SetLevel(0.0);
   } else {
-    std::nth_element(ranked.begin(), ranked.begin() + (target - 1),
-                     ranked.end(), std::greater<double>());
+    auto end = ranked.end();
+    const size_t depth = std::max(2 * target, size_ / 4);
+    if (depth < ranked.size()) {
+      std::nth_element(ranked.begin(), ranked.begin() + (depth - 1),
+                       ranked.end(), std::greater<double>());
+      floor = ranked[depth - 1];
+      end = ranked.begin() + depth;
+    }
+    std::nth_element(ranked.begin(), ranked.begin() + (target - 1), end,
+                     std::greater<double>());
     SetLevel(ranked[target - 1]);
   }
   std::vector<double>().swap(ranked);
+  if (floor > 0.0 && floor < admit_) {
+    reserve_active_ = true;
+    reserve_at_ = t;
+    reserve_floor_ = floor;
+    reserve_growth_ = 0.0;
+    reserve_.reserve(std::max(2 * target, size_ / 4) + 64);  // ties aside
+  }
   queue_.reserve(size_);
   for (PageId id = 0; id < pages_.size(); ++id) {
     Page& p = pages_[id];
@@ -646,10 +738,76 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     if (found[id].value < admit_) {
       Refine(p, b, t, found[id], /*solve=*/false);
     }
+    if (reserve_active_) {
+      reserve_growth_ =
+          std::max(reserve_growth_, found[id].growth.later_slope);
+      if (found[id].value >= floor) reserve_.push_back({found[id].value, id});
+    }
     p.state = kQueued;
-    queue_.Append({KeyOf(p, b), id});
+    ++queued_;
+    ++p.pos;
+    queue_.Append({KeyOf(p, b), id, p.pos});
   }
   queue_.Heapify();
+  std::make_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+  if (!(reserve_growth_ < kInf)) DropReserve();
+}
+
+double SchedulingIndex::ClearBound(double t) const {
+  const double top =
+      reserve_.empty() ? reserve_floor_
+                       : std::max(reserve_floor_, reserve_.front().value);
+  const double bound =
+      top + reserve_growth_ * std::max(t - reserve_at_, 0.0);
+  // Values carry relative rounding ~1e-10 (crawl_value.h).
+  return bound * (1.0 + 1e-8);
+}
+
+bool SchedulingIndex::Recertify(PageId id, double t, const Assessment& a) {
+  reserve_growth_ = std::max(reserve_growth_, a.growth.later_slope);
+  if (a.value < FloorBound(t)) return false;  // certified below the floor
+  Detach(id);
+  const HostId host = pages_[id].host;
+  if (hosts_.Allowed(host, t)) {
+    AddCandidate(id, t, a);
+  } else {
+    EnqueueAt(id, hosts_.AllowedFrom(host));
+  }
+  return true;
+}
+
+// The next chunk of the reserve (and the pages tied with its last) into
+// the pool, valued at t; pages that changed since the rebuild were
+// re-certified or left the queue already, and are skipped unless queued.
+bool SchedulingIndex::PullReserve(double t, int k) {
+  if (!reserve_active_ || reserve_.empty()) return false;
+  ++stats_.pulls;
+  const size_t chunk = std::max(TargetCandidates(), static_cast<size_t>(k));
+  size_t pulled = 0;
+  double last = kInf;
+  while (!reserve_.empty() &&
+         (pulled < chunk || reserve_.front().value == last)) {
+    std::pop_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+    const Reserved r = reserve_.back();
+    reserve_.pop_back();
+    ++pulled;
+    last = r.value;
+    if (pages_[r.page].state != kQueued) continue;
+    Detach(r.page);
+    const HostId host = pages_[r.page].host;
+    if (hosts_.Allowed(host, t)) {
+      AddCandidate(r.page, t, Evaluate(r.page, t));
+    } else {
+      EnqueueAt(r.page, hosts_.AllowedFrom(host));
+    }
+  }
+  return true;
+}
+
+void SchedulingIndex::DropReserve() {
+  if (!reserve_active_ && reserve_.capacity() == 0) return;
+  reserve_active_ = false;
+  std::vector<Reserved>().swap(reserve_);
 }
 
 // Too many candidates: raise Λ to the target-th largest known lower bound
@@ -674,6 +832,7 @@ void SchedulingIndex::Raise(double t) {
     return;
   }
   raise_above_ = MaxCandidates();
+  DropReserve();  // the pages it sends back are not valued at the floor
   SetLevel(level);
   for (const CandidatePool::Entry& e : entries) {
     if (e.value >= admit_) continue;
@@ -707,10 +866,15 @@ size_t SchedulingIndex::MaxCandidates() const {
 
 void SchedulingIndex::RekeyAll() {
   needs_rekey_ = false;
+  DropReserve();  // keys at hosts' allowed times would be lost
+  uint32_t kept = 0;
   for (uint32_t i = 0; i < queue_.size(); ++i) {
-    Queued& q = queue_.at(i);
+    Queued q = queue_.at(i);
+    if (!Live(q)) continue;
     q.key = KeyOf(pages_[q.page], Belief(pages_[q.page]));
+    queue_.at(kept++) = q;
   }
+  queue_.Truncate(kept);
   queue_.Heapify();
 }
 

@@ -14,14 +14,19 @@
 //     is found once (steps from below along the growth bound of V, which is
 //     exact to first order: Lemma 3's dV/dι) and kept across crawls, so a
 //     crawl re-keys a page at t + ι_i without evaluating V, a signal moves
-//     the key earlier by β (O(log m)), and a page wakes once per crawl;
+//     the key earlier by β (O(log m)), and a page wakes once per crawl
+//     (entries are deleted lazily: no heap move writes into the pages);
 //   * the candidates (V ≥ Λ when they woke) in a CandidatePool, which bounds
 //     each value by its last exact value and a bound on dV/dτ_eff (App. F's
 //     tiers in miniature); PickTop evaluates exactly only the candidates
 //     whose growth bound can still beat the best exact value.
+//   * after a rebuild, the pages below Λ down to a floor, by value (the
+//     burst reserve): a lease burst that empties the pool moves the next of
+//     them to the pool instead of rebuilding.
 // Keys are lower bounds and every eligible page with V ≥ Λ is a candidate,
 // so PickTop returns the same pages as BruteForceIndex (ties broken by id)
-// whenever its k-th pick is ≥ Λ; otherwise it lowers Λ by a rebuild.
+// whenever its k-th pick is ≥ Λ (or clears the reserve's bound); otherwise
+// it pulls from the reserve or lowers Λ by a rebuild.
 #ifndef RECRAWL_SHARD_INDEX_SCHEDULING_INDEX_H_
 #define RECRAWL_SHARD_INDEX_SCHEDULING_INDEX_H_
 
@@ -69,6 +74,7 @@ class SchedulingIndex : public CrawlIndex {
     // Candidates whose growth bound ruled them out without an evaluation.
     uint64_t tightenings = 0;
     uint64_t selections = 0;   // evaluations of candidates (in evaluations)
+    uint64_t pulls = 0;        // chunks moved from the burst reserve to the pool
   };
 
   explicit SchedulingIndex(
@@ -111,7 +117,10 @@ class SchedulingIndex : public CrawlIndex {
   // the next call that needs the pool (it is back in the pool by then);
   // PickTop + RecordCrawl or Lease, the common sequence, then never puts it
   // back only to take it out again.
-  enum State : uint8_t { kAbsent, kQueued, kCandidate, kLeased, kPicked };
+  // kWaking: popped from the queue, being valued by Wake.
+  enum State : uint8_t {
+    kAbsent, kQueued, kCandidate, kLeased, kPicked, kWaking
+  };
 
   // 40 bytes. The model is stored as floats (the index's view of the page;
   // Upsert rounds the parameters) and derived quantities are recomputed on
@@ -127,21 +136,26 @@ class SchedulingIndex : public CrawlIndex {
     // (+∞: not before the next signal or crawl).
     float iota_lb;
     HostId host;
-    uint32_t pos;  // position in the queue or the candidate heap
+    // While queued: the stamp of its live queue entry (the queue deletes
+    // lazily, see Queued); while a candidate: its position in the pool.
+    uint32_t pos;
     uint16_t n_cis;
     uint16_t state : 3;          // a State
     uint16_t slope_class : 13;   // the candidate pool's class while a candidate
   };
   static_assert(CandidatePool::kClasses <= (1 << 13), "slope_class bits");
+  // The due-time queue deletes lazily: an entry is live while its page is
+  // queued with the same stamp (Page::pos). A re-key (a signal) pushes a new
+  // entry and a page leaving the queue just changes state, so no heap move
+  // writes into the page table (a random cache miss per level of a pop);
+  // stale entries are dropped when popped or by Compact.
   struct Queued {
     double key;  // lower bound on the time the page may reach adm_
     PageId page;
+    uint32_t stamp;
   };
-  struct SetPos {
-    std::vector<Page>* pages;
-    void operator()(const Queued& e, uint32_t pos) const {
-      (*pages)[e.page].pos = pos;
-    }
+  struct Unindexed {
+    void operator()(const Queued&, uint32_t) const {}
   };
   struct EarlierKey {
     bool operator()(const Queued& a, const Queued& b) const {
@@ -196,6 +210,16 @@ class SchedulingIndex : public CrawlIndex {
   void AddCandidate(PageId id, double t, const Assessment& a);
   void Detach(PageId id);  // from the queue or the candidates
   void Enqueue(PageId id);
+  void EnqueueAt(PageId id, double key);
+  // Pushes the page's live entry (a new stamp) with its current key.
+  void PushQueued(PageId id, double key);
+  bool Live(const Queued& e) const {
+    const Page& p = pages_[e.page];
+    return p.state == kQueued && p.pos == e.stamp;
+  }
+  // Drops the stale entries (when they are 1/16 of the queue, so that the
+  // queue stays within 17 bytes a page).
+  void Compact();
   // The best k eligible candidates at t into *picked; the picks are taken
   // out of the pool (into taken_) for the caller to lease or put back.
   void Select(double t, int k, std::vector<PickedPage>* picked);
@@ -203,8 +227,51 @@ class SchedulingIndex : public CrawlIndex {
   // exact; they are left in taken_.
   void PickExact(double t, int k, std::vector<PickedPage>* picked);
   void ReturnTaken(double t);
+  // The candidate's exact value and growth at t: from its entry when it was
+  // valued at t already, else an evaluation.
+  Assessment ExactAt(const CandidatePool::Entry& e, double t);
   void Rebuild(double t, size_t target);
   void Raise(double t);
+
+  // The burst reserve. A lease burst picks many slots at (nearly) one time,
+  // faster than pages cross Λ, so the pool runs dry and Λ must come down;
+  // without this each time is an O(m) rebuild (every ~m/128 picks). A
+  // rebuild values every page anyway, so it keeps the next pages below Λ
+  // (down to the floor, the size_/4-th value) in a max-heap by their value
+  // at reserve_at_. With G >= every page's later slope, every eligible page
+  // outside the pool has V(t) < ClearBound(t) := (the reserve's top value,
+  // or the floor when it is empty) + G (t − reserve_at_); picks at or above
+  // it are exact whatever Λ, and when they are not, PullReserve moves the
+  // next chunk of the reserve into the pool (one valuation a page) instead
+  // of rebuilding. Pages that change meanwhile are re-certified below the
+  // floor (valued: signals, crawls) or go to the pool; events that cannot
+  // be checked cheaply (ReleaseLease, Upsert, re-keys, raises) drop it, and
+  // so does time once the floor's bound has passed Λ (it no longer helps).
+  struct Reserved {
+    double value;  // V at reserve_at_
+    PageId page;
+  };
+  static bool HigherReserved(const Reserved& a, const Reserved& b) {
+    return a.value < b.value;  // std heap order: the largest on top
+  }
+  double FloorBound(double t) const {
+    return reserve_floor_ + reserve_growth_ * std::max(t - reserve_at_, 0.0);
+  }
+  double ClearBound(double t) const;
+  // A woken or re-valued page at or above it goes to the pool.
+  double AdmitAt(double t) const {
+    return reserve_active_ ? std::min(admit_, FloorBound(t)) : admit_;
+  }
+  // After page `id` (queued) was valued `a` at t while the reserve is
+  // active: raises G to its later slope and, at or above the floor's bound,
+  // moves it to the pool (or, when its host is held, keys it at the host's
+  // allowed time). True when it left the queue's normal keying.
+  bool Recertify(PageId id, double t, const Assessment& a);
+  // Queues a page that left the pool unvalued (its host is held): keyed
+  // at the host's allowed time while the reserve is active.
+  void Requeue(PageId id);
+  bool PullReserve(double t, int k);
+  void DropReserve();
   // Options::target_candidates / max_candidates scaled to the pages held.
   size_t TargetCandidates() const;
   size_t MaxCandidates() const;
@@ -220,7 +287,8 @@ class SchedulingIndex : public CrawlIndex {
   HostTable hosts_;
   // 4-ary: half the levels, so half the cache misses of a pop (a page
   // wakes once per crawl) in a queue of m entries.
-  IndexedHeap<Queued, EarlierKey, SetPos, 4> queue_;
+  IndexedHeap<Queued, EarlierKey, Unindexed, 4> queue_;
+  size_t queued_ = 0;  // pages in state kQueued (live entries)
   PagePositions positions_;
   CandidatePool candidates_;
   double level_ = 0.0;  // Λ: every eligible page with V ≥ Λ is a candidate
@@ -230,6 +298,11 @@ class SchedulingIndex : public CrawlIndex {
   // found nothing to raise).
   size_t raise_above_;
   bool needs_rebuild_ = true;
+  bool reserve_active_ = false;
+  std::vector<Reserved> reserve_;  // max-heap by value
+  double reserve_at_ = 0.0;
+  double reserve_floor_ = 0.0;
+  double reserve_growth_ = 0.0;  // G
   bool needs_rekey_ = false;
   Stats stats_;
 

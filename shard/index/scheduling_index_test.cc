@@ -289,6 +289,61 @@ TEST(SchedulingIndexTest, BatchedCallsEqualTheirLoops) {
   }
 }
 
+// Lease bursts: many slots at one time, faster than pages cross Λ, so the
+// pool runs dry again and again and the index lowers its bar through the
+// burst reserve (and rebuilds when that is spent); signals, reports (crawls)
+// and polite hosts arrive between the batches. Every slot must be the
+// oracle's.
+TEST(SchedulingIndexTest, LeaseBurstsMatchBruteForce) {
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SchedulingIndex::Options small;
+  small.target_candidates = 32;
+  small.max_candidates = 128;
+  BruteForceIndex oracle;
+  SchedulingIndex index(policy::CrawlPolicy::GreedyNcis(), small);
+  const int m = 3000;
+  for (int i = 0; i < m; ++i) {
+    const policy::PageParams p = EdgyPage(rng);
+    const double last = -10.0 * u(rng);
+    oracle.Upsert(i, p, i / 4, last);
+    index.Upsert(i, p, i / 4, last);
+  }
+  for (HostId h = 0; h < m / 4; h += 5) {
+    oracle.SetHostDelay(h, 0.002);
+    index.SetHostDelay(h, 0.002);
+  }
+  double t = 0.0;
+  std::vector<PageId> leased;
+  for (int round = 0; round < 60; ++round) {
+    t += u(rng) < 0.7 ? 0.0 : 0.001 * u(rng);  // time nearly stands still
+    for (int s = 0; s < 8; ++s) {
+      const PageId page = static_cast<PageId>(u(rng) * m);
+      const int n = 1 + static_cast<int>(u(rng) * 3);
+      oracle.RecordSignals(page, t, n);
+      index.RecordSignals(page, t, n);
+    }
+    const std::vector<double> times(64, t);
+    const std::vector<SlotPick> want = oracle.PickSlots(times);
+    const std::vector<SlotPick> got = index.PickSlots(times);
+    ASSERT_EQ(want.size(), got.size()) << "round " << round;
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(want[i].page, got[i].page) << "round " << round << " slot " << i;
+      ASSERT_EQ(want[i].value, got[i].value) << "round " << round;
+      leased.push_back(got[i].page);
+    }
+    if (round % 10 == 9) {
+      // Reports of every lease so far, at t.
+      for (PageId page : leased) {
+        oracle.RecordCrawl(page, t);
+        index.RecordCrawl(page, t);
+      }
+      leased.clear();
+    }
+  }
+  EXPECT_GT(index.stats().pulls, 0u);
+}
+
 // Algorithm 1 on a Poisson world (fig. 6 rates, R = 100; horizons shorter
 // than the paper's t <= 1000 so that the brute-force runs fit a unit test): changes (rate Δ, each signalled with
 // probability λ), false signals (rate ν), requests (rate μ). Accuracy is the
