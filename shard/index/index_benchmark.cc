@@ -73,6 +73,14 @@ struct WarmIndex {
   int64_t warmup_slots = 0;
 };
 
+// A SchedulingIndex sized for and filled with m pages.
+std::unique_ptr<SchedulingIndex> FilledIndex(int64_t m, std::mt19937_64& rng) {
+  auto index = std::make_unique<SchedulingIndex>();
+  index->Reserve(static_cast<size_t>(m), static_cast<size_t>(m / 8 + 1));
+  Fill(index.get(), m, rng);
+  return index;
+}
+
 std::map<int64_t, std::unique_ptr<WarmIndex>>& WarmCache() {
   static auto* cache = new std::map<int64_t, std::unique_ptr<WarmIndex>>();
   return *cache;
@@ -84,9 +92,7 @@ WarmIndex& Warm(int64_t m) {
   if (cache->count(m) == 0) {
     ClearCaches();
     auto w = std::make_unique<WarmIndex>();
-    w->index = std::make_unique<SchedulingIndex>();
-    w->index->Reserve(static_cast<size_t>(m), static_cast<size_t>(m / 8 + 1));
-    Fill(w->index.get(), m, w->rng);
+    w->index = FilledIndex(m, w->rng);
     const int64_t chunk = std::max<int64_t>(m / 10, 1000);
     double last_evals = -1.0;
     int64_t calm_slots = 0;  // since the start or the last raise / rebuild
@@ -109,6 +115,34 @@ WarmIndex& Warm(int64_t m) {
   return *(*cache)[m];
 }
 
+// Picks, the index's work per pick since `before` and its bytes per page.
+void SetCounters(const SchedulingIndex& index,
+                 const SchedulingIndex::Stats& before, int64_t m,
+                 int64_t picks, benchmark::State& state) {
+  const SchedulingIndex::Stats& after = index.stats();
+  auto per_pick = [&](uint64_t a, uint64_t b) {
+    return static_cast<double>(a - b) / static_cast<double>(picks);
+  };
+  state.SetItemsProcessed(picks);
+  state.counters["bytes_per_page"] =
+      static_cast<double>(index.MemoryBytes()) / static_cast<double>(m);
+  state.counters["evals_per_pick"] =
+      per_pick(after.evaluations, before.evaluations);
+  state.counters["wakeups_per_pick"] = per_pick(after.wakeups, before.wakeups);
+  state.counters["refinements_per_pick"] =
+      per_pick(after.refinements, before.refinements);
+  state.counters["selections_per_pick"] =
+      per_pick(after.selections, before.selections);
+  state.counters["tightenings_per_pick"] =
+      per_pick(after.tightenings, before.tightenings);
+  state.counters["rebuilds"] =
+      static_cast<double>(after.rebuilds - before.rebuilds);
+  state.counters["raises"] = static_cast<double>(after.raises - before.raises);
+  state.counters["reserve_pulls"] =
+      static_cast<double>(after.pulls - before.pulls);
+  state.counters["candidates"] = static_cast<double>(index.candidates());
+}
+
 void BM_SchedulingIndex(benchmark::State& state) {
   const int64_t m = state.range(0);
   WarmIndex& w = Warm(m);
@@ -119,24 +153,8 @@ void BM_SchedulingIndex(benchmark::State& state) {
     RunSlots(index, m, 1, &w.t, w.rng, &w.counter);
     ++picks;
   }
-  const SchedulingIndex::Stats& after = index->stats();
-  state.SetItemsProcessed(picks);
-  state.counters["bytes_per_page"] =
-      static_cast<double>(index->MemoryBytes()) / static_cast<double>(m);
-  state.counters["evals_per_pick"] =
-      static_cast<double>(after.evaluations - before.evaluations) / picks;
-  state.counters["wakeups_per_pick"] =
-      static_cast<double>(after.wakeups - before.wakeups) / picks;
-  state.counters["refinements_per_pick"] =
-      static_cast<double>(after.refinements - before.refinements) / picks;
-  state.counters["selections_per_pick"] =
-      static_cast<double>(after.selections - before.selections) / picks;
-  state.counters["tightenings_per_pick"] =
-      static_cast<double>(after.tightenings - before.tightenings) / picks;
+  SetCounters(*index, before, m, picks, state);
   state.counters["warmup_slots"] = static_cast<double>(w.warmup_slots);
-  state.counters["rebuilds"] = static_cast<double>(after.rebuilds - before.rebuilds);
-  state.counters["raises"] = static_cast<double>(after.raises - before.raises);
-  state.counters["candidates"] = static_cast<double>(index->candidates());
 }
 BENCHMARK(BM_SchedulingIndex)
     ->Arg(100000)
@@ -177,9 +195,7 @@ BurstIndex& Filled(int64_t m) {
   if (cache->count(m) == 0) {
     ClearCaches();
     auto b = std::make_unique<BurstIndex>();
-    b->index = std::make_unique<SchedulingIndex>();
-    b->index->Reserve(static_cast<size_t>(m), static_cast<size_t>(m / 8 + 1));
-    Fill(b->index.get(), m, b->rng);
+    b->index = FilledIndex(m, b->rng);
     b->index->PickTop(b->t, 1);  // the first rebuild
     (*cache)[m] = std::move(b);
   }
@@ -213,17 +229,7 @@ void BM_LeaseBurst(benchmark::State& state) {
       state.ResumeTiming();
     }
   }
-  const SchedulingIndex::Stats& after = index->stats();
-  state.SetItemsProcessed(picks);
-  state.counters["bytes_per_page"] =
-      static_cast<double>(index->MemoryBytes()) / static_cast<double>(m);
-  state.counters["evals_per_pick"] =
-      static_cast<double>(after.evaluations - before.evaluations) / picks;
-  state.counters["rebuilds"] =
-      static_cast<double>(after.rebuilds - before.rebuilds);
-  state.counters["raises"] = static_cast<double>(after.raises - before.raises);
-  state.counters["reserve_pulls"] =
-      static_cast<double>(after.pulls - before.pulls);
+  SetCounters(*index, before, m, picks, state);
 }
 BENCHMARK(BM_LeaseBurst)
     ->Arg(100000)

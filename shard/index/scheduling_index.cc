@@ -34,6 +34,15 @@ float FloorFloat(double x) {
   return f;
 }
 
+// The smallest float not below x (an upper bound stays an upper bound).
+float CeilFloat(double x) {
+  float f = static_cast<float>(x);
+  if (static_cast<double>(f) < x) {
+    f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  }
+  return f;
+}
+
 // A lower bound on how much later V reaches V + gap, when its slope is at
 // most min(later_slope, slope + rise·s) s after now:
 // the smallest d with ∫_0^d min(later, slope + rise s) ds >= gap.
@@ -741,7 +750,9 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     if (reserve_active_) {
       reserve_growth_ =
           std::max(reserve_growth_, found[id].growth.later_slope);
-      if (found[id].value >= floor) reserve_.push_back({found[id].value, id});
+      if (found[id].value >= floor) {
+        reserve_.push_back({CeilFloat(found[id].value), id});
+      }
     }
     p.state = kQueued;
     ++queued_;
@@ -755,8 +766,10 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
 
 double SchedulingIndex::ClearBound(double t) const {
   const double top =
-      reserve_.empty() ? reserve_floor_
-                       : std::max(reserve_floor_, reserve_.front().value);
+      reserve_.empty()
+          ? reserve_floor_
+          : std::max(reserve_floor_,
+                     static_cast<double>(reserve_.front().value));
   const double bound =
       top + reserve_growth_ * std::max(t - reserve_at_, 0.0);
   // Values carry relative rounding ~1e-10 (crawl_value.h).
@@ -784,7 +797,7 @@ bool SchedulingIndex::PullReserve(double t, int k) {
   ++stats_.pulls;
   const size_t chunk = std::max(TargetCandidates(), static_cast<size_t>(k));
   size_t pulled = 0;
-  double last = kInf;
+  float last = std::numeric_limits<float>::infinity();
   while (!reserve_.empty() &&
          (pulled < chunk || reserve_.front().value == last)) {
     std::pop_heap(reserve_.begin(), reserve_.end(), HigherReserved);

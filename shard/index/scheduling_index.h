@@ -247,8 +247,9 @@ class SchedulingIndex : public CrawlIndex {
   // floor (valued: signals, crawls) or go to the pool; events that cannot
   // be checked cheaply (ReleaseLease, Upsert, re-keys, raises) drop it, and
   // so does time once the floor's bound has passed Λ (it no longer helps).
+  // 8 bytes, so that a reserve of size_/4 pages costs 2 bytes a page.
   struct Reserved {
-    double value;  // V at reserve_at_
+    float value;  // V at reserve_at_, rounded up (an upper bound)
     PageId page;
   };
   static bool HigherReserved(const Reserved& a, const Reserved& b) {

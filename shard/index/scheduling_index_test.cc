@@ -231,6 +231,22 @@ TEST(SchedulingIndexTest, ViewShowsTheIndexedState) {
   EXPECT_FALSE(index.View(3)->leased);
 }
 
+// The same m pages (fig. 6 or edgy ones), four a host, crawled within the
+// last 10 units, into each index; every `polite_every`-th host gets a
+// minimum delay.
+void FillAlike(const std::vector<CrawlIndex*>& indexes, int m, bool edgy,
+               int polite_every, double delay, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < m; ++i) {
+    const policy::PageParams p = edgy ? EdgyPage(rng) : Fig6Page(rng);
+    const double last = -10.0 * u(rng);
+    for (CrawlIndex* x : indexes) x->Upsert(i, p, i / 4, last);
+  }
+  for (HostId h = 0; h < static_cast<HostId>(m / 4); h += polite_every) {
+    for (CrawlIndex* x : indexes) x->SetHostDelay(h, delay);
+  }
+}
+
 // RecordSignals(n) is n RecordSignal calls; PickSlots is the loop of
 // PickTop + Lease + BlockHost (for hosts with a delay) it replaces.
 TEST(SchedulingIndexTest, BatchedCallsEqualTheirLoops) {
@@ -238,16 +254,7 @@ TEST(SchedulingIndexTest, BatchedCallsEqualTheirLoops) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   SchedulingIndex batched, looped;
   const int m = 3000;
-  for (int i = 0; i < m; ++i) {
-    const policy::PageParams p = Fig6Page(rng);
-    const double last = -10.0 * u(rng);
-    batched.Upsert(i, p, i / 4, last);
-    looped.Upsert(i, p, i / 4, last);
-  }
-  for (HostId h = 0; h < m / 4; h += 3) {
-    batched.SetHostDelay(h, 0.05);
-    looped.SetHostDelay(h, 0.05);
-  }
+  FillAlike({&batched, &looped}, m, /*edgy=*/false, 3, 0.05, rng);
   double t = 0.0;
   const double dt = 10.0 / m;
   for (int round = 0; round < 200; ++round) {
@@ -302,20 +309,11 @@ TEST(SchedulingIndexTest, LeaseBurstsMatchBruteForce) {
   small.max_candidates = 128;
   BruteForceIndex oracle;
   SchedulingIndex index(policy::CrawlPolicy::GreedyNcis(), small);
-  const int m = 3000;
-  for (int i = 0; i < m; ++i) {
-    const policy::PageParams p = EdgyPage(rng);
-    const double last = -10.0 * u(rng);
-    oracle.Upsert(i, p, i / 4, last);
-    index.Upsert(i, p, i / 4, last);
-  }
-  for (HostId h = 0; h < m / 4; h += 5) {
-    oracle.SetHostDelay(h, 0.002);
-    index.SetHostDelay(h, 0.002);
-  }
+  const int m = 2000;
+  FillAlike({&oracle, &index}, m, /*edgy=*/true, 5, 0.002, rng);
   double t = 0.0;
   std::vector<PageId> leased;
-  for (int round = 0; round < 60; ++round) {
+  for (int round = 0; round < 40; ++round) {
     t += u(rng) < 0.7 ? 0.0 : 0.001 * u(rng);  // time nearly stands still
     for (int s = 0; s < 8; ++s) {
       const PageId page = static_cast<PageId>(u(rng) * m);
@@ -332,7 +330,7 @@ TEST(SchedulingIndexTest, LeaseBurstsMatchBruteForce) {
       ASSERT_EQ(want[i].value, got[i].value) << "round " << round;
       leased.push_back(got[i].page);
     }
-    if (round % 10 == 9) {
+    if (round % 8 == 7) {
       // Reports of every lease so far, at t.
       for (PageId page : leased) {
         oracle.RecordCrawl(page, t);
