@@ -235,11 +235,25 @@ absl::StatusOr<ShardMeta> UrlStore::GetShardMeta() const {
 
 absl::StatusOr<ScanStats> UrlStore::ScanUrls(
     absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const {
+  return ScanUrlRange(0, ~UrlId{0}, fn);
+}
+
+absl::StatusOr<ScanStats> UrlStore::ScanUrlRange(
+    UrlId first, UrlId last,
+    absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const {
   rocksdb::ReadOptions read;
   // A one-off pass over everything: keep the cache for point reads, and
   // read ahead in large chunks.
   read.fill_cache = false;
   read.readahead_size = options_.scan_readahead_bytes;
+  const UrlKey first_key = EncodeUrlKey(first);
+  // Keys are 8 bytes: the upper bound (exclusive) of id `last` is its key
+  // followed by a zero byte. The ends of the id space are left open, so
+  // that a whole scan also meets (and reports) keys of other sizes.
+  std::string bound(EncodeUrlKey(last).data(), sizeof(UrlId));
+  bound.push_back('\0');
+  const rocksdb::Slice upper(bound);
+  if (last != ~UrlId{0}) read.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(read, handles_[kUrls]));
   ScanStats stats;
@@ -250,7 +264,12 @@ absl::StatusOr<ScanStats> UrlStore::ScanUrls(
     }
   };
   UrlRecord record;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+  if (first == 0) {
+    it->SeekToFirst();
+  } else {
+    it->Seek(ToSlice(first_key));
+  }
+  for (; it->Valid(); it->Next()) {
     const rocksdb::Slice key = it->key();
     if (key.size() != sizeof(UrlId)) {
       malformed(absl::StrCat("urls: key of ", key.size(), " bytes, not ",

@@ -113,6 +113,11 @@ class UrlStore {
   // checksum error of RocksDB itself fails the scan.
   absl::StatusOr<ScanStats> ScanUrls(
       absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const;
+  // The same over the records whose ids are in [first, last]: disjoint
+  // ranges may be scanned concurrently, one thread each (start-up).
+  absl::StatusOr<ScanStats> ScanUrlRange(
+      UrlId first, UrlId last,
+      absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const;
   absl::StatusOr<ScanStats> ScanHosts(
       absl::FunctionRef<void(const HostRecord& host)> fn) const;
   // Calls `fn` for every journal entry, in sequence order; returns how many.

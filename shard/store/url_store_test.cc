@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -232,6 +233,31 @@ TEST(UrlStoreTest, ScanVisitsEveryRecordOnce) {
     EXPECT_EQ(record.signals_since_crawl(), i % 2 == 0 ? 1u : 0u);
   }
   EXPECT_GT(store->EstimatedUrlCount(), 0u);
+
+  // Ranges that split the id space visit each record once, in key order
+  // within a range, whether the boundary id is a record's or not.
+  const UrlId boundaries[] = {UrlId{1} << 63, UrlIdOf(Url(7))};
+  for (const UrlId boundary : boundaries) {
+    std::map<UrlId, int> visits;
+    for (const auto& [first, last] :
+         {std::pair<UrlId, UrlId>{0, boundary - 1},
+          std::pair<UrlId, UrlId>{boundary, ~UrlId{0}}}) {
+      UrlId previous = 0;
+      bool any = false;
+      absl::StatusOr<ScanStats> part = store->ScanUrlRange(
+          first, last, [&](UrlId id, const UrlRecord&) {
+            EXPECT_GE(id, first);
+            EXPECT_LE(id, last);
+            if (any) EXPECT_GT(id, previous);
+            any = true;
+            previous = id;
+            ++visits[id];
+          });
+      ASSERT_TRUE(part.ok()) << part.status();
+    }
+    EXPECT_EQ(visits.size(), static_cast<size_t>(kUrls));
+    for (const auto& [id, n] : visits) EXPECT_EQ(n, 1) << id;
+  }
 }
 
 TEST(UrlStoreTest, ReopenKeepsEverything) {
