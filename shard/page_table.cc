@@ -86,12 +86,21 @@ void PageTable::IndexAll() {
   }
 }
 
+void PageTable::ShrinkToFit() {
+  // A copy costs about a millisecond per 10 MB: worth it above 1/64 slack.
+  auto shrink = [](auto& v) {
+    if (v.capacity() - v.size() > v.size() / 64) v.shrink_to_fit();
+  };
+  shrink(arena_);
+  shrink(slots_);
+}
+
 void PageTable::Remove(PageId page) {
   PageSlot& slot = slots_[page];
   if (!slot.in_use) return;
   ids_.erase(ByUrl{slot.id});
   FreePath(page);
-  FreeLearning(slot);
+  FreeEntry(slot);
   slot = PageSlot();
   free_.push_back(page);
   if (garbage_ > (size_t{1} << 20) && garbage_ > arena_.size() / 2) {
@@ -123,32 +132,64 @@ bool SameState(const LearningState& a, const LearningState& b) {
 
 LearningState PageTable::Learning(PageId page) const {
   const PageSlot& slot = slots_[page];
-  if (slot.learning != kNoLearning) return learning_[slot.learning];
+  if (slot.crawl_state != kNoCrawlState) {
+    const CrawlState& e = crawl_states_[slot.crawl_state];
+    if (e.has_learning) return e.learning;
+  }
   return ModelAsPrior(slot);
 }
 
 void PageTable::SetLearning(PageId page, const LearningState& state) {
   PageSlot& slot = slots_[page];
   if (state.crawls == 0 && SameState(state, ModelAsPrior(slot))) {
-    FreeLearning(slot);
+    if (slot.crawl_state != kNoCrawlState) {
+      crawl_states_[slot.crawl_state].has_learning = false;
+      MaybeFreeEntry(slot);
+    }
     return;
   }
-  if (slot.learning == kNoLearning) {
-    if (!learning_free_.empty()) {
-      slot.learning = learning_free_.back();
-      learning_free_.pop_back();
-    } else {
-      slot.learning = static_cast<uint32_t>(learning_.size());
-      learning_.emplace_back();
-    }
-  }
-  learning_[slot.learning] = state;
+  CrawlState& e = EntryOf(slot);
+  e.learning = state;
+  e.has_learning = true;
 }
 
-void PageTable::FreeLearning(PageSlot& slot) {
-  if (slot.learning == kNoLearning) return;
-  learning_free_.push_back(slot.learning);
-  slot.learning = kNoLearning;
+bool PageTable::Digest(PageId page, uint32_t* fingerprint) const {
+  const PageSlot& slot = slots_[page];
+  if (slot.crawl_state == kNoCrawlState) return false;
+  const CrawlState& e = crawl_states_[slot.crawl_state];
+  *fingerprint = e.digest;
+  return e.has_digest;
+}
+
+void PageTable::SetDigest(PageId page, uint32_t fingerprint) {
+  CrawlState& e = EntryOf(slots_[page]);
+  e.digest = fingerprint;
+  e.has_digest = true;
+}
+
+PageTable::CrawlState& PageTable::EntryOf(PageSlot& slot) {
+  if (slot.crawl_state == kNoCrawlState) {
+    if (!crawl_states_free_.empty()) {
+      slot.crawl_state = crawl_states_free_.back();
+      crawl_states_free_.pop_back();
+      crawl_states_[slot.crawl_state] = CrawlState();
+    } else {
+      slot.crawl_state = static_cast<uint32_t>(crawl_states_.size());
+      crawl_states_.emplace_back();
+    }
+  }
+  return crawl_states_[slot.crawl_state];
+}
+
+void PageTable::MaybeFreeEntry(PageSlot& slot) {
+  const CrawlState& e = crawl_states_[slot.crawl_state];
+  if (!e.has_learning && !e.has_digest) FreeEntry(slot);
+}
+
+void PageTable::FreeEntry(PageSlot& slot) {
+  if (slot.crawl_state == kNoCrawlState) return;
+  crawl_states_free_.push_back(slot.crawl_state);
+  slot.crawl_state = kNoCrawlState;
 }
 
 void PageTable::FreePath(PageId page) {
@@ -222,8 +263,8 @@ void PageTable::CompactArena() {
 size_t PageTable::MemoryBytes() const {
   return slots_.capacity() * sizeof(PageSlot) +
          free_.capacity() * sizeof(PageId) +
-         learning_.size() * sizeof(LearningState) +
-         learning_free_.capacity() * sizeof(uint32_t) +
+         crawl_states_.size() * sizeof(CrawlState) +
+         crawl_states_free_.capacity() * sizeof(uint32_t) +
          ids_.capacity() * (sizeof(PageId) + 1) + arena_.capacity() +
          prefixes_.MemoryBytes();
 }

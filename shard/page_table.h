@@ -30,11 +30,12 @@ namespace recrawl {
 namespace shard {
 
 inline constexpr PageId kNoPage = ~PageId{0};
-inline constexpr uint32_t kNoLearning = ~uint32_t{0};
+inline constexpr uint32_t kNoCrawlState = ~uint32_t{0};
 
 // What a shard needs per URL on its hot paths (signals, picks, reports)
 // besides what the index holds (its host and last crawl: CrawlIndex::View).
-// 56 bytes; a URL that learns has 92 more in the PageTable's learning table.
+// 48 bytes; a URL that learns or has a content digest has 100 more in the
+// PageTable's crawl-state table.
 struct PageSlot {
   UrlId id = 0;
   // Bloom filter of the keys of the signals counted since the last crawl
@@ -46,26 +47,25 @@ struct PageSlot {
   // signals are never mistaken for duplicates however many arrive.
   float latest_signal = -1.0f;
   uint32_t path = 0;     // arena offset of the prefix id, path and query
-  // Fingerprint of the stored content digest; valid if has_digest.
-  uint32_t digest = 0;
   // The model the index ranks the page with (raw μ, Δ, λ, ν).
   float importance = 0.0f;
   float change_rate = 0.0f;
   float recall = 0.0f;
   float false_rate = 0.0f;
-  // The page's entry in the learning table, or kNoLearning (PageTable::
-  // Learning).
-  uint32_t learning = kNoLearning;
+  // The page's entry in the crawl-state table, or kNoCrawlState
+  // (PageTable::Learning, PageTable::Digest).
+  uint32_t crawl_state = kNoCrawlState;
   // n_cis, saturating like the index's.
   uint16_t n_cis = 0;
   uint8_t failures = 0;  // consecutive failed fetches, saturating
-  bool in_use = false;
-  bool has_digest = false;
+  bool in_use : 1;
   // Journaled signals or a journaled lease the record does not have yet
   // (signal_journal.h).
-  bool signals_unfolded = false;
+  bool signals_unfolded : 1;
+
+  PageSlot() : in_use(false), signals_unfolded(false) {}
 };
-static_assert(sizeof(PageSlot) <= 56, "PageSlot grew: it is per URL");
+static_assert(sizeof(PageSlot) <= 48, "PageSlot grew: it is per URL");
 
 class PageTable {
  public:
@@ -88,6 +88,10 @@ class PageTable {
   // whose every slot was added this way.
   PageId AddUnindexed(UrlId id);
   void IndexAll();
+  // Gives back what the tables' growth reserved beyond their contents
+  // (the URL arena grows by an eighth at a time, the slots by the store's
+  // estimate): after a bulk load.
+  void ShrinkToFit();
   // Loads the table's lines for `id` into the cache (ahead of a Find).
   void Prefetch(UrlId id) const { ids_.prefetch(ByUrl{id}); }
   // Frees the page and its URL text; the id may be handed out again.
@@ -112,20 +116,25 @@ class PageTable {
   // been crawled since they were added, and their state is only their
   // prior, which is then also their model (an upsert sets both; only a fit
   // after a crawl moves the model away): such a page keeps no entry, and
-  // InitLearning of its slot's model stands for it. That keeps 92 of the
-  // bytes a URL would need in memory to the URLs that learn.
+  // InitLearning of its slot's model stands for it. That keeps the bytes
+  // of a crawl state to the URLs that learn (or have a digest).
   LearningState Learning(PageId page) const;
   // Crawl outcomes the page learnt from (LearningState::crawls).
   uint32_t LearningCrawls(PageId page) const {
-    const uint32_t e = slots_[page].learning;
-    return e == kNoLearning ? 0 : learning_[e].crawls;
+    const uint32_t e = slots_[page].crawl_state;
+    if (e == kNoCrawlState || !crawl_states_[e].has_learning) return 0;
+    return crawl_states_[e].learning.crawls;
   }
   // Stores the page's learning state; call after the slot's model is set
   // (an entry is kept only when `state` differs from what the model stands
-  // for).
+  // for, or the page has a digest).
   void SetLearning(PageId page, const LearningState& state);
-  size_t learning_entries() const {
-    return learning_.size() - learning_free_.size();
+  // The fingerprint of the page's stored content digest, if it has one.
+  bool Digest(PageId page, uint32_t* fingerprint) const;
+  void SetDigest(PageId page, uint32_t fingerprint);
+  // Entries of the crawl-state table.
+  size_t crawl_states() const {
+    return crawl_states_.size() - crawl_states_free_.size();
   }
 
   // Bytes of the tables (capacity), URL text included.
@@ -160,15 +169,26 @@ class PageTable {
   void FreePath(PageId page);
   void CompactArena();
 
-  void FreeLearning(PageSlot& slot);
+  // What a page keeps once crawled: its learning state (which is its
+  // model as prior while has_learning is false) and its digest.
+  struct CrawlState {
+    LearningState learning;
+    uint32_t digest = 0;
+    bool has_learning = false;
+    bool has_digest = false;
+  };
+  CrawlState& EntryOf(PageSlot& slot);
+  // Frees the slot's entry if it holds neither learning nor a digest.
+  void MaybeFreeEntry(PageSlot& slot);
+  void FreeEntry(PageSlot& slot);
 
   std::vector<PageSlot> slots_;
   std::vector<PageId> free_;
-  // Learning entries by PageSlot::learning; freed ones are reused. A deque
+  // Crawl states by PageSlot::crawl_state; freed ones are reused. A deque
   // grows in small blocks, where a vector's doubling could leave up to half
   // of the table unused.
-  std::deque<LearningState> learning_;
-  std::vector<uint32_t> learning_free_;
+  std::deque<CrawlState> crawl_states_;
+  std::vector<uint32_t> crawl_states_free_;
   absl::flat_hash_set<PageId, Hash, Eq> ids_;
   StringInterner prefixes_;
   // Varint length, then the bytes; freed entries are garbage until the next

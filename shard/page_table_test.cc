@@ -99,8 +99,9 @@ TEST(PageTableTest, UnindexedPagesAreFoundAfterIndexAll) {
   EXPECT_EQ(table.TryAdd(500), kNoPage);
 }
 
-// A page keeps a learning entry only while its state is more than its model
-// as prior; entries are freed with their page and reused.
+// A page keeps a crawl-state entry only while its learning state is more
+// than its model as prior (or it has a digest); entries are freed with
+// their page and reused.
 TEST(PageTableTest, LearningEntriesOnlyWhereNeeded) {
   PageTable table;
   const PageId a = table.Add(1);
@@ -113,11 +114,11 @@ TEST(PageTableTest, LearningEntriesOnlyWhereNeeded) {
   EXPECT_EQ(s.prior_false_rate, 0.125f);
   EXPECT_EQ(s.crawls, 0u);
   table.SetLearning(a, s);  // nothing beyond the model
-  EXPECT_EQ(table.learning_entries(), 0u);
+  EXPECT_EQ(table.crawl_states(), 0u);
 
   ASSERT_TRUE(LearnFromCrawl(100.0, 1, true, 0.0, &s));
   table.SetLearning(a, s);
-  EXPECT_EQ(table.learning_entries(), 1u);
+  EXPECT_EQ(table.crawl_states(), 1u);
   EXPECT_EQ(table.LearningCrawls(a), 1u);
   // The model may now move away from the prior; the entry keeps it.
   table[a].change_rate = 2.0f;
@@ -130,18 +131,52 @@ TEST(PageTableTest, LearningEntriesOnlyWhereNeeded) {
   LearningState prior_only = table.Learning(b);
   prior_only.prior_change_rate = 3.0f;
   table.SetLearning(b, prior_only);
-  EXPECT_EQ(table.learning_entries(), 2u);
+  EXPECT_EQ(table.crawl_states(), 2u);
   EXPECT_EQ(table.Learning(b).prior_change_rate, 3.0f);
   EXPECT_EQ(table.LearningCrawls(b), 0u);
 
   table.Remove(a);
-  EXPECT_EQ(table.learning_entries(), 1u);
+  EXPECT_EQ(table.crawl_states(), 1u);
   const PageId c = table.Add(3);
   EXPECT_EQ(table.LearningCrawls(c), 0u);  // not a's state
   table.SetLearning(c, s);
-  EXPECT_EQ(table.learning_entries(), 2u);
+  EXPECT_EQ(table.crawl_states(), 2u);
   EXPECT_EQ(table.LearningCrawls(c), 1u);
   EXPECT_EQ(table.Learning(b).prior_change_rate, 3.0f);
+}
+
+// A digest keeps the page's entry whatever its learning state, and the
+// entry's learning state stays the model as prior until set.
+TEST(PageTableTest, DigestsShareTheCrawlState) {
+  PageTable table;
+  const PageId a = table.Add(1);
+  table[a].change_rate = 0.5f;
+  uint32_t fingerprint = 0;
+  EXPECT_FALSE(table.Digest(a, &fingerprint));
+  table.SetDigest(a, 7);
+  EXPECT_EQ(table.crawl_states(), 1u);
+  ASSERT_TRUE(table.Digest(a, &fingerprint));
+  EXPECT_EQ(fingerprint, 7u);
+  EXPECT_EQ(table.LearningCrawls(a), 0u);
+  EXPECT_EQ(table.Learning(a).prior_change_rate, 0.5f);
+
+  LearningState s = table.Learning(a);
+  ASSERT_TRUE(LearnFromCrawl(100.0, 0, true, 0.0, &s));
+  table.SetLearning(a, s);
+  EXPECT_EQ(table.crawl_states(), 1u);
+  EXPECT_EQ(table.LearningCrawls(a), 1u);
+  table.SetLearning(a, InitLearning({1.0, 0.5, 0.0, 0.0}));
+  EXPECT_EQ(table.crawl_states(), 1u);  // the digest stays
+  EXPECT_EQ(table.LearningCrawls(a), 0u);
+  ASSERT_TRUE(table.Digest(a, &fingerprint));
+  EXPECT_EQ(fingerprint, 7u);
+
+  table.Remove(a);
+  EXPECT_EQ(table.crawl_states(), 0u);
+  const PageId b = table.Add(2);
+  EXPECT_FALSE(table.Digest(b, &fingerprint));
+  table.SetLearning(b, s);
+  EXPECT_FALSE(table.Digest(b, &fingerprint));  // not a's digest
 }
 
 }  // namespace

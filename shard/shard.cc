@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +17,7 @@
 #include "shard/policy_proto.h"
 #include "shard/signal_journal.h"
 #include "shard/signal_keys.h"
+#include "shard/store/parallel_scan.h"
 #include "shard/url_id.h"
 
 namespace recrawl {
@@ -43,6 +46,32 @@ size_t PathBegin(absl::string_view url) {
 }
 
 }  // namespace
+
+// A record as start-up needs it, decoded on a scanning thread
+// (store/parallel_scan.h).
+struct Shard::LoadedUrl {
+  UrlId id = 0;
+  // Why the record is skipped, or nullptr.
+  const char* malformed = nullptr;
+  std::string url;
+  size_t path = 0;   // where the URL's path begins
+  std::string host;  // the politeness host
+  policy::PageParams model;
+  LearningState learning;
+  double last_crawl = 0.0;
+  uint16_t n_cis = 0;
+  uint8_t failures = 0;
+  bool has_digest = false;
+  uint32_t digest = 0;
+  uint64_t signal_filter = 0;
+  float latest_signal = -1.0f;
+  uint64_t signal_seq = 0;
+  // A lease in the record (store format 2 and before).
+  uint64_t lease_id = 0;
+  std::string lease_holder;
+  double lease_deadline = 0.0;
+  double retry_after = 0.0;
+};
 
 Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
     : options_(options),
@@ -141,10 +170,18 @@ absl::Status Shard::Start(double now) {
     step = now;
     return s;
   };
-  absl::StatusOr<ScanStats> urls = store_->ScanUrls(
-      [this](UrlId id, const UrlRecord& record) { LoadRecord(id, record); });
+  const int parts = std::max(options_.startup_threads, 1);
+  load_last_id_.assign(parts, std::nullopt);
+  absl::StatusOr<ScanStats> urls = ParallelScanUrls<LoadedUrl>(
+      *store_, parts,
+      [this](UrlId id, const UrlRecord& record, LoadedUrl* out) {
+        out->id = id;
+        DecodeRecord(record, out);
+      },
+      [this](int part, const LoadedUrl& u) { LoadUrl(part, u); });
   if (!urls.ok()) return urls.status();
   pages_.IndexAll();
+  pages_.ShrinkToFit();
   startup_.load_seconds = seconds();
   if (absl::Status s = ReplayJournal(); !s.ok()) return s;
   startup_.replay_seconds = seconds();
@@ -169,16 +206,11 @@ absl::Status Shard::Start(double now) {
   return absl::OkStatus();
 }
 
-// Rebuilds one URL's memory from its record. Values the shard would not
-// accept from a client make the record malformed: skipped and reported.
-void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
-  auto malformed = [this, &record](absl::string_view why) {
-    ++startup_.malformed;
-    if (startup_.errors.size() < ScanStats::kMaxErrors) {
-      startup_.errors.push_back(
-          absl::StrCat("urls/", record.url().substr(0, 64), ": ", why));
-    }
-  };
+// What LoadUrl needs of a record; values the shard would not accept from a
+// client make it malformed. Thread-safe: reads only the options.
+void Shard::DecodeRecord(const UrlRecord& record, LoadedUrl* out) const {
+  out->malformed = nullptr;
+  out->url.assign(record.url());
   const policy::PageParams prior = PriorOf(record.prior(), Defaults());
   policy::PageParams model = prior;
   model.importance = record.importance();
@@ -186,86 +218,123 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
   if (!IndexableModel(model, options_.max_rate) ||
       !(model.importance <= options_.max_importance) ||
       !IndexableModel(prior, options_.max_rate)) {
-    malformed("change model or importance out of range");
+    out->malformed = "change model or importance out of range";
     return;
   }
-  const double last_crawl = record.last_crawl_time();
-  if (!std::isfinite(last_crawl)) {
-    malformed("last crawl time not finite");
+  out->last_crawl = record.last_crawl_time();
+  if (!std::isfinite(out->last_crawl)) {
+    out->malformed = "last crawl time not finite";
     return;
   }
-  // The scan goes in key order, which is id order: an id not above the
+  if (!record.politeness_host().empty()) {
+    out->host.assign(record.politeness_host());
+  } else if (absl::StatusOr<NormalizedUrl> n = NormalizeUrl(record.url());
+             n.ok()) {
+    const absl::string_view host = n->host();
+    out->host.assign(host.data(), host.size());
+  } else {
+    out->malformed = "no politeness host, and the URL does not parse";
+    return;
+  }
+  out->path = PathBegin(out->url);
+  out->model = model;
+  out->learning = LearningFromRecord(record.learning(), prior);
+  out->n_cis = static_cast<uint16_t>(
+      std::min<uint32_t>(record.signals_since_crawl(), 0xffff));
+  out->failures = static_cast<uint8_t>(
+      std::min<uint32_t>(record.consecutive_failures(), 0xff));
+  out->has_digest = record.has_content_digest();
+  out->digest =
+      out->has_digest
+          ? static_cast<uint32_t>(Fingerprint64(record.content_digest()))
+          : 0;
+  if (record.has_signal_filter()) {
+    out->signal_filter = record.signal_filter();
+    out->latest_signal = record.latest_signal();
+  } else {
+    // Format 1: the newest n_cis keys are those of the signals since the
+    // last crawl (each counted signal appended one).
+    out->signal_filter = 0;
+    out->latest_signal = -1.0f;
+    const int keys = record.recent_signal_keys_size();
+    for (int k = std::max(0, keys - static_cast<int>(out->n_cis)); k < keys;
+         ++k) {
+      AddSignal(record.recent_signal_keys(k), &out->signal_filter);
+    }
+    if (out->n_cis > 0 && record.has_last_signal_time()) {
+      out->latest_signal = std::max(
+          LatestSignalOffset(record.last_signal_time() - out->last_crawl),
+          0.0f);
+    }
+  }
+  out->signal_seq = record.signal_seq();
+  const LeaseRecord& lease = record.lease();
+  out->lease_id = lease.id();
+  out->lease_deadline = lease.deadline();
+  if (lease.id() != 0) {
+    out->lease_holder.assign(lease.holder());
+  } else {
+    out->lease_holder.clear();
+  }
+  out->retry_after = record.retry_after();
+}
+
+// Rebuilds one URL's memory from its decoded record.
+void Shard::LoadUrl(int part, const LoadedUrl& u) {
+  auto malformed = [this, &u](absl::string_view why) {
+    ++startup_.malformed;
+    if (startup_.errors.size() < ScanStats::kMaxErrors) {
+      startup_.errors.push_back(
+          absl::StrCat("urls/", u.url.substr(0, 64), ": ", why));
+    }
+  };
+  if (u.malformed != nullptr) {
+    malformed(u.malformed);
+    return;
+  }
+  // A part's scan goes in key order, which is id order: an id not above the
   // previous one is a duplicate (or the store broke its order).
-  if (loaded_any_ && id <= last_loaded_id_) {
+  std::optional<UrlId>& last_id = load_last_id_[part];
+  if (last_id.has_value() && u.id <= *last_id) {
     malformed("duplicate id");
     return;
   }
-  const PageId page = pages_.AddUnindexed(id);
-  loaded_any_ = true;
-  last_loaded_id_ = id;
-  const absl::string_view url = record.url();
-  const size_t path = PathBegin(url);
+  const PageId page = pages_.AddUnindexed(u.id);
+  last_id = u.id;
+  const absl::string_view url = u.url;
   uint32_t prefix = 0;
-  if (!pages_.SetUrl(page, url.substr(0, path), url.substr(path), &prefix)) {
+  if (!pages_.SetUrl(page, url.substr(0, u.path), url.substr(u.path),
+                     &prefix)) {
     pages_.Remove(page);
     malformed("URL text arena full");
     return;
   }
-  PageSlot& slot = pages_[page];
-  HostId host;
-  if (!record.politeness_host().empty()) {
-    // A site's URLs mostly share their politeness host: the one last seen
-    // with the URL's prefix is compared first, which spares a hash lookup
-    // of the name per URL.
-    if (load_prefix_host_.size() <= prefix) {
-      load_prefix_host_.resize(prefix + 1, kNoHost);
-    }
-    HostId& cached = load_prefix_host_[prefix];
-    if (cached == kNoHost || hosts_.Name(cached) != record.politeness_host()) {
-      cached = hosts_.Intern(record.politeness_host());
-    }
-    host = cached;
-  } else if (absl::StatusOr<NormalizedUrl> n = NormalizeUrl(url); n.ok()) {
-    host = hosts_.Intern(n->host());
-  } else {
-    pages_.Remove(page);
-    malformed("no politeness host, and the URL does not parse");
-    return;
+  // A site's URLs mostly share their politeness host: the one last seen
+  // with the URL's prefix is compared first, which spares a hash lookup of
+  // the name per URL.
+  if (load_prefix_host_.size() <= prefix) {
+    load_prefix_host_.resize(prefix + 1, kNoHost);
   }
-  slot.importance = static_cast<float>(model.importance);
-  slot.change_rate = static_cast<float>(model.change_rate);
-  slot.recall = static_cast<float>(model.recall);
-  slot.false_rate = static_cast<float>(model.false_rate);
+  HostId& host = load_prefix_host_[prefix];
+  if (host == kNoHost || hosts_.Name(host) != u.host) {
+    host = hosts_.Intern(u.host);
+  }
+  PageSlot& slot = pages_[page];
+  slot.importance = static_cast<float>(u.model.importance);
+  slot.change_rate = static_cast<float>(u.model.change_rate);
+  slot.recall = static_cast<float>(u.model.recall);
+  slot.false_rate = static_cast<float>(u.model.false_rate);
   // After the model: the table keeps an entry only where the state is more
   // than the model as prior.
-  pages_.SetLearning(page, LearningFromRecord(record.learning(), prior));
-  slot.n_cis = static_cast<uint16_t>(
-      std::min<uint32_t>(record.signals_since_crawl(), 0xffff));
-  slot.failures = static_cast<uint8_t>(
-      std::min<uint32_t>(record.consecutive_failures(), 0xff));
-  if (record.has_content_digest()) {
-    slot.has_digest = true;
-    slot.digest = static_cast<uint32_t>(Fingerprint64(record.content_digest()));
-  }
-  if (record.has_signal_filter()) {
-    slot.signal_filter = record.signal_filter();
-    slot.latest_signal = record.latest_signal();
-  } else {
-    // Format 1: the newest n_cis keys are those of the signals since the
-    // last crawl (each counted signal appended one).
-    const int keys = record.recent_signal_keys_size();
-    for (int k = std::max(0, keys - static_cast<int>(slot.n_cis)); k < keys;
-         ++k) {
-      AddSignal(record.recent_signal_keys(k), &slot.signal_filter);
-    }
-    if (slot.n_cis > 0 && record.has_last_signal_time()) {
-      slot.latest_signal = std::max(
-          LatestSignalOffset(record.last_signal_time() - last_crawl), 0.0f);
-    }
-  }
+  pages_.SetLearning(page, u.learning);
+  if (u.has_digest) pages_.SetDigest(page, u.digest);
+  slot.n_cis = u.n_cis;
+  slot.failures = u.failures;
+  slot.signal_filter = u.signal_filter;
+  slot.latest_signal = u.latest_signal;
   if (load_seq_.size() <= page) load_seq_.resize(page + 1, 0);
-  load_seq_[page] = record.signal_seq();
-  journal_seq_ = std::max(journal_seq_, record.signal_seq());
+  load_seq_[page] = u.signal_seq;
+  journal_seq_ = std::max(journal_seq_, u.signal_seq);
   if (const uint32_t crawls = pages_.LearningCrawls(page); crawls > 0) {
     ++urls_learning_;
     observed_crawls_sum_ += crawls;
@@ -274,16 +343,15 @@ void Shard::LoadRecord(UrlId id, const UrlRecord& record) {
   // The index keeps the page's host and last crawl for the shard; it hears
   // of the signals in IndexLoadedState, once the journal has given them
   // all.
-  index_.Upsert(page, IndexView(model), host, last_crawl);
-  const LeaseRecord& lease = record.lease();
-  if (lease.id() != 0 && std::isfinite(lease.deadline())) {
+  index_.Upsert(page, IndexView(u.model), host, u.last_crawl);
+  if (u.lease_id != 0 && std::isfinite(u.lease_deadline)) {
     // (Records of store format 2 and before; leases are journaled now.)
-    leases_.Grant(lease.id(), page, lease.holder(), lease.deadline(),
-                  /*active=*/lease.deadline() > now_);
+    leases_.Grant(u.lease_id, page, u.lease_holder, u.lease_deadline,
+                  /*active=*/u.lease_deadline > now_);
   }
-  if (record.retry_after() > now_ && std::isfinite(record.retry_after()) &&
+  if (u.retry_after > now_ && std::isfinite(u.retry_after) &&
       leases_.OfPage(page) == nullptr) {
-    leases_.Hold(page, record.retry_after());
+    leases_.Hold(page, u.retry_after);
   }
   ++startup_.urls;
 }
@@ -362,6 +430,7 @@ absl::Status Shard::ReplayJournal() {
   startup_.journal_entries = *entries;
   std::vector<uint64_t>().swap(load_seq_);
   std::vector<HostId>().swap(load_prefix_host_);
+  std::vector<std::optional<UrlId>>().swap(load_last_id_);
   return absl::OkStatus();
 }
 

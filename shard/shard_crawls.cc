@@ -226,18 +226,18 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   bool changed = outcome == CRAWL_OUTCOME_CHANGED;
   if (!digest.empty()) {
     const uint32_t fingerprint = DigestFingerprint(digest);
-    if (slot.has_digest) {
+    if (uint32_t stored; pages_.Digest(page, &stored)) {
       decided = true;
-      changed = fingerprint != slot.digest;
+      changed = fingerprint != stored;
     }
-    slot.has_digest = true;
-    slot.digest = fingerprint;
+    pages_.SetDigest(page, fingerprint);
   }
   const PageView indexed = Indexed(page);
   const double tau = fetch_time - indexed.last_crawl;
   const uint16_t n_cis = slot.n_cis;
 
-  UrlRecord patch;
+  UrlRecord& patch = patch_;
+  patch.Clear();
   LearningState learning;
   if (decided) {
     learning = pages_.Learning(page);
@@ -322,7 +322,8 @@ void Shard::RecordFailure(PageId page, double fetch_time) {
   }
   // Whether the index holds the page back (an active lease or a hold).
   const bool held_back = EndLeaseAndHold(page);
-  UrlRecord patch;
+  UrlRecord& patch = patch_;
+  patch.Clear();
   if (until > now_) {
     leases_.Hold(page, until);
     index_.Lease(page);  // a no-op if it was held back already
