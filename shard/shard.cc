@@ -170,10 +170,9 @@ absl::Status Shard::Start(double now) {
     step = now;
     return s;
   };
-  const int parts = std::max(options_.startup_threads, 1);
-  load_last_id_.assign(parts, std::nullopt);
+  load_last_id_.assign(std::max(options_.startup_threads, 1), std::nullopt);
   absl::StatusOr<ScanStats> urls = ParallelScanUrls<LoadedUrl>(
-      *store_, parts,
+      *store_, options_.startup_threads,
       [this](UrlId id, const UrlRecord& record, LoadedUrl* out) {
         out->id = id;
         DecodeRecord(record, out);

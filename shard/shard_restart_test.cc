@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
 #include "shard/shard_test_util.h"
 
 namespace recrawl {
@@ -14,6 +15,54 @@ namespace {
 
 using ::testing::HasSubstr;
 using ShardRestartTest = testing::ShardTest;
+
+// Start-up with scanning threads (store/parallel_scan.h) builds the same
+// shard as with none: every URL's state, and the picks' values (pages come
+// in another order, so equal values may be picked in another order).
+TEST_F(ShardRestartTest, ScanningThreadsLoadTheSameShard) {
+  constexpr int kUrls = 3000;  // several chunks a thread
+  std::vector<UrlSpec> specs;
+  for (int i = 0; i < kUrls; ++i) {
+    specs.push_back(Spec(absl::StrCat("https://h", i % 97, ".com/p", i),
+                         1.0 + i % 13));
+  }
+  Upsert(specs);
+  now_ = 2000;
+  std::vector<Signal> signals;
+  std::vector<CrawlReport> reports;
+  for (int i = 0; i < kUrls; i += 3) {
+    const std::string url = absl::StrCat("https://h", i % 97, ".com/p", i);
+    signals.push_back(MakeSignal(url, 1500 + i % 7));
+    if (i % 2 == 0) {
+      reports.push_back(ByUrl(url, 1900, i % 4 == 0 ? CRAWL_OUTCOME_CHANGED
+                                                    : CRAWL_OUTCOME_UNCHANGED));
+    }
+  }
+  Signals(signals);
+  Report(reports);
+  Lease(20, 500);
+
+  std::vector<std::string> states[2];
+  std::vector<double> picks[2];
+  for (const int threads : {0, 2}) {
+    options_.startup_threads = threads;
+    Open();
+    EXPECT_EQ(shard_->startup().urls, kUrls);
+    EXPECT_EQ(shard_->startup().leases, 20);
+    EXPECT_EQ(shard_->startup().malformed, 0);
+    for (int i = 0; i < kUrls; ++i) {
+      states[threads / 2].push_back(
+          State(absl::StrCat("https://h", i % 97, ".com/p", i))
+              .SerializeAsString());
+    }
+    const PeekTopResponse peek = Peek(50);
+    for (const Candidate& c : peek.candidates()) {
+      picks[threads / 2].push_back(c.value());
+    }
+  }
+  EXPECT_EQ(states[0], states[1]);
+  EXPECT_EQ(picks[0], picks[1]);
+}
 
 TEST_F(ShardRestartTest, EverythingAcknowledgedSurvivesARestart) {
   options_.failure_backoff = 1000;

@@ -33,14 +33,29 @@ namespace shard {
 // Calls decode(id, record, &item) for every well-formed record on the
 // scanning threads (it must be thread-safe; `item` is reused, so decode sets
 // every field it uses), and load(part, item) on the calling thread, in key
-// order within each part. Returns the scans' stats added up, or the first
-// scan's error.
+// order within each part. With parts < 1 everything runs on the calling
+// thread, as part 0. Returns the scans' stats added up, or the first scan's
+// error.
 template <typename Item>
 absl::StatusOr<ScanStats> ParallelScanUrls(
     const UrlStore& store, int parts,
     const std::function<void(UrlId, const UrlRecord&, Item*)>& decode,
     absl::FunctionRef<void(int part, const Item&)> load) {
-  constexpr size_t kChunk = 1024;
+  if (parts < 1) {
+    // No scanning threads: all on the calling thread, as one part.
+    Item item;
+    return store.ScanUrls([&](UrlId id, const UrlRecord& record) {
+      decode(id, record, &item);
+      load(0, item);
+    });
+  }
+  // Few and small chunks, made here and recycled: memory a scanning thread
+  // allocates stays resident in its malloc arena after the thread exits
+  // (glibc's malloc_trim does not trim the top of a thread's arena), so the
+  // threads allocate as little as they can. With 1,024-item chunks and 16
+  // in the queue that was ~10 MB at 10^6 URLs.
+  constexpr size_t kChunk = 256;
+  const int kChunks = parts + 4;
   struct Chunk {
     int part = 0;
     size_t size = 0;
@@ -49,13 +64,10 @@ absl::StatusOr<ScanStats> ParallelScanUrls(
   struct Queue {
     absl::Mutex mu;
     std::deque<Chunk> full ABSL_GUARDED_BY(mu);
-    // Loaded chunks, recycled with their items' buffers.
     std::deque<Chunk> empty ABSL_GUARDED_BY(mu);
     int scanning ABSL_GUARDED_BY(mu) = 0;
-    // Decoded chunks not loaded yet at most: bounds the memory if the
-    // loader falls behind.
-    static bool HasRoom(Queue* q) ABSL_EXCLUSIVE_LOCKS_REQUIRED(q->mu) {
-      return q->full.size() < 16;
+    static bool HasEmpty(Queue* q) ABSL_EXCLUSIVE_LOCKS_REQUIRED(q->mu) {
+      return !q->empty.empty();
     }
     static bool Ready(Queue* q) ABSL_EXCLUSIVE_LOCKS_REQUIRED(q->mu) {
       return !q->full.empty() || q->scanning == 0;
@@ -65,6 +77,9 @@ absl::StatusOr<ScanStats> ParallelScanUrls(
   {
     absl::MutexLock lock(&q.mu);
     q.scanning = parts;
+    for (int i = 0; i < kChunks; ++i) {
+      q.empty.emplace_back().items.resize(kChunk);
+    }
   }
   std::vector<absl::StatusOr<ScanStats>> stats(parts);
 
@@ -75,26 +90,33 @@ absl::StatusOr<ScanStats> ParallelScanUrls(
                            ? ~UrlId{0}
                            : step * static_cast<UrlId>(part + 1) - 1;
     Chunk chunk;
-    chunk.part = part;
+    auto take_empty = [&] {
+      q.mu.Await(absl::Condition(&Queue::HasEmpty, &q));
+      chunk = std::move(q.empty.front());
+      q.empty.pop_front();
+      chunk.part = part;
+      chunk.size = 0;
+    };
+    {
+      absl::MutexLock lock(&q.mu);
+      take_empty();
+    }
     auto hand_over = [&] {
       absl::MutexLock lock(&q.mu);
-      q.mu.Await(absl::Condition(&Queue::HasRoom, &q));
       q.full.push_back(std::move(chunk));
-      chunk = Chunk();
-      chunk.part = part;
-      if (!q.empty.empty()) {
-        chunk.items = std::move(q.empty.front().items);
-        q.empty.pop_front();
-      }
+      take_empty();
     };
     stats[part] = store.ScanUrlRange(
         first, last, [&](UrlId id, const UrlRecord& record) {
-          if (chunk.size == chunk.items.size()) chunk.items.emplace_back();
           decode(id, record, &chunk.items[chunk.size++]);
           if (chunk.size == kChunk) hand_over();
         });
-    if (chunk.size > 0) hand_over();
     absl::MutexLock lock(&q.mu);
+    if (chunk.size > 0) {
+      q.full.push_back(std::move(chunk));
+    } else {
+      q.empty.push_back(std::move(chunk));
+    }
     --q.scanning;
   };
   std::vector<std::thread> threads;
@@ -110,7 +132,6 @@ absl::StatusOr<ScanStats> ParallelScanUrls(
       q.full.pop_front();
     }
     for (size_t i = 0; i < chunk.size; ++i) load(chunk.part, chunk.items[i]);
-    chunk.size = 0;
     absl::MutexLock lock(&q.mu);
     q.empty.push_back(std::move(chunk));
   }

@@ -248,7 +248,9 @@ TEST(UrlStoreTest, ScanVisitsEveryRecordOnce) {
           first, last, [&](UrlId id, const UrlRecord&) {
             EXPECT_GE(id, first);
             EXPECT_LE(id, last);
-            if (any) EXPECT_GT(id, previous);
+            if (any) {
+              EXPECT_GT(id, previous);
+            }
             any = true;
             previous = id;
             ++visits[id];
