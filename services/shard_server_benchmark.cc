@@ -1,6 +1,7 @@
 // Throughput of a real shard server over gRPC on loopback (issue 4):
-// signals over one stream, leases and reports in batches, next to RocksDB's
-// raw put rate measured in the same run.
+// signals over one stream, leases and reports in batches (one request at a
+// time, then several at once), next to RocksDB's raw put rate measured in
+// the same run.
 //
 //   bazel build //services:shard_server //services:shard_server_benchmark
 //   bazel-bin/services/shard_server_benchmark
@@ -10,6 +11,8 @@
 // numbers do.
 #include <signal.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -37,6 +40,9 @@ ABSL_FLAG(int, batch, 256, "Items per request");
 ABSL_FLAG(int64_t, signals, 2000000, "Signals to stream");
 ABSL_FLAG(int, window, 8, "Signal batches in flight on the stream");
 ABSL_FLAG(int64_t, leases, 200000, "URLs to lease, then report");
+ABSL_FLAG(int, in_flight, 4,
+          "Lease and report requests at once in the second half of each "
+          "phase (the first half sends one at a time)");
 ABSL_FLAG(std::string, dir, "", "Working directory (default: a temp dir)");
 
 namespace recrawl {
@@ -170,44 +176,77 @@ void Run() {
               batch, absl::GetFlag(FLAGS_window), signals / 1e3, signals / raw);
 
   // Leases at the server's current time (slot time 0 is taken as now), then
-  // reports of them by lease id.
+  // reports of them by lease id; each half with one request at a time, the
+  // other with --in_flight requests at once from as many client threads (a
+  // shard serves many fetchers; the server runs one request at a time, and
+  // the others' transport overlaps it).
+  const int64_t total_leases = absl::GetFlag(FLAGS_leases);
+  const int in_flight = std::max(absl::GetFlag(FLAGS_in_flight), 1);
   std::vector<uint64_t> ids;
-  {
-    LeaseRequest req;
-    req.set_holder("bench");
-    req.set_lease_duration(3600);
-    for (int k = 0; k < batch; ++k) req.add_slot_times(0.0);
-    const Clock::time_point start = Clock::now();
-    while (static_cast<int64_t>(ids.size()) < absl::GetFlag(FLAGS_leases)) {
-      grpc::ClientContext ctx;
-      LeaseResponse resp;
-      Check(stub->Lease(&ctx, req, &resp), "lease");
-      if (resp.leases_size() == 0) break;
-      for (const LeasedUrl& l : resp.leases()) ids.push_back(l.lease_id());
-    }
-    const double s = Seconds(start);
-    std::printf("leases over gRPC, batches of %d: %.0fK URLs/s (%.2f x raw "
-                "put)\n",
-                batch, ids.size() / s / 1e3, ids.size() / s / raw);
-  }
-  {
-    std::mt19937_64 rng(9);
-    const Clock::time_point start = Clock::now();
-    for (size_t i = 0; i < ids.size();) {
-      ReportCrawlsRequest req;
-      for (int k = 0; k < batch && i < ids.size(); ++k, ++i) {
-        CrawlReport* r = req.add_reports();
-        r->set_lease_id(ids[i]);
-        r->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED
-                                 : CRAWL_OUTCOME_UNCHANGED);
+  for (const int clients : {1, in_flight}) {
+    std::mutex mu;
+    const size_t goal = ids.size() + static_cast<size_t>(total_leases / 2);
+    const size_t before = ids.size();
+    bool dry = false;
+    auto lease = [&] {
+      LeaseRequest req;
+      req.set_holder("bench");
+      req.set_lease_duration(3600);
+      for (int k = 0; k < batch; ++k) req.add_slot_times(0.0);
+      while (true) {
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (ids.size() >= goal || dry) return;
+        }
+        grpc::ClientContext ctx;
+        LeaseResponse resp;
+        Check(stub->Lease(&ctx, req, &resp), "lease");
+        std::lock_guard<std::mutex> lock(mu);
+        if (resp.leases_size() == 0) dry = true;
+        for (const LeasedUrl& l : resp.leases()) ids.push_back(l.lease_id());
       }
-      grpc::ClientContext ctx;
-      ReportCrawlsResponse resp;
-      Check(stub->ReportCrawls(&ctx, req, &resp), "report");
-    }
+    };
+    const Clock::time_point start = Clock::now();
+    std::vector<std::thread> threads;
+    for (int c = 0; c < clients; ++c) threads.emplace_back(lease);
+    for (std::thread& t : threads) t.join();
     const double s = Seconds(start);
-    std::printf("reports over gRPC, batches of %d: %.0fK/s (%.2f x raw put)\n",
-                batch, ids.size() / s / 1e3, ids.size() / s / raw);
+    const double leased = static_cast<double>(ids.size() - before);
+    std::printf("leases over gRPC, batches of %d, %d in flight: %.0fK URLs/s "
+                "(%.2f x raw put)\n",
+                batch, clients, leased / s / 1e3, leased / s / raw);
+  }
+  for (const int clients : {1, in_flight}) {
+    // This half's ids, dealt to the clients in batches.
+    const size_t begin = clients == 1 ? 0 : ids.size() / 2;
+    const size_t end = clients == 1 ? ids.size() / 2 : ids.size();
+    std::atomic<size_t> next{begin};
+    auto report = [&](int client) {
+      std::mt19937_64 rng(9 + client);
+      while (true) {
+        const size_t from = next.fetch_add(batch);
+        if (from >= end) return;
+        ReportCrawlsRequest req;
+        for (size_t i = from; i < std::min(end, from + batch); ++i) {
+          CrawlReport* r = req.add_reports();
+          r->set_lease_id(ids[i]);
+          r->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED
+                                   : CRAWL_OUTCOME_UNCHANGED);
+        }
+        grpc::ClientContext ctx;
+        ReportCrawlsResponse resp;
+        Check(stub->ReportCrawls(&ctx, req, &resp), "report");
+      }
+    };
+    const Clock::time_point start = Clock::now();
+    std::vector<std::thread> threads;
+    for (int c = 0; c < clients; ++c) threads.emplace_back(report, c);
+    for (std::thread& t : threads) t.join();
+    const double s = Seconds(start);
+    const double reported = static_cast<double>(end - begin);
+    std::printf("reports over gRPC, batches of %d, %d in flight: %.0fK/s "
+                "(%.2f x raw put)\n",
+                batch, clients, reported / s / 1e3, reported / s / raw);
   }
   server.Stop(SIGTERM);
   std::filesystem::remove_all(dir);

@@ -41,6 +41,10 @@ ABSL_FLAG(int, target_candidates, 0,
           "Index option (0: its default): candidates after a rebuild");
 ABSL_FLAG(int64_t, journal_window, 0,
           "Signal journal window in batches (0: the shard's default)");
+ABSL_FLAG(int, scan_readahead_kb, -1,
+          "Read-ahead of the start-up scan, KiB (-1: the store's default)");
+ABSL_FLAG(int, startup_threads, -1,
+          "Threads scanning the store at start-up (-1: the shard's default)");
 ABSL_FLAG(std::string, dir, "", "Working directory (default: a temp dir)");
 ABSL_FLAG(bool, keep, false, "Keep the directory afterwards");
 ABSL_FLAG(bool, restart_only, false,
@@ -75,6 +79,14 @@ double ThreadCpuSeconds() {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+// CPU time of the whole process: a restart's scanning threads (and
+// RocksDB's) besides the calling one.
+double ProcessCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 // Resident bytes after returning free heap memory to the system, so that
 // what growing tables left behind in malloc's free lists does not count.
 int64_t ResidentBytes() {
@@ -88,11 +100,17 @@ int64_t ResidentBytes() {
 std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
   UrlStoreOptions store_options;
   store_options.block_cache_bytes = size_t{8} << 20;
+  if (const int kb = absl::GetFlag(FLAGS_scan_readahead_kb); kb >= 0) {
+    store_options.scan_readahead_bytes = static_cast<size_t>(kb) << 10;
+  }
   std::unique_ptr<UrlStore> store = Check(UrlStore::Open(dir, store_options));
   ShardOptions options;
   if (const int target = absl::GetFlag(FLAGS_target_candidates); target > 0) {
     options.index.target_candidates = target;
     options.index.max_candidates = 4 * target;
+  }
+  if (const int t = absl::GetFlag(FLAGS_startup_threads); t >= 0) {
+    options.startup_threads = t;
   }
   if (const int64_t w = absl::GetFlag(FLAGS_journal_window); w > 0) {
     options.journal_window = static_cast<uint64_t>(w);
@@ -269,19 +287,21 @@ void Restarts(const std::string& dir, int64_t n, double now) {
     const int64_t rss_closed = ResidentBytes();
     const Clock::time_point start = Clock::now();
     const double cpu_start = ThreadCpuSeconds();
+    const double process_cpu_start = ProcessCpuSeconds();
     std::unique_ptr<Shard> shard = OpenShard(dir + "/shard", now);
     const double open_s = Seconds(start);
     Check(shard->PeekTop(peek, now));
     const double s = Seconds(start);
     const double cpu_s = ThreadCpuSeconds() - cpu_start;
+    const double process_cpu_s = ProcessCpuSeconds() - process_cpu_start;
     if (!cold) {
       std::printf("resident memory after the restart: %.0f bytes/URL\n",
                   static_cast<double>(ResidentBytes() - rss_closed) / n);
     }
     std::printf("restart %s: open + scan + build + index level %.2f s, first "
-                "pick after %.2f s, %.2f s CPU of this thread (%lld URLs, %lld "
-                "leases, %lld journal entries)\n",
-                cold ? "cold" : "warm", open_s, s, cpu_s,
+                "pick after %.2f s, %.2f s CPU of this thread, %.2f s of the "
+                "process (%lld URLs, %lld leases, %lld journal entries)\n",
+                cold ? "cold" : "warm", open_s, s, cpu_s, process_cpu_s,
                 static_cast<long long>(shard->startup().urls),
                 static_cast<long long>(shard->startup().leases),
                 static_cast<long long>(shard->startup().journal_entries));
