@@ -15,6 +15,17 @@ class Clock {
   Clock(double scale, double origin)
       : scale_(scale), origin_(origin), start_(Steady::now()) {}
 
+  // As above, but the clock showed `origin` at Unix time `epoch` rather than
+  // now: processes given the same origin and epoch share one scaled time,
+  // and a process restarted with them resumes it instead of starting over
+  // (the local cluster restarts shards this way).
+  Clock(double scale, double origin, double epoch)
+      : scale_(scale),
+        origin_(origin),
+        start_(Steady::now() -
+               std::chrono::duration_cast<Steady::duration>(
+                   std::chrono::duration<double>(UnixNow() - epoch))) {}
+
   double Now() const {
     const std::chrono::duration<double> elapsed = Steady::now() - start_;
     return origin_ + scale_ * elapsed.count();

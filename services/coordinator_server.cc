@@ -45,6 +45,7 @@
 #include "prometheus/exposer.h"
 #include "services/auth_flags.h"
 #include "services/clock.h"
+#include "services/clock_flags.h"
 #include "services/coordinator_metrics.h"
 #include "services/coordinator_service.h"
 #include "services/coordinator_shards.h"
@@ -81,9 +82,6 @@ ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on");
 ABSL_FLAG(int, port, 50050, "gRPC port (0: any free port, see --port_file)");
 ABSL_FLAG(int, metrics_port, -1, "Prometheus metrics port (-1: none; 0: any free port)");
 ABSL_FLAG(std::string, port_file, "", "Write \"<grpc port> <metrics port>\" here once serving");
-ABSL_FLAG(double, time_scale, 1.0, "Clock seconds per real second (as the shards')");
-ABSL_FLAG(double, time_origin, -1.0,
-          "Clock time at start with --time_scale (default: Unix time; as the shards')");
 ABSL_FLAG(double, drain_seconds, 5.0, "On SIGTERM, how long calls in flight may take");
 
 namespace recrawl {
@@ -144,14 +142,12 @@ int Main() {
     spdlog::error("--shards_dns: must be name:port, got \"{}\"", dns);
     return 2;
   }
-  const double scale = absl::GetFlag(FLAGS_time_scale);
-  if (!(scale > 0.0)) {
-    spdlog::error("--time_scale must be > 0");
+  absl::StatusOr<Clock> scaled_clock = ClockFromFlags();
+  if (!scaled_clock.ok()) {
+    spdlog::error("{}", scaled_clock.status().ToString());
     return 2;
   }
-  const double origin = absl::GetFlag(FLAGS_time_origin) >= 0.0 ? absl::GetFlag(FLAGS_time_origin)
-                                                                 : Clock::UnixNow();
-  const Clock clock(scale, origin);
+  const Clock clock = *scaled_clock;
   absl::StatusOr<coordinator::Mode> mode = ParseMode(absl::GetFlag(FLAGS_mode));
   if (!mode.ok()) {
     spdlog::error("{}", std::string(mode.status().message()));
@@ -164,8 +160,8 @@ int Main() {
   options.pacer.grace = absl::GetFlag(FLAGS_grace);
   options.pacer.max_lookahead = absl::GetFlag(FLAGS_max_lookahead);
   // The directory and the rebalancing run on the cluster clock.
-  options.directory.failure_timeout = absl::GetFlag(FLAGS_failure_timeout) * scale;
-  options.rebalance_period = absl::GetFlag(FLAGS_rebalance_period) * scale;
+  options.directory.failure_timeout = absl::GetFlag(FLAGS_failure_timeout) * clock.scale();
+  options.rebalance_period = absl::GetFlag(FLAGS_rebalance_period) * clock.scale();
   if (absl::Status s = coordinator::Coordinator::Validate(options); !s.ok()) {
     spdlog::error("{}", std::string(s.message()));
     return 2;

@@ -31,6 +31,7 @@
 #include "services/auth_flags.h"
 #include "services/authorized_shard_service.h"
 #include "services/clock.h"
+#include "services/clock_flags.h"
 #include "services/server_lifecycle.h"
 #include "services/shard_metrics.h"
 #include "services/shard_service.h"
@@ -54,10 +55,6 @@ ABSL_FLAG(std::string, policy, "",
 ABSL_FLAG(double, t_delay, -1.0,
           "Seconds after a crawl within which signals are dropped (main paper "
           "App. C); replaces the store's setting (< 0: the store's, 0 if new)");
-ABSL_FLAG(double, time_scale, 1.0,
-          "Shard seconds per real second (tests and demos)");
-ABSL_FLAG(double, time_origin, -1.0,
-          "Shard time at start with --time_scale (default: Unix time)");
 ABSL_FLAG(bool, register_unknown_urls, false,
           "Register URLs first seen in a signal (else count and skip them)");
 ABSL_FLAG(double, default_change_rate, 1.0 / 86400,
@@ -127,15 +124,12 @@ int Main() {
     spdlog::error("{}", options.status().ToString());
     return 2;
   }
-  const double scale = absl::GetFlag(FLAGS_time_scale);
-  const double origin = absl::GetFlag(FLAGS_time_origin) >= 0.0
-                            ? absl::GetFlag(FLAGS_time_origin)
-                            : Clock::UnixNow();
-  if (!(scale > 0.0)) {
-    spdlog::error("--time_scale must be > 0");
+  absl::StatusOr<Clock> scaled_clock = ClockFromFlags();
+  if (!scaled_clock.ok()) {
+    spdlog::error("{}", scaled_clock.status().ToString());
     return 2;
   }
-  const Clock clock(scale, origin);
+  const Clock clock = *scaled_clock;
   absl::StatusOr<ServerSecurity> security = ServerSecurityFromFlags();
   if (!security.ok()) {
     spdlog::error("{}", security.status().ToString());
