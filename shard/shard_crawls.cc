@@ -112,7 +112,10 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
     LeasedUrl* out = response.add_leases();
     pages_.AppendUrl(page, out->mutable_url());
     out->set_lease_id(id);
-    out->set_slot_time(pick.time);
+    // The slot asked for, not the later time it was valued at when the
+    // shard's pick time had passed it: the coordinator dealt distinct slots
+    // and paces by them (two fetchers' calls can reach a shard out of order).
+    out->set_slot_time(req.slot_times(static_cast<int>(pick.slot)));
     out->set_deadline(deadline);
     out->set_value(pick.value);
     level_ = pick.value;

@@ -121,6 +121,28 @@ TEST_F(ShardPickTest, LeaseTakesOneUrlPerSlot) {
   EXPECT_GT(shard_->GetStats(now_).crawl_value_level(), 0.0);
 }
 
+// Two fetchers' Lease calls can reach the shard out of slot order; each
+// lease keeps the slot it was asked for (the coordinator paces by them),
+// though the shard values it at its later pick time.
+TEST_F(ShardPickTest, LeasesKeepTheSlotAskedForBehindThePickTime) {
+  LeaseRequest later;
+  later.add_slot_times(now_ + 0.5);
+  later.set_holder("f1");
+  ASSERT_TRUE(shard_->Lease(later, now_).ok());
+  LeaseRequest earlier;
+  earlier.add_slot_times(now_ + 0.1);
+  earlier.add_slot_times(now_ + 0.2);
+  earlier.set_holder("f2");
+  absl::StatusOr<LeaseResponse> r = shard_->Lease(earlier, now_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->leases_size(), 2);
+  EXPECT_EQ(r->leases(0).slot_time(), now_ + 0.1);
+  EXPECT_EQ(r->leases(1).slot_time(), now_ + 0.2);
+  // Valued, and so due, from the pick time on.
+  EXPECT_EQ(r->leases(0).deadline(),
+            now_ + 0.5 + options_.default_lease_duration);
+}
+
 TEST_F(ShardPickTest, BadLeaseRequestsAreRejectedWhole) {
   LeaseRequest req;
   req.add_slot_times(now_ + 2);

@@ -100,7 +100,8 @@ std::vector<PickedPage> BruteForceIndex::PickTop(double t, int k) {
 std::vector<SlotPick> BruteForceIndex::PickSlots(
     const std::vector<double>& slot_times) {
   std::vector<SlotPick> picks;
-  for (const double t : slot_times) {
+  for (size_t slot = 0; slot < slot_times.size(); ++slot) {
+    const double t = slot_times[slot];
     const std::vector<PickedPage> top = PickTop(t, 1);
     if (top.empty()) continue;
     const PageId page = top[0].page;
@@ -109,7 +110,7 @@ std::vector<SlotPick> BruteForceIndex::PickSlots(
     if (host.min_delay > 0.0) {
       host.blocked_until = std::max(host.blocked_until, t + host.min_delay);
     }
-    picks.push_back({page, top[0].value, t});
+    picks.push_back({page, top[0].value, t, slot});
   }
   return picks;
 }

@@ -30,11 +30,13 @@ struct PickedPage {
   double value;  // V_i(τ_eff_i(t)) under the index's policy, raw importance
 };
 
-// One slot of PickSlots: the page picked for the slot at `time`.
+// One slot of PickSlots: the page picked for the slot at `time`, which is
+// slot_times[slot] (slots with no eligible page leave gaps in `slot`).
 struct SlotPick {
   PageId page;
   double value;  // as PickedPage::value, at `time`
   double time;
+  size_t slot;
 };
 
 // n_cis saturates here in every implementation (SchedulingIndex keeps it in

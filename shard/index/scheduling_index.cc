@@ -663,7 +663,8 @@ std::vector<SlotPick> SchedulingIndex::PickSlots(
   std::vector<SlotPick> slots;
   slots.reserve(slot_times.size());
   std::vector<PickedPage> picked;
-  for (const double t : slot_times) {
+  for (size_t slot = 0; slot < slot_times.size(); ++slot) {
+    const double t = slot_times[slot];
     PickExact(t, 1, &picked);  // restores the last PickTop's picks first
     if (picked.empty()) continue;
     // Leased straight from the pool (Lease would find it there).
@@ -675,7 +676,7 @@ std::vector<SlotPick> SchedulingIndex::PickSlots(
       // Only ever later: keys stay lower bounds, no re-key.
       host.blocked_until = std::max(host.blocked_until, t + host.min_delay);
     }
-    slots.push_back({id, picked[0].value, t});
+    slots.push_back({id, picked[0].value, t, slot});
     if (candidates_.size() > raise_above_) Raise(t);
   }
   return slots;

@@ -274,13 +274,14 @@ TEST(SchedulingIndexTest, BatchedCallsEqualTheirLoops) {
       looped.Lease(top[0].page);
       const HostId host = static_cast<HostId>(top[0].page / 4);
       if (host % 3 == 0) looped.BlockHost(host, slot + 0.05);
-      want.push_back({top[0].page, top[0].value, slot});
+      want.push_back({top[0].page, top[0].value, slot, static_cast<size_t>(j)});
     }
     ASSERT_EQ(want.size(), got.size()) << "round " << round;
     for (size_t i = 0; i < want.size(); ++i) {
       ASSERT_EQ(want[i].page, got[i].page) << "round " << round;
       ASSERT_EQ(want[i].value, got[i].value) << "round " << round;
       ASSERT_EQ(want[i].time, got[i].time) << "round " << round;
+      ASSERT_EQ(want[i].slot, got[i].slot) << "round " << round;
     }
     t += k * dt;
     // Half of the leases come back as crawls, the rest are released.
