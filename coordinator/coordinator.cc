@@ -13,6 +13,12 @@ constexpr int kShardBits = 8;
 constexpr int kLeaseBits = 64 - kShardBits;
 constexpr uint64_t kLeaseMask = (uint64_t{1} << kLeaseBits) - 1;
 
+// PeekSizes: a shard is asked for kPeekMargin times its share of the slots
+// plus kPeekExtra; each merge moves the shares kShareStep toward its own.
+constexpr double kPeekMargin = 1.5;
+constexpr int kPeekExtra = 8;
+constexpr double kShareStep = 0.25;
+
 }  // namespace
 
 uint64_t ClusterLeaseId(int shard_index, uint64_t shard_lease_id) {
@@ -51,6 +57,7 @@ Coordinator::Coordinator(const CoordinatorOptions& options, double now)
       value_sum_(options.num_shards, 0.0),
       value_count_(options.num_shards, 0),
       levels_(options.num_shards, 0.0),
+      merge_share_(options.num_shards, 1.0 / options.num_shards),
       next_rebalance_(now + options.rebalance_period) {}
 
 absl::Status Coordinator::SetBandwidth(double bandwidth, double now) {
@@ -89,11 +96,40 @@ std::vector<std::vector<double>> Coordinator::DealSlots(const std::vector<double
   return by_shard;
 }
 
+std::vector<int> Coordinator::PeekSizes(int num_slots, const std::vector<bool>& live) const {
+  double live_share = 0.0;
+  for (int s = 0; s < options_.num_shards; ++s) {
+    if (live[s]) live_share += merge_share_[s];
+  }
+  std::vector<int> sizes(options_.num_shards, 0);
+  for (int s = 0; s < options_.num_shards; ++s) {
+    if (!live[s]) continue;
+    const double share = live_share > 0.0 ? merge_share_[s] / live_share : 1.0;
+    const double want = kPeekMargin * share * num_slots + kPeekExtra;
+    sizes[s] = want >= num_slots ? num_slots : static_cast<int>(want);
+  }
+  return sizes;
+}
+
 std::vector<std::vector<double>> Coordinator::MergeSlots(
-    const std::vector<double>& slots, const std::vector<std::vector<double>>& peeked) {
+    const std::vector<double>& slots, const std::vector<std::vector<double>>& peeked,
+    const std::vector<int>& asked, size_t* assigned) {
+  const int n = static_cast<int>(slots.size());
+  std::vector<bool> truncated(options_.num_shards, false);
+  for (int s = 0; s < options_.num_shards; ++s) {
+    // A shard that sent all it was asked for, fewer than n, may have more.
+    truncated[s] = asked[s] < n && static_cast<int>(peeked[s].size()) >= asked[s];
+  }
   std::vector<std::vector<double>> by_shard(options_.num_shards);
-  const std::vector<int> winners = AssignSlotsByMerge(peeked, static_cast<int>(slots.size()));
+  const std::vector<int> winners = AssignSlotsByMerge(peeked, n, truncated);
   for (size_t j = 0; j < winners.size(); ++j) by_shard[winners[j]].push_back(slots[j]);
+  *assigned = winners.size();
+  if (!winners.empty()) {
+    for (int s = 0; s < options_.num_shards; ++s) {
+      const double won = static_cast<double>(by_shard[s].size()) / winners.size();
+      merge_share_[s] += kShareStep * (won - merge_share_[s]);
+    }
+  }
   return by_shard;
 }
 

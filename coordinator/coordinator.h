@@ -69,10 +69,19 @@ class Coordinator {
 
   // Split modes: the slots of each shard (by shard index), by budget.
   std::vector<std::vector<double>> DealSlots(const std::vector<double>& slots);
+  // Merge mode: how many candidates to peek at on each shard for
+  // `num_slots` slots (0 for a shard that is out). A shard is asked for its
+  // recent share of the merged slots with a margin, not for all of them:
+  // with N alike shards that is ~1/N of the peeking. When a shard wins more
+  // than it sent, MergeSlots stops there and the caller peeks again.
+  std::vector<int> PeekSizes(int num_slots, const std::vector<bool>& live) const;
   // Merge mode: peeked[s] are shard s's best values (best first; empty for
-  // a shard that is out or did not answer); slot j goes to the j-th best.
-  std::vector<std::vector<double>> MergeSlots(
-      const std::vector<double>& slots, const std::vector<std::vector<double>>& peeked);
+  // a shard that is out or did not answer), of the asked[s] asked for;
+  // slot j goes to the j-th best. Assigns an exact prefix of `slots`
+  // (coordinator/merge.h), *assigned of them, and updates the shares.
+  std::vector<std::vector<double>> MergeSlots(const std::vector<double>& slots,
+                                              const std::vector<std::vector<double>>& peeked,
+                                              const std::vector<int>& asked, size_t* assigned);
 
   // The values of the URLs shard s leased, for its level Λ_s.
   void RecordLeases(int shard_index, const std::vector<double>& values);
@@ -93,6 +102,8 @@ class Coordinator {
   std::vector<double> value_sum_;
   std::vector<int64_t> value_count_;
   std::vector<double> levels_;
+  // Each shard's share of recently merged slots (an exponential average).
+  std::vector<double> merge_share_;
   double next_rebalance_;
 };
 

@@ -81,12 +81,40 @@ TEST(CoordinatorTest, MergeGivesSlotsToTheBestPeekedValues) {
   c.Tick(0.0);
   const std::vector<double> slots = c.TakeSlots(0.0, 0.35, 100);  // 0, .1, .2, .3
   ASSERT_EQ(slots.size(), 4u);
-  const auto by_shard = c.MergeSlots(slots, {{0.5, 0.1}, {}, {0.9, 0.4, 0.3}});
+  size_t assigned = 0;
+  const auto by_shard =
+      c.MergeSlots(slots, {{0.5, 0.1}, {}, {0.9, 0.4, 0.3}}, {4, 4, 4}, &assigned);
   // Values in order 0.9 (shard 2), 0.5 (0), 0.4 (2), 0.3 (2).
+  EXPECT_EQ(assigned, 4u);
   EXPECT_THAT(by_shard[2], ElementsAre(DoubleNear(0.0, 1e-12), DoubleNear(0.2, 1e-12),
                                        DoubleNear(0.3, 1e-12)));
   EXPECT_THAT(by_shard[0], ElementsAre(DoubleNear(0.1, 1e-12)));
   EXPECT_TRUE(by_shard[1].empty());
+}
+
+// Peeks follow the shards' recent shares of the merged slots, with a margin;
+// a shard that wins past what it sent stops the merge there.
+TEST(CoordinatorTest, PeekSizesFollowTheSharesAndTheMergeStopsAtAShortPeek) {
+  Coordinator c(Options(2, 1000.0, Mode::kMerge), 0.0);
+  const std::vector<bool> live = {true, true};
+  // Alike at first: 1.5 · 100/2 + 8 each.
+  EXPECT_THAT(c.PeekSizes(100, live), ElementsAre(83, 83));
+  EXPECT_THAT(c.PeekSizes(4, live), ElementsAre(4, 4));
+  EXPECT_THAT(c.PeekSizes(100, {true, false}), ElementsAre(100, 0));
+  // Shard 1 sent 3 of the 3 asked and would win all: only 3 slots merge.
+  const std::vector<double> slots = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5};
+  size_t assigned = 0;
+  auto by_shard = c.MergeSlots(slots, {{0.1, 0.05}, {0.9, 0.8, 0.7}}, {6, 3}, &assigned);
+  EXPECT_EQ(assigned, 3u);
+  EXPECT_EQ(by_shard[1].size(), 3u);
+  EXPECT_TRUE(by_shard[0].empty());
+  // Shard 1 won everything: its share grows, shard 0's shrinks.
+  for (int i = 0; i < 20; ++i) {
+    c.MergeSlots(slots, {{}, {0.9, 0.8, 0.7, 0.6, 0.5, 0.4}}, {6, 6}, &assigned);
+  }
+  const std::vector<int> sizes = c.PeekSizes(100, live);
+  EXPECT_EQ(sizes[1], 100);
+  EXPECT_EQ(sizes[0], 8);
 }
 
 TEST(CoordinatorTest, BandwidthChangeKeepsSharesAndPacing) {

@@ -8,7 +8,7 @@ namespace recrawl {
 namespace coordinator {
 
 std::vector<int> AssignSlotsByMerge(const std::vector<std::vector<double>>& shard_values,
-                                    int num_slots) {
+                                    int num_slots, const std::vector<bool>& truncated) {
   // (value, shard) of each shard's best unassigned candidate; the heap's top
   // is the largest value, then the lowest shard index.
   struct Head {
@@ -28,7 +28,11 @@ std::vector<int> AssignSlotsByMerge(const std::vector<std::vector<double>>& shar
     const int s = heads.top().shard;
     heads.pop();
     slots.push_back(s);
-    if (++taken[s] < shard_values[s].size()) heads.push({shard_values[s][taken[s]], s});
+    if (++taken[s] < shard_values[s].size()) {
+      heads.push({shard_values[s][taken[s]], s});
+    } else if (s < static_cast<int>(truncated.size()) && truncated[s]) {
+      break;  // its next value is unknown
+    }
   }
   return slots;
 }

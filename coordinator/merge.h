@@ -15,9 +15,12 @@ namespace coordinator {
 // shard_values[s]: shard s's candidates' values, best first. Returns, for
 // each of up to `num_slots` slots in order, the shard whose candidate has
 // the next best value (ties to the lower shard index); shorter when the
-// shards have fewer candidates in all.
+// shards have fewer candidates in all. truncated[s] (may be empty: none)
+// says shard s has more candidates than it sent: once its list runs out the
+// next slot could be its, so the assignment stops there (an exact prefix;
+// the caller peeks again for the rest).
 std::vector<int> AssignSlotsByMerge(const std::vector<std::vector<double>>& shard_values,
-                                    int num_slots);
+                                    int num_slots, const std::vector<bool>& truncated = {});
 
 }  // namespace coordinator
 }  // namespace recrawl

@@ -26,6 +26,17 @@ TEST(MergeTest, TiesGoToTheLowerShard) {
   EXPECT_THAT(AssignSlotsByMerge({{2.0}, {2.0}, {2.0}}, 3), ElementsAre(0, 1, 2));
 }
 
+// A shard that sent part of its candidates can win the slot after its last
+// one, so the merge stops there; a complete list just runs out.
+TEST(MergeTest, StopsWhereATruncatedListRunsOut) {
+  EXPECT_THAT(AssignSlotsByMerge({{5.0, 4.0}, {4.5, 1.0}}, 4, {true, false}),
+              ElementsAre(0, 1, 0));
+  EXPECT_THAT(AssignSlotsByMerge({{5.0, 4.0}, {4.5, 1.0}}, 4, {false, true}),
+              ElementsAre(0, 1, 0, 1));
+  EXPECT_THAT(AssignSlotsByMerge({{5.0}, {4.5, 4.2, 1.0}}, 3, {false, true}),
+              ElementsAre(0, 1, 1));
+}
+
 // Against sorting everything: the merge takes the k best values overall.
 TEST(MergeTest, EqualsTheTopOfTheUnion) {
   std::mt19937_64 rng(11);

@@ -531,6 +531,17 @@ TEST_F(CoordinatorServerTest, BadInputGetsClearErrors) {
   lease.set_lookahead(std::nan(""));
   s = stub_->Lease(Context(kFetcher).get(), lease, &leased);
   EXPECT_THAT(s.error_message(), HasSubstr("lookahead"));
+  // A holder name the shards would refuse is the fetcher's error: it does
+  // not take the shards out (the fuzz target found that it did).
+  lease.set_lookahead(1.0);
+  lease.set_holder(std::string(300, 'h'));
+  s = stub_->Lease(Context(kFetcher).get(), lease, &leased);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("holder"));
+  ClusterStats stats;
+  ASSERT_TRUE(
+      stub_->GetClusterStats(Context(kOperator).get(), GetClusterStatsRequest(), &stats).ok());
+  EXPECT_EQ(stats.live_shards(), 2u);
 
   ReportCrawlsRequest report;
   report.add_reports()->set_lease_id(uint64_t{200} << 56);

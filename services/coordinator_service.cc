@@ -37,6 +37,18 @@ CoordinatorMode ToProto(Mode mode) {
   return COORDINATOR_MODE_UNSPECIFIED;
 }
 
+// The longest lease holder name the shards take (ShardOptions'
+// max_holder_bytes); checked here so that a fetcher's error is its own and
+// not a shard's.
+constexpr size_t kMaxHolderBytes = 256;
+
+grpc::Status CheckHolder(const std::string& holder) {
+  if (holder.size() <= kMaxHolderBytes) return grpc::Status::OK;
+  return grpc::Status(
+      grpc::StatusCode::INVALID_ARGUMENT,
+      absl::StrCat("holder: ", holder.size(), " bytes, more than ", kMaxHolderBytes));
+}
+
 // A call that failed because the shard did not answer (as opposed to one
 // it answered with an error).
 bool Unreachable(const grpc::Status& status) {
@@ -146,56 +158,39 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
   Mode mode = Mode::kMerge;
   std::vector<std::string> addresses(num_shards_);
   std::vector<bool> live;
-  std::vector<std::vector<double>> by_shard;
   {
     absl::MutexLock lock(&mu_);
     slots = core_->TakeSlots(now, lookahead, max_urls);
     mode = core_->mode();
     live = core_->directory().Live(now);
     for (int s = 0; s < num_shards_; ++s) addresses[s] = core_->directory().shard(s).address;
-    if (mode != Mode::kMerge && !slots.empty()) by_shard = core_->DealSlots(slots);
     *next_slot_time = core_->NextSlotTime(now);
   }
   std::vector<CoordinatorLease> leases;
-  if (slots.empty()) return leases;
-
-  // Merge: the shards' best values decide who fills which slot.
-  std::vector<std::vector<double>> peeked(num_shards_);
-  if (mode == Mode::kMerge) {
-    ShardCalls<PeekTopRequest, PeekTopResponse> peeks;
-    for (int s = 0; s < num_shards_; ++s) {
-      if (!live[s]) continue;
-      auto call = std::make_unique<ShardCall<PeekTopRequest, PeekTopResponse>>();
-      call->shard = s;
-      call->address = addresses[s];
-      call->request.set_time(slots.front());
-      call->request.set_k(static_cast<uint32_t>(slots.size()));
-      peeks.push_back(std::move(call));
-    }
-    CallInParallel(
-        channels_, options_.shard_deadline,
-        [](ShardService::Stub* stub, grpc::ClientContext* c, const PeekTopRequest* request,
-           PeekTopResponse* response, std::function<void(grpc::Status)> done) {
-          stub->async()->PeekTop(c, request, response, std::move(done));
-        },
-        &peeks);
-    for (const auto& call : peeks) {
-      if (!call->status.ok()) {
-        spdlog::warn("PeekTop on shard {} at {}: {}", call->shard, call->address,
-                     call->status.error_message());
-        ShardFailed(call->shard);
-        continue;
+  // Rounds: the slots a round leaves (a merge that stopped at a shard's
+  // short peek, a shard that failed) go to the next, on the shards that
+  // answered; what the last round leaves goes unused.
+  constexpr int kRounds = 3;
+  for (int round = 0; round < kRounds && !slots.empty(); ++round) {
+    std::vector<std::vector<double>> by_shard;
+    std::vector<double> leftover;
+    if (mode == Mode::kMerge) {
+      by_shard = MergeRound(slots, addresses, round, &live, &leftover);
+    } else if (round == 0) {
+      absl::MutexLock lock(&mu_);
+      by_shard = core_->DealSlots(slots);
+    } else {
+      // Round robin over the shards that answered; the dealer's budgets
+      // follow at the next liveness change.
+      by_shard.assign(num_shards_, {});
+      std::vector<int> ok;
+      for (int s = 0; s < num_shards_; ++s) {
+        if (live[s]) ok.push_back(s);
       }
-      for (const Candidate& c : call->response.candidates()) peeked[call->shard].push_back(c.value());
+      if (ok.empty()) break;
+      for (size_t j = 0; j < slots.size(); ++j) by_shard[ok[j % ok.size()]].push_back(slots[j]);
     }
-    absl::MutexLock lock(&mu_);
-    by_shard = core_->MergeSlots(slots, peeked);
-  }
 
-  // Lease the slots on their shards; the slots of a shard that fails go
-  // once more to the shards that answered.
-  std::vector<bool> answered(num_shards_, false);
-  for (int round = 0; round < 2; ++round) {
     ShardCalls<LeaseRequest, LeaseResponse> calls;
     for (int s = 0; s < num_shards_; ++s) {
       if (by_shard[s].empty()) continue;
@@ -214,19 +209,18 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
           stub->async()->Lease(c, request, response, std::move(done));
         },
         &calls);
-    std::vector<double> leftover;
     for (const auto& call : calls) {
       const int s = call->shard;
       if (!call->status.ok()) {
         spdlog::warn("Lease on shard {} at {}: {}", s, call->address,
                      call->status.error_message());
-        ShardFailed(s);
-        answered[s] = false;
-        peeked[s].clear();
+        // Out for every request if it did not answer; for this one only if
+        // it answered with an error.
+        if (Unreachable(call->status)) ShardFailed(s);
+        live[s] = false;
         leftover.insert(leftover.end(), by_shard[s].begin(), by_shard[s].end());
         continue;
       }
-      answered[s] = true;
       std::vector<double> values;
       for (const LeasedUrl& l : call->response.leases()) {
         CoordinatorLease lease;
@@ -239,35 +233,68 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
         leases.push_back(std::move(lease));
         values.push_back(l.value());
       }
-      // The won candidates are taken: the next round merges the rest.
-      if (mode == Mode::kMerge) {
-        peeked[s].erase(peeked[s].begin(),
-                        peeked[s].begin() + std::min(peeked[s].size(), by_shard[s].size()));
-      }
       absl::MutexLock lock(&mu_);
       core_->RecordLeases(s, values);
     }
-    if (leftover.empty() || round == 1) break;
     std::sort(leftover.begin(), leftover.end());
-    if (mode == Mode::kMerge) {
-      absl::MutexLock lock(&mu_);
-      by_shard = core_->MergeSlots(leftover, peeked);
-    } else {
-      // Round robin over the shards that answered; the dealer's budgets
-      // follow at the next liveness change.
-      by_shard.assign(num_shards_, {});
-      std::vector<int> ok;
-      for (int s = 0; s < num_shards_; ++s) {
-        if (answered[s]) ok.push_back(s);
-      }
-      if (ok.empty()) break;
-      for (size_t j = 0; j < leftover.size(); ++j) by_shard[ok[j % ok.size()]].push_back(leftover[j]);
-    }
+    slots = std::move(leftover);
   }
   std::sort(leases.begin(), leases.end(), [](const CoordinatorLease& a, const CoordinatorLease& b) {
     return a.slot_time() < b.slot_time();
   });
   return leases;
+}
+
+std::vector<std::vector<double>> CoordinatorServiceImpl::MergeRound(
+    const std::vector<double>& slots, const std::vector<std::string>& addresses, int round,
+    std::vector<bool>* live, std::vector<double>* unassigned) {
+  const int n = static_cast<int>(slots.size());
+  std::vector<int> asked(num_shards_, 0);
+  if (round == 0) {
+    absl::MutexLock lock(&mu_);
+    asked = core_->PeekSizes(n, *live);
+  } else {
+    // A later round asks for everything it could win: it stays exact.
+    for (int s = 0; s < num_shards_; ++s) asked[s] = (*live)[s] ? n : 0;
+  }
+  ShardCalls<PeekTopRequest, PeekTopResponse> peeks;
+  for (int s = 0; s < num_shards_; ++s) {
+    if (asked[s] == 0) continue;
+    auto call = std::make_unique<ShardCall<PeekTopRequest, PeekTopResponse>>();
+    call->shard = s;
+    call->address = addresses[s];
+    call->request.set_time(slots.front());
+    call->request.set_k(static_cast<uint32_t>(asked[s]));
+    call->request.set_values_only(true);
+    peeks.push_back(std::move(call));
+  }
+  CallInParallel(
+      channels_, options_.shard_deadline,
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const PeekTopRequest* request,
+         PeekTopResponse* response, std::function<void(grpc::Status)> done) {
+        stub->async()->PeekTop(c, request, response, std::move(done));
+      },
+      &peeks);
+  std::vector<std::vector<double>> peeked(num_shards_);
+  for (const auto& call : peeks) {
+    if (!call->status.ok()) {
+      spdlog::warn("PeekTop on shard {} at {}: {}", call->shard, call->address,
+                   call->status.error_message());
+      if (Unreachable(call->status)) ShardFailed(call->shard);
+      (*live)[call->shard] = false;
+      asked[call->shard] = 0;
+      continue;
+    }
+    for (const Candidate& c : call->response.candidates()) peeked[call->shard].push_back(c.value());
+  }
+  size_t assigned = 0;
+  std::vector<std::vector<double>> by_shard;
+  {
+    absl::MutexLock lock(&mu_);
+    by_shard = core_->MergeSlots(slots, peeked, asked, &assigned);
+  }
+  unassigned->assign(slots.begin() + assigned, slots.end());
+  return by_shard;
 }
 
 grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
@@ -280,6 +307,7 @@ grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
                           absl::StrCat("max_urls: must be in [1, ", options_.max_lease_batch,
                                        "] (--max_lease_batch), got ", request->max_urls()));
   }
+  if (status.ok()) status = CheckHolder(request->holder());
   if (status.ok() && !(std::isfinite(request->lookahead()) && request->lookahead() >= 0.0)) {
     status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           absl::StrCat("lookahead: must be finite seconds >= 0, got ",
@@ -301,6 +329,7 @@ grpc::Status CoordinatorServiceImpl::StreamLeases(grpc::ServerContext* context,
                                                   const StreamLeasesRequest* request,
                                                   grpc::ServerWriter<CoordinatorLease>* writer) {
   grpc::Status status = authorizer_->Check(*context, "StreamLeases", kFetch);
+  if (status.ok()) status = CheckHolder(request->holder());
   while (status.ok() && !context->IsCancelled()) {
     double next = 0.0;
     bool open = true;

@@ -98,6 +98,14 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // Leases up to max_urls slots in [now − grace, now + lookahead].
   std::vector<CoordinatorLease> LeaseSlots(int max_urls, double lookahead,
                                            const std::string& holder, double* next_slot_time);
+  // Merge mode, one round: peeks at the live shards (round 0: as many
+  // candidates as PeekSizes says; later rounds: all the slots), merges, and
+  // returns each shard's slots; the slots past the merge's exact prefix go
+  // to *unassigned, and a shard that fails is marked out in *live.
+  std::vector<std::vector<double>> MergeRound(const std::vector<double>& slots,
+                                              const std::vector<std::string>& addresses,
+                                              int round, std::vector<bool>* live,
+                                              std::vector<double>* unassigned);
   // The live shard owning `shard`, or UNAVAILABLE naming it.
   absl::StatusOr<Route> LiveShard(int shard);
   void ShardFailed(int shard);

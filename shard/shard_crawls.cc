@@ -51,7 +51,7 @@ absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req,
   response.set_time(pick_time_);
   for (const PickedPage& p : index_.PickTop(pick_time_, k)) {
     Candidate* c = response.add_candidates();
-    pages_.AppendUrl(p.page, c->mutable_url());
+    if (!req.values_only()) pages_.AppendUrl(p.page, c->mutable_url());
     c->set_value(p.value);
   }
   return response;

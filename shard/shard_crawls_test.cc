@@ -44,6 +44,20 @@ TEST_F(ShardPickTest, PeekRanksByValueAndLeasesNothing) {
   EXPECT_EQ(Peek(0).candidates_size(), 0);
 }
 
+TEST_F(ShardPickTest, PeekOfValuesOnlyLeavesTheUrlsOut) {
+  const PeekTopResponse full = Peek(10);
+  PeekTopRequest req;
+  req.set_k(10);
+  req.set_values_only(true);
+  absl::StatusOr<PeekTopResponse> values = shard_->PeekTop(req, now_);
+  ASSERT_TRUE(values.ok()) << values.status();
+  ASSERT_EQ(values->candidates_size(), full.candidates_size());
+  for (int i = 0; i < full.candidates_size(); ++i) {
+    EXPECT_TRUE(values->candidates(i).url().empty());
+    EXPECT_EQ(values->candidates(i).value(), full.candidates(i).value());
+  }
+}
+
 TEST_F(ShardPickTest, PeekTimeNeverGoesBack) {
   PeekTopRequest req;
   req.set_k(1);

@@ -83,7 +83,10 @@ int ShardedScheduler::Next(double t) {
       picks[s] = shards_[s].scheduler->Next(t);
       if (picks[s] != kIdle) peeked[s] = {shards_[s].scheduler->Value(picks[s], t)};
     }
-    by_shard = coordinator_.MergeSlots(slot, peeked);
+    // Every shard offered all it could win (one slot): the merge is whole.
+    const std::vector<int> asked(shards_.size(), 1);
+    size_t assigned = 0;
+    by_shard = coordinator_.MergeSlots(slot, peeked, asked, &assigned);
   } else {
     by_shard = coordinator_.DealSlots(slot);
   }
