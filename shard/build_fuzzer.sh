@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Builds the shard's request-handler fuzz target (shard/shard_fuzz_target.cc)
-# as a libFuzzer binary with clang, and optionally runs it:
+# Builds a request-handler fuzz target as a libFuzzer binary with clang, and
+# optionally runs it:
 #
 #   shard/build_fuzzer.sh                      # build only
 #   shard/build_fuzzer.sh -max_total_time=60   # build, then fuzz for 60 s
+#
+# FUZZ_TARGET picks the target: //shard:shard_fuzz_target (the default, the
+# shard core's handlers; binary shard_fuzzer) or
+# //services:coordinator_fuzz_target (the coordinator's handlers over an
+# in-process cluster; binary coordinator_fuzzer).
 #
 # Outside Bazel on purpose: pointing Bazel's auto-configured C++ toolchain at
 # clang would re-fetch it and rebuild the whole tree for every other config
@@ -13,23 +18,28 @@
 # libraries as the BUILD files do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=//shard:shard_fuzz_target
-out=${FUZZ_OUT:-${TMPDIR:-/tmp}/recrawl_shard_fuzzer}
+target=${FUZZ_TARGET:-//shard:shard_fuzz_target}
+name=${target##*:}
+name=${name%_target}er
+out=${FUZZ_OUT:-${TMPDIR:-/tmp}/recrawl_$name}
 mkdir -p "$out/obj" "$out/corpus"
 
 bazel build "$target" >/dev/null  # generated protobuf code
 srcs=$(bazel query "kind('source file', deps($target))" 2>/dev/null |
-       grep -E '^//(shard|policy|proto)[^:]*:.*\.cc$' | sed 's|^//||; s|:|/|')
+       grep -E '^//(shard|policy|proto|coordinator|services)[^:]*:.*\.cc$' |
+       sed 's|^//||; s|:|/|')
 gen=$(bazel query "kind('generated file', deps($target))" 2>/dev/null |
       grep -E '\.pb\.cc$' | sed 's|^//|bazel-bin/|; s|:|/|')
 absl=$(grep -o -- '-labsl_[a-z0-9_]*' third_party/BUILD.bazel | tr '\n' ' ')
 
 flags=(-std=c++17 -O1 -g -I. -Ibazel-bin -fno-omit-frame-pointer
+       -DSPDLOG_SHARED_LIB -DSPDLOG_COMPILED_LIB -DSPDLOG_FMT_EXTERNAL
        -fsanitize=fuzzer-no-link,address,undefined)
 # An object is rebuilt when its source or any header of the tree is newer
 # (no per-file header tracking: a header change rebuilds everything).
 if [[ ! -f "$out/stamp" ]] ||
-   [[ -n "$(find -L shard policy proto bazel-bin/proto bazel-bin/shard \
+   [[ -n "$(find -L shard policy proto coordinator services bazel-bin/proto \
+              bazel-bin/shard \
               -name '*.h' -newer "$out/stamp" -print -quit)" ]]; then
   rm -f "$out"/obj/*.o
 fi
@@ -46,11 +56,12 @@ export out
 export flags_str="${flags[*]}"
 objs=$(printf '%s\n' $srcs $gen |
        xargs -P "$(nproc)" -I{} bash -c 'flags=($flags_str); compile {}')
-clang++ -fsanitize=fuzzer,address,undefined $objs -o "$out/shard_fuzzer" \
+clang++ -fsanitize=fuzzer,address,undefined $objs -o "$out/$name" \
   -l:librocksdb.a -lgflags -lsnappy -lz -lbz2 -llz4 -lzstd -ldl \
-  -lgrpc++ -lgrpc -lgpr -lprotobuf $absl -lpthread
-echo "built $out/shard_fuzzer" >&2
+  -lgrpc++ -lgrpc -lgpr -lprotobuf $absl -lspdlog -lfmt \
+  -lprometheus-cpp-pull -lprometheus-cpp-core -lpthread
+echo "built $out/$name" >&2
 
 if [[ $# -gt 0 ]]; then
-  "$out/shard_fuzzer" "$out/corpus" "$@"
+  "$out/$name" "$out/corpus" "$@"
 fi

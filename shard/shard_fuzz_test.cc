@@ -1,19 +1,12 @@
 // Drives the fuzz target (shard_fuzz_target.cc) with deterministic inputs in
-// every test run: requests built from a small pool of URLs and hosts with
-// valid and hostile values (NaN, ±∞, negative, huge, empty, oversized,
-// malformed URLs, unknown enum values), the same serialised and then
+// every test run: hostile requests from FuzzInput (fuzz_input.h), sometimes
 // mutated byte-wise, and raw random bytes. libFuzzer explores further from
-// the same entry point (shard:shard_fuzzer, --config=fuzz).
-#include <cmath>
+// the same entry point (shard/build_fuzzer.sh).
 #include <cstdint>
-#include <limits>
-#include <random>
 #include <string>
-#include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "proto/shard.pb.h"
+#include "shard/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -21,184 +14,46 @@ namespace recrawl {
 namespace shard {
 namespace {
 
-class InputGenerator {
- public:
-  explicit InputGenerator(uint64_t seed) : rng_(seed) {}
-
-  std::string Next() {
-    std::string input;
-    const int ops = 1 + Int(6);
-    for (int i = 0; i < ops; ++i) {
-      const uint8_t kind = static_cast<uint8_t>(Int(11));
-      std::string payload = Payload(kind);
-      if (Int(4) == 0) Mutate(&payload);
-      input.push_back(static_cast<char>(kind));
-      input.push_back(static_cast<char>(Int(256)));
-      input.push_back(static_cast<char>(payload.size() & 0xff));
-      input.push_back(static_cast<char>(payload.size() >> 8));
-      input += payload;
-    }
-    return input;
+// One operation of each kind the target reads (shard_fuzz_target.cc).
+std::string Payload(uint8_t kind, FuzzInput& gen) {
+  switch (kind) {
+    case 0:
+      return gen.Upsert().SerializeAsString();
+    case 1:
+      return gen.Delete().SerializeAsString();
+    case 2:
+      return gen.Signals().SerializeAsString();
+    case 3:
+      return gen.Peek().SerializeAsString();
+    case 4:
+      return gen.Lease().SerializeAsString();
+    case 5:
+      return gen.Reports().SerializeAsString();
+    case 6:
+      return gen.UrlState().SerializeAsString();
+    case 7:
+      return gen.Politeness().SerializeAsString();
+    case 8:
+      return gen.Policy().SerializeAsString();
+    case 10:  // a restart, one time in eight
+      return gen.Int(8) == 0 ? "\x5a" : "";
+    default:
+      return "";
   }
-
-  std::string RandomBytes() {
-    std::string s(Int(300), '\0');
-    for (char& c : s) c = static_cast<char>(Int(256));
-    return s;
-  }
-
- private:
-  int Int(int n) { return static_cast<int>(rng_() % n); }
-
-  double Value() {
-    static const double kSpecial[] = {
-        0.0,   -0.0, 1.0, -1.0, 0.5, 1e-300, 1e300, -1e300,
-        1e12,  1e6,  2.0, std::numeric_limits<double>::infinity(),
-        -std::numeric_limits<double>::infinity(),
-        std::numeric_limits<double>::quiet_NaN(), 1.7e9, 1.7e9 + 1e6};
-    if (Int(2) == 0) return kSpecial[Int(16)];
-    return std::uniform_real_distribution<double>(-10, 10)(rng_) *
-           std::pow(10.0, Int(12) - 6);
-  }
-
-  double Time() {
-    if (Int(3) == 0) return Value();
-    return 1.7e9 + std::uniform_real_distribution<double>(-1e5, 1e4)(rng_);
-  }
-
-  std::string Url() {
-    static const char* kHosts[] = {"a.example", "B.example", "c.example:8080",
-                                   "d.example"};
-    switch (Int(12)) {
-      case 0:
-        return "";
-      case 1:
-        return "ftp://a.example/";
-      case 2:
-        return "https://a.example/" + std::string(3000, 'x');
-      case 3:
-        return "https://user:pw@a.example/";
-      case 4:
-        return "http://exa mple/";
-      default:
-        return absl::StrCat(Int(2) ? "https://" : "http://", kHosts[Int(4)],
-                            "/p", Int(20), Int(3) == 0 ? "#frag" : "");
-    }
-  }
-
-  void Model(ChangeModel* m) {
-    if (Int(2)) m->set_change_rate(Int(2) ? Value() : 1e-3 * Int(10));
-    if (Int(2)) m->set_recall(Int(2) ? Value() : 0.1 * Int(11));
-    if (Int(2)) m->set_false_rate(Int(2) ? Value() : 1e-4 * Int(10));
-  }
-
-  std::string Payload(uint8_t kind) {
-    const int items = Int(8) == 0 ? 70 : Int(6);  // sometimes over the limit
-    switch (kind % 11) {
-      case 0: {
-        UpsertUrlsRequest r;
-        for (int i = 0; i < items; ++i) {
-          UrlSpec* s = r.add_urls();
-          s->set_url(Url());
-          s->set_importance(Int(3) ? 0.1 * Int(50) : Value());
-          if (Int(2)) Model(s->mutable_prior());
-          if (Int(4) == 0) s->set_politeness_host(Int(2) ? "a.example" : "?");
-          if (Int(3) == 0) s->set_last_crawl_time(Time());
-        }
-        return r.SerializeAsString();
-      }
-      case 1: {
-        DeleteUrlsRequest r;
-        for (int i = 0; i < items; ++i) r.add_urls(Url());
-        return r.SerializeAsString();
-      }
-      case 2: {
-        SignalBatch r;
-        r.set_sequence(rng_());
-        for (int i = 0; i < items; ++i) {
-          Signal* s = r.add_signals();
-          s->set_url(Url());
-          s->set_time(Int(3) ? 0.0 : Time());
-          s->set_source(static_cast<SignalSource>(Int(8)));
-        }
-        return r.SerializeAsString();
-      }
-      case 3: {
-        PeekTopRequest r;
-        if (Int(2)) r.set_time(Time());
-        r.set_k(Int(3) ? Int(10) : static_cast<uint32_t>(rng_()));
-        return r.SerializeAsString();
-      }
-      case 4: {
-        LeaseRequest r;
-        double t = Time();
-        for (int i = 0; i < items; ++i) {
-          r.add_slot_times(Int(5) ? t : Time());
-          t += Int(3);
-        }
-        r.set_holder(Int(10) ? "f" : std::string(400, 'h'));
-        if (Int(2)) r.set_lease_duration(Int(2) ? Value() : 10.0 * Int(100));
-        return r.SerializeAsString();
-      }
-      case 5: {
-        ReportCrawlsRequest r;
-        for (int i = 0; i < items; ++i) {
-          CrawlReport* c = r.add_reports();
-          if (Int(2)) {
-            c->set_lease_id(Int(3) ? 1 + Int(40) : rng_());
-          } else {
-            c->set_url(Url());
-          }
-          c->set_fetch_time(Int(2) ? 0.0 : Time());
-          c->set_outcome(static_cast<CrawlOutcome>(Int(7)));
-          if (Int(2)) c->set_content_digest(std::string(Int(80), 'd' + Int(3)));
-        }
-        return r.SerializeAsString();
-      }
-      case 6: {
-        GetUrlStateRequest r;
-        r.set_url(Url());
-        if (Int(2)) r.set_time(Time());
-        return r.SerializeAsString();
-      }
-      case 7: {
-        SetHostPolitenessRequest r;
-        for (int i = 0; i < items; ++i) {
-          HostPoliteness* h = r.add_hosts();
-          h->set_host(Int(4) ? "a.example" : "bad host");
-          if (Int(2)) h->set_min_delay(Int(2) ? Value() : Int(30));
-          if (Int(2)) h->set_blocked_until(Time());
-        }
-        return r.SerializeAsString();
-      }
-      case 8: {
-        SetPolicyRequest r;
-        r.mutable_policy()->set_kind(static_cast<PolicyKind>(Int(6)));
-        r.mutable_policy()->set_approx_terms(Int(4) - 1);
-        if (Int(2)) r.set_t_delay(Int(2) ? Value() : Int(60));
-        return r.SerializeAsString();
-      }
-      case 10:
-        return Int(8) == 0 ? "\x5a" : "";
-      default:
-        return "";
-    }
-  }
-
-  void Mutate(std::string* s) {
-    if (s->empty()) return;
-    for (int k = 1 + Int(4); k > 0; --k) {
-      (*s)[Int(static_cast<int>(s->size()))] = static_cast<char>(Int(256));
-    }
-  }
-
-  std::mt19937_64 rng_;
-};
+}
 
 TEST(ShardFuzzTest, StructuredAndRandomInputsNeitherCrashNorCorrupt) {
-  InputGenerator gen(20261121);
+  FuzzInput gen(20261121);
   for (int i = 0; i < 3000; ++i) {
-    const std::string input = i % 5 == 4 ? gen.RandomBytes() : gen.Next();
+    std::string input;
+    if (i % 5 == 4) {
+      input = gen.RandomBytes();
+    } else {
+      for (int ops = 1 + gen.Int(6); ops > 0; --ops) {
+        const uint8_t kind = static_cast<uint8_t>(gen.Int(11));
+        gen.AppendOp(kind, Payload(kind, gen), &input);
+      }
+    }
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()),
                            input.size());
   }
