@@ -16,7 +16,8 @@
 //
 // Times: slot times, --grace and --max_lookahead are in cluster-clock
 // seconds (scaled with --time_scale, as the shards' clock);
-// --health_period, --failure_timeout and --shard_deadline are real seconds.
+// --health_period, --failure_timeout, --shard_deadline and
+// --shard_batch_deadline are real seconds.
 #include <netdb.h>
 #include <sys/socket.h>
 
@@ -68,6 +69,9 @@ ABSL_FLAG(double, failure_timeout, 1.5,
           "A shard without a successful health check for this many real seconds is out");
 ABSL_FLAG(double, shard_deadline, 0.25,
           "Real seconds a shard has to answer a call on a request's path");
+ABSL_FLAG(double, shard_batch_deadline, 5.0,
+          "Real seconds a shard has to answer a batch write (reports, upserts, deletes, "
+          "politeness, policy) before it is taken out");
 ABSL_FLAG(double, rebalance_period, 1.0, "Real seconds between adaptive budget steps");
 ABSL_FLAG(double, lease_duration, 0.0, "Lease duration the shards give (0: theirs)");
 ABSL_FLAG(int, max_batch_items, 10000, "Items allowed per batch request");
@@ -170,16 +174,18 @@ int Main() {
   service_options.max_lease_batch = absl::GetFlag(FLAGS_max_lease_batch);
   service_options.max_batch_items = absl::GetFlag(FLAGS_max_batch_items);
   service_options.shard_deadline = absl::GetFlag(FLAGS_shard_deadline);
+  service_options.shard_batch_deadline = absl::GetFlag(FLAGS_shard_batch_deadline);
   service_options.probe_deadline =
       std::min(absl::GetFlag(FLAGS_failure_timeout) / 2, 2 * absl::GetFlag(FLAGS_health_period));
   service_options.lease_duration = absl::GetFlag(FLAGS_lease_duration);
   service_options.max_held_reports =
       static_cast<size_t>(std::max<int64_t>(absl::GetFlag(FLAGS_max_held_reports), 0));
   if (service_options.max_lease_batch < 1 || service_options.max_batch_items < 1 ||
-      !(service_options.shard_deadline > 0.0) || !(absl::GetFlag(FLAGS_health_period) > 0.0)) {
+      !(service_options.shard_deadline > 0.0) || !(service_options.shard_batch_deadline > 0.0) ||
+      !(absl::GetFlag(FLAGS_health_period) > 0.0)) {
     spdlog::error(
-        "--max_lease_batch and --max_batch_items must be >= 1, --shard_deadline and "
-        "--health_period > 0");
+        "--max_lease_batch and --max_batch_items must be >= 1, --shard_deadline, "
+        "--shard_batch_deadline and --health_period > 0");
     return 2;
   }
 

@@ -421,7 +421,7 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
     }
   }
   CallInParallel(
-      channels_, options_.shard_deadline,
+      channels_, options_.shard_batch_deadline,
       [](ShardService::Stub* stub, grpc::ClientContext* c, const ReportCrawlsRequest* req,
          ReportCrawlsResponse* resp, std::function<void(grpc::Status)> done) {
         stub->async()->ReportCrawls(c, req, resp, std::move(done));
@@ -730,7 +730,7 @@ ShardCalls<Request, Response> CoordinatorServiceImpl::RouteBatch(int size, Shard
     for (int i : items[s]) add_item(i, &call->request);
     calls.push_back(std::move(call));
   }
-  CallInParallel(channels_, options_.shard_deadline, start, &calls);
+  CallInParallel(channels_, options_.shard_batch_deadline, start, &calls);
   for (const auto& call : calls) {
     if (call->status.ok()) {
       MergeResult(call->response.result(), call->indexes, result);
@@ -853,7 +853,7 @@ grpc::Status CoordinatorServiceImpl::SetPolicy(grpc::ServerContext* context,
                                      "; the policy is set on all shards or none, retry later"));
   }
   CallInParallel(
-      channels_, options_.shard_deadline,
+      channels_, options_.shard_batch_deadline,
       [](ShardService::Stub* stub, grpc::ClientContext* c, const SetPolicyRequest* req,
          SetPolicyResponse* resp, std::function<void(grpc::Status)> done) {
         stub->async()->SetPolicy(c, req, resp, std::move(done));

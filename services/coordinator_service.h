@@ -38,6 +38,11 @@ struct CoordinatorServiceOptions {
   // that does not is skipped for the request and taken out until its next
   // successful probe.
   double shard_deadline = 0.25;
+  // The same for the batch writes that are no fetcher's wait: reports,
+  // upserts, deletes, politeness, policy. A shard under load may take a
+  // while to write a large batch; timing out would take it out and hold
+  // (or reject) the batch for nothing.
+  double shard_batch_deadline = 5.0;
   // Real seconds a probe may take.
   double probe_deadline = 0.5;
   // Lease duration the shards give (0: theirs).
