@@ -794,6 +794,12 @@ grpc::Status CoordinatorServiceImpl::GetUrlState(grpc::ServerContext* context,
   channels_->Prepare(&call, options_.shard_deadline);
   status = channels_->Stub(route->address)->GetUrlState(&call, *request, response);
   if (Unreachable(status)) ShardFailed(*shard);
+  // The lease id a fetcher holds is the cluster's (it names the shard);
+  // show that one, so that an operator can match the two.
+  if (status.ok() && response->has_lease()) {
+    response->mutable_lease()->set_lease_id(
+        coordinator::ClusterLeaseId(*shard, response->lease().lease_id()));
+  }
   return status;
 }
 

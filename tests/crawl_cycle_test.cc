@@ -71,6 +71,14 @@ TEST_F(CrawlCycleTest, LeaseAndReportThroughTheFetcherClient) {
   client::FetcherClient fetcher = Fetcher();
   const std::vector<CoordinatorLease> leased = LeaseAtLeast(fetcher, 6);
   ASSERT_EQ(leased.size(), 6u);
+  // The URL's state shows the lease with the id the fetcher holds.
+  for (const CoordinatorLease& lease : leased) {
+    absl::StatusOr<UrlState> state = Admin().GetUrlState(lease.url());
+    ASSERT_TRUE(state.ok()) << state.status();
+    ASSERT_TRUE(state->has_lease()) << lease.url();
+    EXPECT_EQ(state->lease().lease_id(), lease.lease_id()) << lease.url();
+    EXPECT_EQ(state->lease().holder(), "crawl-cycle-test");
+  }
   std::vector<CrawlReport> reports;
   for (const CoordinatorLease& lease : leased) {
     reports.push_back(ReportOf(lease, CRAWL_OUTCOME_CHANGED));
