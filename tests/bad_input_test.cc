@@ -29,8 +29,8 @@ namespace recrawl {
 namespace tests {
 namespace {
 
-using ::testing::HasSubstr;
 using services::Role;
+using ::testing::HasSubstr;
 
 constexpr int kMaxBatch = 100;
 
@@ -39,7 +39,8 @@ class BadInputTest : public ClusterTest {
   void SetUp() override {
     deploy::LocalClusterOptions o = TestClusterOptions(2);
     o.bandwidth = 50;
-    o.coordinator_flags.push_back(absl::StrCat("--max_batch_items=", kMaxBatch));
+    o.coordinator_flags.push_back(
+        absl::StrCat("--max_batch_items=", kMaxBatch));
     o.coordinator_flags.push_back("--max_lease_batch=50");
     StartCluster(std::move(o));
     UpsertHosts(0, 10, cluster_->Now() - 3600);
@@ -61,8 +62,8 @@ class BadInputTest : public ClusterTest {
       EXPECT_TRUE(s.ok()) << HostUrl(i) << ": " << s.status();
       if (!s.ok()) continue;
       absl::StrAppend(&all, s->url(), " ", s->importance(), " ",
-                      s->last_crawl_time(), " ", s->signals_since_crawl(),
-                      " ", s->observed_crawls(), "\n");
+                      s->last_crawl_time(), " ", s->signals_since_crawl(), " ",
+                      s->observed_crawls(), "\n");
     }
     return all;
   }
@@ -70,8 +71,8 @@ class BadInputTest : public ClusterTest {
   // Every process still runs, and the cluster answers with every shard.
   void ExpectAllUp() {
     for (int s = 0; s < cluster_->num_shards(); ++s) {
-      EXPECT_EQ(kill(cluster_->shard_pid(s), 0), 0) << "shard " << s
-                                                    << LogTail("shard0");
+      EXPECT_EQ(kill(cluster_->shard_pid(s), 0), 0)
+          << "shard " << s << LogTail("shard0");
     }
     EXPECT_EQ(kill(cluster_->coordinator_pid(), 0), 0)
         << LogTail("coordinator");
@@ -100,8 +101,8 @@ TEST_F(BadInputTest, MalformedUrlsAndImportanceAreRejectedByItem) {
   ASSERT_TRUE(response.ok()) << response.status();
   EXPECT_EQ(response->result().applied(), 1u);
   ASSERT_EQ(response->result().rejected_size(), 7);
-  const char* fields[] = {"url", "scheme", "url", "importance", "importance",
-                          "importance", "recall"};
+  const char* fields[] = {"url",        "scheme",     "url",   "importance",
+                          "importance", "importance", "recall"};
   for (int k = 0; k < 7; ++k) {
     const ItemStatus& r = response->result().rejected(k);
     EXPECT_EQ(r.index(), static_cast<uint32_t>(k + 1));
@@ -127,8 +128,10 @@ TEST_F(BadInputTest, MalformedUrlsAndImportanceAreRejectedByItem) {
   ASSERT_TRUE(reported.ok()) << reported.status();
   EXPECT_EQ(reported->result().applied(), 0u);
   ASSERT_EQ(reported->result().rejected_size(), 4);
-  EXPECT_THAT(reported->result().rejected(0).message(), HasSubstr("fetch_time"));
-  EXPECT_THAT(reported->result().rejected(1).message(), HasSubstr("fetch_time"));
+  EXPECT_THAT(reported->result().rejected(0).message(),
+              HasSubstr("fetch_time"));
+  EXPECT_THAT(reported->result().rejected(1).message(),
+              HasSubstr("fetch_time"));
   EXPECT_THAT(reported->result().rejected(2).message(),
               HasSubstr("names shard 200"));
   EXPECT_THAT(reported->result().rejected(3).message(), HasSubstr("url"));
@@ -217,7 +220,8 @@ TEST_F(BadInputTest, WrongOrMissingTokensAreRefused) {
   EXPECT_EQ(set.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(set.status().message(),
               HasSubstr("SetBandwidth needs a token of role operator"));
-  set = client::AdminClient(Once("no-such-token-0123456789")).SetBandwidth(5, {});
+  set =
+      client::AdminClient(Once("no-such-token-0123456789")).SetBandwidth(5, {});
   EXPECT_EQ(set.status().code(), absl::StatusCode::kUnauthenticated);
   set = client::AdminClient(Once("")).SetBandwidth(5, {});
   EXPECT_EQ(set.status().code(), absl::StatusCode::kUnauthenticated);
@@ -241,8 +245,7 @@ TEST_F(BadInputTest, WrongOrMissingTokensAreRefused) {
     Signal s;
     s.set_url(HostUrl(1));
     (*pinger)->Add(s).IgnoreError();
-    EXPECT_FALSE((*pinger)->Flush().ok() &&
-                 (*pinger)->TakeRejected().empty());
+    EXPECT_FALSE((*pinger)->Flush().ok() && (*pinger)->TakeRejected().empty());
     EXPECT_EQ((*pinger)->stats().counted, 0u);
   } else {
     EXPECT_EQ(pinger.status().code(), absl::StatusCode::kUnauthenticated);
@@ -259,7 +262,8 @@ TEST_F(BadInputTest, WrongOrMissingTokensAreRefused) {
       DeleteUrlsRequest request;
       request.add_urls(HostUrl(1));
       DeleteUrlsResponse response;
-      const grpc::Status status = shard->DeleteUrls(&context, request, &response);
+      const grpc::Status status =
+          shard->DeleteUrls(&context, request, &response);
       EXPECT_EQ(status.error_code(), token.empty()
                                          ? grpc::StatusCode::UNAUTHENTICATED
                                          : grpc::StatusCode::PERMISSION_DENIED)
@@ -326,9 +330,8 @@ TEST_F(BadInputTest, GarbageOnThePortsLeavesTheServersUpAndTheStateIntact) {
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(ports[0]));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(idle, reinterpret_cast<sockaddr*>(&address),
-                    sizeof(address)),
-            0);
+  ASSERT_EQ(
+      connect(idle, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
   (void)!write(idle, preface.data(), 20);
 
   ExpectAllUp();

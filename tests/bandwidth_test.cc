@@ -137,8 +137,7 @@ TEST_P(BandwidthTest, LeaseRateFollowsRAndNeverExceedsIt) {
     if (t >= down_done + 1.0) rate = kLowRate;
     EXPECT_LE(in_window(i), static_cast<ptrdiff_t>(rate + 1))
         << "window [" << t << ", " << t + 1 << "] under R=" << rate
-        << " (raised at " << up_asked << ", lowered at " << down_asked
-        << ")";
+        << " (raised at " << up_asked << ", lowered at " << down_asked << ")";
   }
 
   // Follows a raise within one second: from then on, slots come at about
@@ -146,22 +145,21 @@ TEST_P(BandwidthTest, LeaseRateFollowsRAndNeverExceedsIt) {
   // on any machine this runs on; they need ~12 calls per second).
   const double from = up_done + 1.0;
   const double to = down_asked;
-  const auto count = std::count_if(slots_.begin(), slots_.end(),
-                                   [&](const Slot& s) {
-                                     return s.time >= from && s.time < to;
-                                   });
+  const auto count = std::count_if(
+      slots_.begin(), slots_.end(),
+      [&](const Slot& s) { return s.time >= from && s.time < to; });
   EXPECT_GE(count / (to - from), (kStartRate + kHighRate) / 2)
       << count << " slots in [" << from << ", " << to << ")";
   // And after lowering it, they still come, at the lower rate.
-  const auto late = std::count_if(slots_.begin(), slots_.end(),
-                                  [&](const Slot& s) {
-                                    return s.time >= down_done + 1.0;
-                                  });
+  const auto late =
+      std::count_if(slots_.begin(), slots_.end(),
+                    [&](const Slot& s) { return s.time >= down_done + 1.0; });
   EXPECT_GT(late, 0);
-  std::printf("%zu slots (%d + %d by the two fetchers), %.1f/s after the "
-              "raise to %g\n",
-              slots_.size(), by_fetcher[0], by_fetcher[1],
-              count / (to - from), kHighRate);
+  std::printf(
+      "%zu slots (%d + %d by the two fetchers), %.1f/s after the "
+      "raise to %g\n",
+      slots_.size(), by_fetcher[0], by_fetcher[1], count / (to - from),
+      kHighRate);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, BandwidthTest,

@@ -30,8 +30,8 @@ deploy::LocalClusterOptions TestClusterOptions(int shards) {
 }
 
 bool WaitFor(const std::function<bool()>& done, double seconds) {
-  const auto end = std::chrono::steady_clock::now() +
-                   std::chrono::duration<double>(seconds);
+  const auto end =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
     if (done()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -24,8 +24,8 @@ namespace recrawl {
 namespace tests {
 namespace {
 
-using ::testing::HasSubstr;
 using services::Role;
+using ::testing::HasSubstr;
 
 class CrawlCycleTest : public ClusterTest {
  protected:
@@ -270,7 +270,8 @@ TEST_F(CrawlCycleTest, AHostsMinimumDelayAndBlockAreRespected) {
     }
     EXPECT_TRUE(fetcher.Report(reports).ok());
     return host0_slots.size() >= 4;
-  })) << host0_slots.size() << " of host 0's pages leased";
+  })) << host0_slots.size()
+      << " of host 0's pages leased";
   std::sort(host0_slots.begin(), host0_slots.end());
   for (size_t k = 1; k < host0_slots.size(); ++k) {
     EXPECT_GE(host0_slots[k] - host0_slots[k - 1], kDelay - 1e-6)
@@ -306,15 +307,14 @@ TEST_F(CrawlCycleTest, RecrawlctlExitCodes) {
   const std::string csv = cluster_->options().data_dir + "/urls.csv";
   std::ofstream(csv) << "url,importance\n" << HostUrl(1) << ",2\nftp://x/,1\n";
   std::string out;
-  EXPECT_EQ(RunCtl(absl::StrCat(target, operator_token, " urls add ", csv),
-                   &out),
-            1)
+  EXPECT_EQ(
+      RunCtl(absl::StrCat(target, operator_token, " urls add ", csv), &out), 1)
       << out;
   EXPECT_THAT(out, HasSubstr("urls.csv:3: INVALID_ARGUMENT"));
   EXPECT_THAT(out, HasSubstr("1 URLs upserted (1 new)"));
   out.clear();
-  EXPECT_EQ(RunCtl(absl::StrCat(target, " --token=",
-                                cluster_->TokenOf(Role::kFetcher),
+  EXPECT_EQ(RunCtl(absl::StrCat(target,
+                                " --token=", cluster_->TokenOf(Role::kFetcher),
                                 " bandwidth set 3"),
                    &out),
             1)

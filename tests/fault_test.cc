@@ -39,10 +39,10 @@ namespace {
 using services::Role;
 
 constexpr int kShards = 3;
-constexpr int kCrawlHosts = 300;        // hosts 0..299: leased, reported
-constexpr int kSignalHostBase = 1000;   // 1000..1199: blocked, signalled
+constexpr int kCrawlHosts = 300;       // hosts 0..299: leased, reported
+constexpr int kSignalHostBase = 1000;  // 1000..1199: blocked, signalled
 constexpr int kSignalHosts = 200;
-constexpr int kUpsertHostBase = 5000;   // upserted while the load runs
+constexpr int kUpsertHostBase = 5000;  // upserted while the load runs
 
 // What the servers acknowledged, and what they may have applied without
 // saying so.
@@ -51,8 +51,7 @@ struct Ledger {
   // URL → fetch time of its last acknowledged report.
   std::map<std::string, double> crawled ABSL_GUARDED_BY(mu);
   // URL → fetch times of reports whose answer was lost or negative.
-  std::map<std::string, std::vector<double>> maybe_crawled
-      ABSL_GUARDED_BY(mu);
+  std::map<std::string, std::vector<double>> maybe_crawled ABSL_GUARDED_BY(mu);
   // Acknowledged leases kept unreported on purpose: id → URL.
   std::map<uint64_t, std::string> held ABSL_GUARDED_BY(mu);
   // Signals sent per URL (those rejected are taken off at the end).
@@ -150,8 +149,8 @@ class FaultTest : public ClusterTest {
       } else {
         for (const ItemStatus& r : response->result().rejected()) {
           rejected.insert(r.index());
-          ledger_.errors.push_back(absl::StrCat("Report of ", urls[r.index()],
-                                                ": ", r.message()));
+          ledger_.errors.push_back(
+              absl::StrCat("Report of ", urls[r.index()], ": ", r.message()));
         }
       }
       for (uint32_t i = 0; i < reports.size(); ++i) {
@@ -183,8 +182,8 @@ class FaultTest : public ClusterTest {
         absl::MutexLock lock(&ledger_.mu);
         --ledger_.signals_sent[r.signal.url()];
         ++ledger_.signals_rejected;
-        ledger_.errors.push_back(absl::StrCat(
-            "signal for ", r.signal.url(), ": ", r.status.ToString()));
+        ledger_.errors.push_back(absl::StrCat("signal for ", r.signal.url(),
+                                              ": ", r.status.ToString()));
       }
     };
     for (int n = 1; !stop_; ++n) {
@@ -235,9 +234,8 @@ class FaultTest : public ClusterTest {
         rejected.insert(r.index());
         // A shard that is out refuses its items; they were not taken.
         if (r.code() != static_cast<int>(absl::StatusCode::kUnavailable)) {
-          ledger_.errors.push_back(
-              absl::StrCat("Upsert of ", urls[r.index()].url(), ": ",
-                           r.message()));
+          ledger_.errors.push_back(absl::StrCat(
+              "Upsert of ", urls[r.index()].url(), ": ", r.message()));
         }
       }
       for (uint32_t i = 0; i < urls.size(); ++i) {
@@ -275,7 +273,8 @@ class FaultTest : public ClusterTest {
     client::AdminClient admin = Admin();
     ASSERT_TRUE(WaitFor([&] {
       absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
-      return stats.ok() && stats->live_shards() == static_cast<uint32_t>(live) &&
+      return stats.ok() &&
+             stats->live_shards() == static_cast<uint32_t>(live) &&
              stats->pending_reports() == 0;
     })) << LogTail("coordinator");
   }
@@ -315,7 +314,8 @@ class FaultTest : public ClusterTest {
       }
       auto held = held_by_url.find(url);
       if (held != held_by_url.end()) {
-        EXPECT_TRUE(state->has_lease()) << url << " lost lease " << held->second;
+        EXPECT_TRUE(state->has_lease())
+            << url << " lost lease " << held->second;
         EXPECT_EQ(state->lease().lease_id(), held->second) << url;
       } else if (state->has_lease()) {
         ++unknown_leases;  // granted by a Lease whose answer was lost
@@ -373,7 +373,8 @@ class FaultTest : public ClusterTest {
         static_cast<unsigned long long>(ledger_.ping.reconnects),
         static_cast<long long>(in_state), ledger_.upserted.size(),
         static_cast<long long>(unknown_leases), ledger_.errors.size());
-    for (const std::string& e : ledger_.errors) std::printf("  %s\n", e.c_str());
+    for (const std::string& e : ledger_.errors)
+      std::printf("  %s\n", e.c_str());
   }
 
   std::vector<std::string> Errors() {
@@ -442,6 +443,69 @@ TEST_F(FaultTest, FetchersAndPingersCarryOnAcrossACoordinatorKill) {
         << e;
   }
   EXPECT_LE(Errors().size(), 4u);
+}
+
+// A shard that stalls (SIGSTOP) for longer than the coordinator's shard
+// deadline but not for its failure timeout: the report call to it times
+// out, the coordinator holds the reports and acknowledges them, and its
+// health probes, answered late, never see the shard out. The held reports
+// must reach the shard all the same.
+class StalledShardTest : public ClusterTest {};
+
+TEST_F(StalledShardTest, GetsTheReportsHeldWhileItStalled) {
+  deploy::LocalClusterOptions o = TestClusterOptions(2);
+  o.bandwidth = 100;
+  o.coordinator_flags.push_back("--shard_deadline=0.1");
+  StartCluster(std::move(o));
+  deploy::LocalCluster& cluster = *cluster_;
+  UpsertHosts(0, 20, cluster.Now() - 3600);
+  client::FetcherOptions f;
+  f.holder = "stall";
+  f.lookahead = 1.0;
+  f.max_wait = absl::Seconds(30);
+  client::FetcherClient fetcher(Options(Role::kFetcher), f);
+  std::vector<CoordinatorLease> of_0;
+  ASSERT_TRUE(WaitFor([&] {
+    absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(20);
+    if (!leased.ok()) return false;
+    for (const CoordinatorLease& l : *leased) {
+      if (l.shard_index() == 0) of_0.push_back(l);
+    }
+    return !of_0.empty();
+  }));
+
+  ASSERT_EQ(kill(cluster.shard_pid(0), SIGSTOP), 0);
+  std::vector<CrawlReport> reports;
+  for (const CoordinatorLease& l : of_0) {
+    CrawlReport r;
+    r.set_lease_id(l.lease_id());
+    r.set_fetch_time(cluster.Now());
+    r.set_outcome(CRAWL_OUTCOME_CHANGED);
+    reports.push_back(r);
+  }
+  absl::StatusOr<ReportCrawlsResponse> reported = fetcher.Report(reports);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kill(cluster.shard_pid(0), SIGCONT), 0);
+  ASSERT_TRUE(reported.ok()) << reported.status();
+  ASSERT_EQ(reported->result().applied(), reports.size());
+
+  client::AdminClient admin = Admin();
+  uint64_t pending = 0;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
+        pending = stats.ok() ? stats->pending_reports() : 1;
+        return pending == 0;
+      },
+      30))
+      << pending << " reports still held; " << LogTail("coordinator");
+  for (size_t k = 0; k < of_0.size(); ++k) {
+    absl::StatusOr<UrlState> state = admin.GetUrlState(of_0[k].url());
+    ASSERT_TRUE(state.ok()) << state.status();
+    EXPECT_EQ(state->last_crawl_time(), reports[k].fetch_time())
+        << of_0[k].url();
+    EXPECT_FALSE(state->has_lease()) << of_0[k].url();
+  }
 }
 
 }  // namespace
