@@ -6,6 +6,8 @@
 // change), and within one second of a change the slots follow the new R.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>

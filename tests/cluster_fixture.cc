@@ -1,10 +1,12 @@
 #include "tests/cluster_fixture.h"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -69,6 +71,15 @@ void ClusterTest::StartCluster(deploy::LocalClusterOptions options) {
   cluster_ = std::make_unique<deploy::LocalCluster>(std::move(options));
   const absl::Status started = cluster_->Start();
   ASSERT_TRUE(started.ok()) << started;
+  // The coordinator serves before its first health probes have seen every
+  // shard (under ASan on a busy machine a probe can miss its deadline);
+  // until then it refuses their items as UNAVAILABLE.
+  client::AdminClient admin = Admin();
+  const uint32_t shards = static_cast<uint32_t>(cluster_->num_shards());
+  ASSERT_TRUE(WaitFor([&] {
+    absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
+    return stats.ok() && stats->live_shards() == shards;
+  })) << LogTail("coordinator");
 }
 
 client::ClientOptions ClusterTest::Options(services::Role role) const {
@@ -91,7 +102,10 @@ void ClusterTest::UpsertHosts(int first, int n, double last_crawl) {
   }
   absl::StatusOr<UpsertUrlsResponse> response = Admin().UpsertUrls(urls);
   ASSERT_TRUE(response.ok()) << response.status();
-  ASSERT_EQ(response->result().applied(), static_cast<uint32_t>(n));
+  ASSERT_EQ(response->result().applied(), static_cast<uint32_t>(n))
+      << (response->result().rejected().empty()
+              ? std::string()
+              : response->result().rejected(0).message());
 }
 
 std::string ClusterTest::LogTail(const std::string& name) const {
