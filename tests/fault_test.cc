@@ -421,8 +421,8 @@ TEST_F(FaultTest, AShardKilledUnderLoadLosesNothingAcknowledged) {
   EXPECT_TRUE(Errors().empty());
 }
 
-// Extends the coordinator restart of client/cluster_test.cc to SIGKILL
-// under load.
+// The coordinator restart that client/cluster_test.cc did with SIGTERM and
+// no load, with SIGKILL under load.
 TEST_F(FaultTest, FetchersAndPingersCarryOnAcrossACoordinatorKill) {
   StartLoad();
   ASSERT_TRUE(WaitFor([&] { return LeasesFrom(-1, 0) >= 50; }));
