@@ -36,14 +36,13 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "client/admin_client.h"
+#include "deploy/local_cluster.h"
 #include "client/fetcher_client.h"
 #include "client/ping_client.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/health.grpc.pb.h"
 #include "proto/shard.grpc.pb.h"
-#include "services/server_process.h"
 #include "shard/store/bench_support.h"
 
 ABSL_FLAG(std::string, shard_server, "services/shard_server", "Shard binary");
@@ -109,54 +108,6 @@ client::ClientOptions Options(const std::string& target) {
   return o;
 }
 
-class Cluster {
- public:
-  explicit Cluster(const std::string& dir) : dir_(dir) {}
-
-  void Start(int n) {
-    std::vector<std::string> addresses;
-    shards_.resize(n);
-    for (int i = 0; i < n; ++i) {
-      shards_[i] = std::make_unique<ServerProcess>();
-      const std::string d = absl::StrCat(dir_, "/shard", i);
-      Check(shards_[i]->Start(
-                absl::GetFlag(FLAGS_shard_server),
-                {"--data_dir=" + d, "--port=0", "--host=127.0.0.1",
-                 absl::StrCat("--shard_index=", i),
-                 absl::StrCat("--num_shards=", n), "--block_cache_mb=8",
-                 "--max_batch_items=10000"},
-                d + ".port", d + ".log"));
-      addresses.push_back(absl::StrCat("127.0.0.1:", shards_[i]->port()));
-    }
-    shard_addresses_ = addresses;
-    Check(coordinator_.Start(
-              absl::GetFlag(FLAGS_coordinator_server),
-              {"--shards=" + absl::StrJoin(addresses, ","),
-               absl::StrCat("--num_shards=", n), "--port=0",
-               "--host=127.0.0.1", "--bandwidth=1000000", "--mode=equal",
-               "--max_lease_batch=10000", "--max_lookahead=1",
-               absl::StrCat("--lease_duration=",
-                            absl::GetFlag(FLAGS_lease_duration))},
-              dir_ + "/coordinator.port", dir_ + "/coordinator.log"));
-  }
-  void Stop() {
-    coordinator_.Stop(SIGTERM);
-    for (auto& s : shards_) s->Stop(SIGTERM);
-  }
-  std::string target() const {
-    return absl::StrCat("127.0.0.1:", coordinator_.port());
-  }
-  const std::vector<std::string>& shard_addresses() const {
-    return shard_addresses_;
-  }
-
- private:
-  std::string dir_;
-  std::vector<std::unique_ptr<ServerProcess>> shards_;
-  std::vector<std::string> shard_addresses_;
-  ServerProcess coordinator_;
-};
-
 void LoadUrls(const std::string& target, int64_t n) {
   client::AdminClient admin(Options(target));
   std::mt19937_64 rng(1);
@@ -207,20 +158,20 @@ double LeaseRate(int threads, double seconds,
   return total / Seconds(start);
 }
 
-void LeaseThroughput(const Cluster& cluster) {
+void LeaseThroughput(const deploy::LocalCluster& cluster) {
   const int threads = absl::GetFlag(FLAGS_fetchers);
   const int batch = absl::GetFlag(FLAGS_lease_batch);
   const double seconds = absl::GetFlag(FLAGS_seconds);
   for (CoordinatorMode mode :
        {COORDINATOR_MODE_SPLIT_EQUAL, COORDINATOR_MODE_MERGE}) {
-    SetBandwidth(cluster.target(), 1e6, mode);
+    SetBandwidth(cluster.coordinator_address(), 1e6, mode);
     client::FetcherOptions f;
     f.holder = "bench";
     f.lookahead = 1.0;
     std::vector<std::unique_ptr<client::FetcherClient>> fetchers;
     for (int t = 0; t < threads; ++t) {
       fetchers.push_back(std::make_unique<client::FetcherClient>(
-          Options(cluster.target()), f));
+          Options(cluster.coordinator_address()), f));
     }
     const double rate = LeaseRate(threads, seconds, [&](int t) {
       absl::StatusOr<FetchLeaseResponse> r = fetchers[t]->LeaseOnce(batch);
@@ -236,7 +187,7 @@ void LeaseThroughput(const Cluster& cluster) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 << 20);
   auto stub = ShardService::NewStub(grpc::CreateCustomChannel(
-      cluster.shard_addresses()[0], grpc::InsecureChannelCredentials(), args));
+      cluster.shard_address(0), grpc::InsecureChannelCredentials(), args));
   LeaseRequest request;
   request.set_holder("bench");
   request.set_lease_duration(absl::GetFlag(FLAGS_lease_duration));
@@ -271,13 +222,14 @@ std::vector<double> PacedLatencies(int n, double rate,
   return ms;
 }
 
-void LeaseLatency(const Cluster& cluster) {
+void LeaseLatency(const deploy::LocalCluster& cluster) {
   const int n = absl::GetFlag(FLAGS_latency_calls);
   const double rate = absl::GetFlag(FLAGS_call_rate);
-  SetBandwidth(cluster.target(), 1e6, COORDINATOR_MODE_SPLIT_EQUAL);
+  SetBandwidth(cluster.coordinator_address(), 1e6,
+               COORDINATOR_MODE_SPLIT_EQUAL);
   client::FetcherOptions f;
   f.holder = "bench";
-  client::FetcherClient fetcher(Options(cluster.target()), f);
+  client::FetcherClient fetcher(Options(cluster.coordinator_address()), f);
   int64_t leased = 0;
   const std::vector<double> lease = PacedLatencies(n, rate, [&] {
     absl::StatusOr<FetchLeaseResponse> r = fetcher.LeaseOnce(1);
@@ -287,7 +239,7 @@ void LeaseLatency(const Cluster& cluster) {
   const std::string lease_load = LoadAverage();
 
   auto health = grpc::health::v1::Health::NewStub(grpc::CreateChannel(
-      cluster.target(), grpc::InsecureChannelCredentials()));
+      cluster.coordinator_address(), grpc::InsecureChannelCredentials()));
   const std::vector<double> bare = PacedLatencies(n, rate, [&] {
     grpc::ClientContext context;
     grpc::health::v1::HealthCheckRequest request;
@@ -338,7 +290,7 @@ double SignalRate(client::PingClient* pinger, int64_t urls, int64_t n,
   return rate;
 }
 
-void SignalIngestion(const Cluster& cluster) {
+void SignalIngestion(const deploy::LocalCluster& cluster) {
   const int64_t urls = absl::GetFlag(FLAGS_urls);
   const int64_t n = absl::GetFlag(FLAGS_signals);
   client::PingOptions ping;
@@ -346,14 +298,15 @@ void SignalIngestion(const Cluster& cluster) {
   ping.max_in_flight = 8;
   // Signal times a little in the past, distinct between the two runs.
   const double base = UnixNow() - 60;
-  auto through = client::PingClient::Create(Options(cluster.target()), ping);
+  const client::ClientOptions options = Options(cluster.coordinator_address());
+  auto through = client::PingClient::Create(options, ping);
   Check(through.status());
   const double rate = SignalRate(through->get(), urls, n, base);
   std::printf("(c) signals through the coordinator, batches of 1000, 8 in "
               "flight: %.0fK/s (load %s)\n",
               rate / 1e3, LoadAverage().c_str());
   ping.route_to_shards = true;
-  auto direct = client::PingClient::Create(Options(cluster.target()), ping);
+  auto direct = client::PingClient::Create(options, ping);
   Check(direct.status());
   const double direct_rate = SignalRate(direct->get(), urls, n, base - 30);
   std::printf("(c) baseline: the same client routing straight to the %d "
@@ -362,10 +315,10 @@ void SignalIngestion(const Cluster& cluster) {
               LoadAverage().c_str());
 }
 
-void Pacing(const Cluster& cluster) {
+void Pacing(const deploy::LocalCluster& cluster) {
   const double r = absl::GetFlag(FLAGS_paced_bandwidth);
   const double seconds = absl::GetFlag(FLAGS_seconds);
-  SetBandwidth(cluster.target(), r, COORDINATOR_MODE_SPLIT_EQUAL);
+  SetBandwidth(cluster.coordinator_address(), r, COORDINATOR_MODE_SPLIT_EQUAL);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   client::FetcherOptions f;
   f.holder = "bench";
@@ -376,7 +329,7 @@ void Pacing(const Cluster& cluster) {
   const Clock::time_point start = Clock::now();
   for (int t = 0; t < threads; ++t) {
     workers.emplace_back([&] {
-      client::FetcherClient fetcher(Options(cluster.target()), f);
+      client::FetcherClient fetcher(Options(cluster.coordinator_address()), f);
       while (Seconds(start) < seconds) {
         absl::StatusOr<FetchLeaseResponse> resp = fetcher.LeaseOnce(100);
         Check(resp.status());
@@ -421,15 +374,27 @@ void Run() {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::printf("load average at start: %s\n", LoadAverage().c_str());
-  Cluster cluster(dir);
-  cluster.Start(absl::GetFlag(FLAGS_shards));
-  LoadUrls(cluster.target(), absl::GetFlag(FLAGS_urls));
+  deploy::LocalClusterOptions options;
+  options.data_dir = dir;
+  options.shard_server = absl::GetFlag(FLAGS_shard_server);
+  options.coordinator_server = absl::GetFlag(FLAGS_coordinator_server);
+  options.shards = absl::GetFlag(FLAGS_shards);
+  options.bandwidth = 1e6;
+  options.mode = "equal";
+  options.tokens = false;  // the baselines call the servers bare
+  options.shard_flags = {"--block_cache_mb=8", "--max_batch_items=10000"};
+  options.coordinator_flags = {
+      "--max_lease_batch=10000", "--max_lookahead=1",
+      absl::StrCat("--lease_duration=", absl::GetFlag(FLAGS_lease_duration))};
+  deploy::LocalCluster cluster(options);
+  Check(cluster.Start());
+  LoadUrls(cluster.coordinator_address(), absl::GetFlag(FLAGS_urls));
   const std::string phases = absl::GetFlag(FLAGS_phases);
   if (phases.find('a') != std::string::npos) LeaseThroughput(cluster);
   if (phases.find('b') != std::string::npos) LeaseLatency(cluster);
   if (phases.find('c') != std::string::npos) SignalIngestion(cluster);
   if (phases.find('d') != std::string::npos) Pacing(cluster);
-  cluster.Stop();
+  Check(cluster.Stop());
   std::filesystem::remove_all(dir);
 }
 

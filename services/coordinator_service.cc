@@ -486,8 +486,8 @@ void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
     rejected += static_cast<size_t>(response.result().rejected_size());
   }
   if (delivered + rejected > 0) {
-    spdlog::info("shard {} is back: delivered {} held reports ({} rejected by it)", shard,
-                 delivered, rejected);
+    spdlog::info("delivered {} held reports to shard {} ({} rejected by it)", delivered, shard,
+                 rejected);
   }
 }
 
@@ -823,6 +823,12 @@ grpc::Status CoordinatorServiceImpl::GetUrlState(grpc::ServerContext* context,
   channels_->Prepare(&call, options_.shard_deadline);
   status = channels_->Stub(route->address)->GetUrlState(&call, *request, response);
   if (Unreachable(status)) ShardFailed(*shard);
+  // The lease id a fetcher holds is the cluster's (it names the shard);
+  // show that one, so that an operator can match the two.
+  if (status.ok() && response->has_lease()) {
+    response->mutable_lease()->set_lease_id(
+        coordinator::ClusterLeaseId(*shard, response->lease().lease_id()));
+  }
   return status;
 }
 
@@ -887,6 +893,7 @@ int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
       },
       &probes);
   std::vector<coordinator::ShardDirectory::Transition> changes;
+  std::vector<bool> live_now;
   int live = 0;
   {
     absl::MutexLock lock(&mu_);
@@ -904,16 +911,23 @@ int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
       if (s.ok() && result.ok) last_stats_[result.shard_index] = probe->response;
     }
     changes = core_->Tick(now);
-    for (bool l : core_->directory().Live(now)) live += l ? 1 : 0;
+    live_now = core_->directory().Live(now);
+    for (bool l : live_now) live += l ? 1 : 0;
   }
   for (const auto& change : changes) {
     if (change.live) {
       spdlog::info("shard {} is live", change.shard_index);
-      DeliverHeldReports(change.shard_index);
     } else {
       spdlog::warn("shard {} is out", change.shard_index);
       signal_streams_.Reset(change.shard_index);
     }
+  }
+  // Held reports go to every live shard that has some, not only to one
+  // that comes back: a report call that timed out holds its reports and
+  // marks the shard failed, and when the next probe finds it answering,
+  // no tick ever saw it out.
+  for (int s = 0; s < num_shards_; ++s) {
+    if (live_now[s]) DeliverHeldReports(s);
   }
   metrics_->Update(Stats());
   return live;

@@ -114,7 +114,8 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // The live shard owning `shard`, or UNAVAILABLE naming it.
   absl::StatusOr<Route> LiveShard(int shard);
   void ShardFailed(int shard);
-  // Sends held reports to `shard` (it came back).
+  // Sends the reports held for `shard` to it (live again, or live all along
+  // after a call to it timed out).
   void DeliverHeldReports(int shard);
   grpc::Status CheckBatchSize(const char* field, int size) const;
   // The role check of an operator's batch RPC, then its size.

@@ -133,7 +133,9 @@ absl::StatusOr<std::unique_ptr<UrlStore>> UrlStore::Open(
   families[kDefault] = {rocksdb::kDefaultColumnFamilyName, small};
   families[kUrls] = {kUrlsFamily, urls};
   families[kHosts] = {kHostsFamily, small};
-  families[kMeta] = {kMetaFamily, small};
+  rocksdb::ColumnFamilyOptions meta = small;
+  meta.write_buffer_size = options.meta_write_buffer_bytes;
+  families[kMeta] = {kMetaFamily, meta};
 
   rocksdb::DB* db = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;

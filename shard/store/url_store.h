@@ -54,6 +54,10 @@ struct UrlStoreOptions {
   // at ~3-4 µs each here, ~4 s for the 1M patches a 64 MB memtable holds,
   // ~1 s for 16 MB (url_store_benchmark).
   size_t write_buffer_bytes = size_t{16} << 20;
+  // Memtable size of column family "meta", which holds the signal journal
+  // (RocksDB's default). Until a memtable fills and is flushed, a shard's
+  // memory grows with the writes: these two bound that growth.
+  size_t meta_write_buffer_bytes = size_t{64} << 20;
   // Read-ahead of the start-up scan.
   size_t scan_readahead_bytes = size_t{4} << 20;
 };
