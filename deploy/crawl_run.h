@@ -1,0 +1,91 @@
+// One crawl of a SimulatedWeb by a running LocalCluster, in the cluster's
+// scaled time, through the client library as a real deployment would:
+//
+//  * fetcher threads (FetcherClient) lease URLs at their slot times, fetch
+//    = ask the web whether the page changed since its last fetch at the
+//    slot time, and report changed / unchanged by lease id;
+//  * a ping thread (PingClient) pushes the web's signals as their time
+//    comes;
+//  * the calling thread follows the bandwidth schedule (AdminClient
+//    SetBandwidth at each step's time) and reports progress.
+//
+// Web time 0 is cluster time `start`, when every page was fetched (the
+// loader gave that as each URL's last crawl time).
+#ifndef RECRAWL_DEPLOY_CRAWL_RUN_H_
+#define RECRAWL_DEPLOY_CRAWL_RUN_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "deploy/local_cluster.h"
+#include "deploy/simulated_web.h"
+#include "sim/world.h"
+
+namespace recrawl {
+namespace deploy {
+
+// Counters of a crawl, also the progress reports' payload.
+struct CrawlProgress {
+  double web_time = 0.0;  // cluster time − start
+  double real_seconds = 0.0;
+  int64_t crawls = 0;            // reported and accepted
+  int64_t unchanged_crawls = 0;  // of those, pages unchanged since last crawl
+  int64_t rejected_reports = 0;
+  int64_t signals = 0;  // acknowledged by the cluster
+  // Of those, the ones the shards counted (the others came before or
+  // within T_DELAY of their URL's last crawl, or were duplicates).
+  int64_t signals_counted = 0;
+  double freshness = 1.0;  // over [0, web_time]
+};
+
+struct CrawlRunOptions {
+  double start = 0.0;     // cluster time of web time 0
+  double duration = 0.0;  // web seconds; leases for later slots are not crawled
+  // Bandwidth over web time (start[0] = 0); the cluster is set to rate[0]
+  // at the start and to each next rate at its start.
+  sim::BandwidthSchedule bandwidth;
+  int fetchers = 2;
+  int lease_batch = 500;
+  // Real seconds between progress reports.
+  double progress_period = 1.0;
+};
+
+struct CrawlRunResult {
+  CrawlProgress totals;
+  // Leases whose slot fell before web time 0 (the coordinator's grace),
+  // crawled at 0.
+  int64_t early_leases = 0;
+  // Slots the coordinator handed out and dropped (no fetcher took them in
+  // time) from web time 0 to the end of the crawl.
+  uint64_t slots_handed_out = 0;
+  uint64_t slots_dropped = 0;
+  // Freshness per window of the web (SimulatedWeb::CloseWindows).
+  std::vector<double> window_freshness;
+  // Crawls and signals the web handed out (its own counts).
+  WebCounts web;
+};
+
+// Runs the crawl until web time `duration`, or until *stop turns true
+// (then CANCELLED). `on_progress` is called from the calling thread every
+// progress_period and once at the end.
+absl::StatusOr<CrawlRunResult> RunCrawl(
+    const LocalCluster& cluster, SimulatedWeb& web,
+    const CrawlRunOptions& options, const std::atomic<bool>& stop,
+    const std::function<void(const CrawlProgress&)>& on_progress);
+
+// Upserts every page of `web` (μ, and the true Δ, λ, ν as priors; pages
+// without a source get λ = ν = 0) with `last_crawl_time`, in batches,
+// calling on_batch(pages loaded) after each. CANCELLED once *stop.
+absl::Status LoadWeb(const LocalCluster& cluster, const SimulatedWeb& web,
+                     double last_crawl_time, const std::atomic<bool>& stop,
+                     const std::function<void(int64_t)>& on_batch);
+
+}  // namespace deploy
+}  // namespace recrawl
+
+#endif  // RECRAWL_DEPLOY_CRAWL_RUN_H_
