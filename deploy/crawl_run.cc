@@ -1,5 +1,7 @@
 #include "deploy/crawl_run.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <chrono>
 #include <mutex>
@@ -22,6 +24,11 @@ using Steady = std::chrono::steady_clock;
 
 double SecondsSince(Steady::time_point t) {
   return std::chrono::duration<double>(Steady::now() - t).count();
+}
+
+double LoadAverage() {
+  double load = 0.0;
+  return getloadavg(&load, 1) == 1 ? load : -1.0;
 }
 
 // The web and the counters the threads share.
@@ -78,6 +85,8 @@ void FetchLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
           shared.done = true;
           return;
         }
+        ++shared.totals.leases;
+        if (options.lease_only) continue;
         if (lease.slot_time() < options.start) ++shared.early_leases;
         const double t = std::max(lease.slot_time(), options.start);
         const FetchOutcome outcome = shared.web->Fetch(page, t - options.start);
@@ -238,6 +247,7 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
   // not the crawl's.
   absl::StatusOr<ClusterStats> before = admin.GetClusterStats();
   if (!before.ok()) return before.status();
+  const double load_at_start = LoadAverage();
   const Steady::time_point began = Steady::now();
   std::vector<std::thread> threads;
   for (int k = 0; k < options.fetchers; ++k) {
@@ -281,6 +291,8 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
   shared.done = true;
 
   CrawlRunResult result;
+  result.load_at_start = load_at_start;
+  result.load_at_end = LoadAverage();
   {
     absl::MutexLock lock(&shared.mu);
     if (!shared.error.ok()) return shared.error;

@@ -33,6 +33,7 @@ namespace deploy {
 struct CrawlProgress {
   double web_time = 0.0;  // cluster time − start
   double real_seconds = 0.0;
+  int64_t leases = 0;            // slots leased for the run (before its end)
   int64_t crawls = 0;            // reported and accepted
   int64_t unchanged_crawls = 0;  // of those, pages unchanged since last crawl
   int64_t rejected_reports = 0;
@@ -53,10 +54,18 @@ struct CrawlRunOptions {
   int lease_batch = 500;
   // Real seconds between progress reports.
   double progress_period = 1.0;
+  // A benchmark baseline: the fetchers only lease (no fetch, no report), so
+  // the run measures what the cluster hands out without the crawl's work.
+  // Leased URLs stay leased, so the web must hold more URLs than the run
+  // leases.
+  bool lease_only = false;
 };
 
 struct CrawlRunResult {
   CrawlProgress totals;
+  // Load average (1 min) when the crawl began and ended.
+  double load_at_start = 0.0;
+  double load_at_end = 0.0;
   // Leases whose slot fell before web time 0 (the coordinator's grace),
   // crawled at 0.
   int64_t early_leases = 0;

@@ -32,6 +32,10 @@ std::string DisplayName(const std::string& policy) {
   return absl::AsciiStrToUpper(absl::StrReplaceAll(policy, {{"_", "-"}}));
 }
 
+std::string ColumnName(const PolicyRun& run) {
+  return run.lease_only ? "leases only (baseline)" : DisplayName(run.policy);
+}
+
 // Mean of the windows of a phase [from, to) of the run.
 double PhaseMean(const std::vector<double>& windows, double width, double from,
                  double to) {
@@ -61,11 +65,13 @@ double AskedCrawls(const sim::BandwidthSchedule& s, double duration) {
 }
 
 absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
-                                    const std::string& policy,
+                                    const std::string& policy, bool lease_only,
                                     const sim::BandwidthSchedule& schedule,
                                     const std::atomic<bool>& stop,
                                     const MainJobObserver& observer) {
-  const std::string name = DisplayName(policy);
+  const std::string name =
+      lease_only ? absl::StrCat(DisplayName(policy), " LEASES ONLY")
+                 : DisplayName(policy);
   absl::StatusOr<SimulatedWeb> web = SimulatedWeb::Create(options.web);
   if (!web.ok()) return web.status();
 
@@ -89,6 +95,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
 
   PolicyRun run;
   run.policy = policy;
+  run.lease_only = lease_only;
   const Steady::time_point began = Steady::now();
   LocalCluster cluster(cluster_options);
   observer.note(absl::StrCat(name, ": starting ", cluster_options.shards,
@@ -128,6 +135,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
   crawl.duration = options.duration;
   crawl.bandwidth = schedule;
   crawl.fetchers = options.fetchers;
+  crawl.lease_only = lease_only;
   absl::StatusOr<CrawlRunResult> result =
       RunCrawl(cluster, *web, crawl, stop, [&](const CrawlProgress& p) {
         observer.progress(name, p);
@@ -186,9 +194,14 @@ absl::StatusOr<MainJobResult> RunMainJob(const MainJobOptions& options,
       out.baseline.push_back(baseline->accuracy);
     }
   }
-  for (const std::string& p : job.policies) {
-    absl::StatusOr<PolicyRun> run = RunPolicy(job, p, out.schedule, stop,
-                                              observer);
+  std::vector<std::pair<std::string, bool>> runs;
+  for (const std::string& p : job.policies) runs.emplace_back(p, false);
+  if (job.lease_only_baseline && !job.policies.empty()) {
+    runs.emplace_back(job.policies[0], true);
+  }
+  for (const auto& [policy, lease_only] : runs) {
+    absl::StatusOr<PolicyRun> run =
+        RunPolicy(job, policy, lease_only, out.schedule, stop, observer);
     if (!run.ok()) return run.status();
     out.runs.push_back(*std::move(run));
   }
@@ -216,7 +229,7 @@ std::string SummaryTable(const MainJobOptions& options,
   std::string out;
   absl::StrAppend(&out, "| ");
   for (const PolicyRun& run : result.runs) {
-    absl::StrAppend(&out, " | ", DisplayName(run.policy));
+    absl::StrAppend(&out, " | ", ColumnName(run));
   }
   absl::StrAppend(&out, " | BASELINE |\n|---");
   for (size_t k = 0; k <= result.runs.size(); ++k) absl::StrAppend(&out, "|---");
@@ -288,10 +301,22 @@ std::string SummaryTable(const MainJobOptions& options,
                                            r.result.totals.real_seconds);
       },
       "-");
+  row("leases/s, real time",
+      [&](const PolicyRun& r) {
+        return absl::StrFormat("%.0f", r.result.totals.leases /
+                                           r.result.totals.real_seconds);
+      },
+      "-");
   row("signals/s, real time",
       [&](const PolicyRun& r) {
         return absl::StrFormat("%.0f", r.result.totals.signals /
                                            r.result.totals.real_seconds);
+      },
+      "-");
+  row("load average at crawl start / end",
+      [&](const PolicyRun& r) {
+        return absl::StrFormat("%.1f / %.1f", r.result.load_at_start,
+                               r.result.load_at_end);
       },
       "-");
   row("real seconds: load / crawl / cluster up",
@@ -308,7 +333,7 @@ std::string SummaryTable(const MainJobOptions& options,
     absl::StrAppend(&out, "\nFreshness per window of ",
                     absl::StrFormat("%g", width), " simulated s:\n\n| t | R");
     for (const PolicyRun& run : result.runs) {
-      absl::StrAppend(&out, " | ", DisplayName(run.policy));
+      absl::StrAppend(&out, " | ", ColumnName(run));
     }
     absl::StrAppend(&out, " | BASELINE |\n|---|---");
     for (size_t k = 0; k <= result.runs.size(); ++k) absl::StrAppend(&out, "|---");

@@ -34,10 +34,14 @@ struct MainJobOptions {
   bool keep_data = false;
   // Shard policies to run, in order ("greedy_ncis", "greedy", ...).
   std::vector<std::string> policies = {"greedy_ncis", "greedy"};
+  // Then one more run of the first policy whose fetchers only lease
+  // (CrawlRunOptions::lease_only): the benchmark's baseline.
+  bool lease_only_baseline = false;
 };
 
 struct PolicyRun {
   std::string policy;
+  bool lease_only = false;
   CrawlRunResult result;
   double load_seconds = 0.0;  // real
   double wall_seconds = 0.0;  // real, cluster start to stop

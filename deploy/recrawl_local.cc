@@ -47,6 +47,9 @@ ABSL_FLAG(uint64_t, seed, 1, "Seed of the simulated web");
 ABSL_FLAG(bool, keep_data, false, "demo: keep data_dir/<policy> after the run");
 ABSL_FLAG(std::string, policies, "greedy_ncis,greedy",
           "demo: shard policies to compare, comma-separated");
+ABSL_FLAG(bool, lease_only_baseline, false,
+          "demo: add a run of the first policy whose fetchers only lease "
+          "(no fetch, no report), the throughput benchmark's baseline");
 ABSL_FLAG(std::string, shard_server, "bazel-bin/services/shard_server",
           "The shard_server binary");
 ABSL_FLAG(std::string, coordinator_server,
@@ -145,6 +148,7 @@ int Demo() {
   options.bandwidth = absl::GetFlag(FLAGS_bandwidth);
   options.fetchers = absl::GetFlag(FLAGS_fetchers);
   options.keep_data = absl::GetFlag(FLAGS_keep_data);
+  options.lease_only_baseline = absl::GetFlag(FLAGS_lease_only_baseline);
   options.policies = absl::StrSplit(absl::GetFlag(FLAGS_policies), ',');
 
   StatusPrinter status;
