@@ -243,10 +243,6 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
   while (!stop && cluster.Now() < options.start) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  // Slots the coordinator dropped before the crawl (no fetcher yet) are
-  // not the crawl's.
-  absl::StatusOr<ClusterStats> before = admin.GetClusterStats();
-  if (!before.ok()) return before.status();
   const double load_at_start = LoadAverage();
   const Steady::time_point began = Steady::now();
   std::vector<std::thread> threads;
@@ -306,11 +302,6 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
   on_progress(result.totals);
   result.window_freshness = web.CloseWindows(options.duration);
   result.web = web.counts();
-  absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
-  if (!stats.ok()) return stats.status();
-  result.slots_handed_out =
-      stats->slots_handed_out() - before->slots_handed_out();
-  result.slots_dropped = stats->slots_dropped() - before->slots_dropped();
   return result;
 }
 

@@ -69,10 +69,6 @@ struct CrawlRunResult {
   // Leases whose slot fell before web time 0 (the coordinator's grace),
   // crawled at 0.
   int64_t early_leases = 0;
-  // Slots the coordinator handed out and dropped (no fetcher took them in
-  // time) from web time 0 to the end of the crawl.
-  uint64_t slots_handed_out = 0;
-  uint64_t slots_dropped = 0;
   // Freshness per window of the web (SimulatedWeb::CloseWindows).
   std::vector<double> window_freshness;
   // Crawls and signals the web handed out (its own counts).

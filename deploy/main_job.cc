@@ -286,9 +286,6 @@ std::string SummaryTable(const MainJobOptions& options,
         return absl::StrCat(r.result.totals.rejected_reports);
       },
       "-");
-  row("slots dropped by the coordinator",
-      [&](const PolicyRun& r) { return absl::StrCat(r.result.slots_dropped); },
-      "-");
   row("signals delivered (counted by shards)",
       [&](const PolicyRun& r) {
         return absl::StrFormat("%d (%d)", r.result.totals.signals,
