@@ -173,13 +173,15 @@ void PingLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
 absl::Status LoadWeb(const LocalCluster& cluster, const SimulatedWeb& web,
                      double last_crawl_time, const std::atomic<bool>& stop,
                      const std::function<void(int64_t)>& on_batch) {
-  client::ClientOptions o = cluster.ClientOptionsFor(Role::kOperator);
-  o.max_batch_items = 5000;
-  client::AdminClient admin(o);
+  const client::ClientOptions options =
+      cluster.ClientOptionsFor(Role::kOperator);
+  client::AdminClient admin(options);
   constexpr int kBatch = 20000;
+  // An upsert sets the same fields again, so items a shard did not answer
+  // in time (the coordinator's --shard_deadline) are sent again.
+  constexpr int kRounds = 8;
   std::vector<UrlSpec> specs;
   for (int begin = 0; begin < web.num_pages(); begin += kBatch) {
-    if (stop) return absl::CancelledError("stopped while loading the web");
     const int end = std::min(web.num_pages(), begin + kBatch);
     specs.clear();
     for (int i = begin; i < end; ++i) {
@@ -192,19 +194,33 @@ absl::Status LoadWeb(const LocalCluster& cluster, const SimulatedWeb& web,
       spec.mutable_prior()->set_false_rate(p.false_rate);
       spec.set_last_crawl_time(last_crawl_time);
     }
-    absl::StatusOr<UpsertUrlsResponse> response =
-        admin.UpsertUrls(specs);
-    if (!response.ok()) {
-      return absl::Status(response.status().code(),
-                          absl::StrCat("loading pages ", begin, "..", end - 1,
-                                       ": ", response.status().message()));
-    }
-    if (response->result().rejected_size() > 0) {
-      const auto& first = response->result().rejected(0);
-      return absl::InternalError(absl::StrCat(
-          "loading: ", response->result().rejected_size(),
-          " URLs rejected, first ", web.Url(begin + first.index()), ": ",
-          first.message()));
+    absl::Duration backoff = options.backoff.initial;
+    for (int round = 1; !specs.empty(); ++round) {
+      if (stop) return absl::CancelledError("stopped while loading the web");
+      absl::StatusOr<UpsertUrlsResponse> response = admin.UpsertUrls(specs);
+      if (!response.ok()) {
+        return absl::Status(
+            response.status().code(),
+            absl::StrCat("loading pages ", begin, "..", end - 1, ": ",
+                         response.status().message()));
+      }
+      std::vector<UrlSpec> again;
+      for (const ItemStatus& item : response->result().rejected()) {
+        const UrlSpec& spec = specs[item.index()];
+        const auto code = static_cast<absl::StatusCode>(item.code());
+        if ((code != absl::StatusCode::kDeadlineExceeded &&
+             code != absl::StatusCode::kUnavailable) ||
+            round == kRounds) {
+          return absl::Status(code, absl::StrCat("loading ", spec.url(), ": ",
+                                                 item.message()));
+        }
+        again.push_back(spec);
+      }
+      specs = std::move(again);
+      if (!specs.empty()) {
+        absl::SleepFor(backoff);
+        backoff = std::min(backoff * 2, options.backoff.max);
+      }
     }
     on_batch(end);
   }

@@ -85,7 +85,9 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
 
 // Upserts every page of `web` (μ, and the true Δ, λ, ν as priors; pages
 // without a source get λ = ν = 0) with `last_crawl_time`, in batches,
-// calling on_batch(pages loaded) after each. CANCELLED once *stop.
+// calling on_batch(pages loaded) after each. Items a shard did not answer
+// in time are sent again (an upsert is idempotent), a few rounds. CANCELLED
+// once *stop.
 absl::Status LoadWeb(const LocalCluster& cluster, const SimulatedWeb& web,
                      double last_crawl_time, const std::atomic<bool>& stop,
                      const std::function<void(int64_t)>& on_batch);

@@ -187,7 +187,16 @@ absl::StatusOr<MainJobResult> RunMainJob(const MainJobOptions& options,
     if (!web.ok()) return web.status();
     observer.note(absl::StrCat("BASELINE: solving problem (5) for ",
                                web->num_pages(), " pages at each bandwidth"));
-    for (double rate : out.schedule.rate) {
+    for (size_t k = 0; k < out.schedule.rate.size(); ++k) {
+      const double rate = out.schedule.rate[k];
+      // The schedule comes back to its first rate: solve each rate once.
+      const size_t same = std::find(out.schedule.rate.begin(),
+                                    out.schedule.rate.begin() + k, rate) -
+                          out.schedule.rate.begin();
+      if (same < k) {
+        out.baseline.push_back(out.baseline[same]);
+        continue;
+      }
       absl::StatusOr<policy::ContinuousPolicy> baseline =
           policy::SolveNoSignalBaseline(web->pages(), rate);
       if (!baseline.ok()) return baseline.status();
