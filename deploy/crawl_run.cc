@@ -129,25 +129,30 @@ void PingLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
     return;
   }
   std::vector<WebSignal> due;
+  std::vector<Signal> signals;
   for (bool last = false; !last && !stop;) {
     const double web_now = cluster.Now() - options.start;
     last = shared.done || web_now >= options.duration;
     due.clear();
+    signals.clear();
     {
       absl::MutexLock lock(&shared.mu);
       shared.web->PopSignalsUntil(std::min(web_now, options.duration), &due);
       for (const WebSignal& s : due) {
-        Signal signal;
+        Signal& signal = signals.emplace_back();
         signal.set_url(shared.web->Url(s.page));
         signal.set_time(options.start + s.time);
         signal.set_source(SIGNAL_SOURCE_INDEXNOW);
-        if (absl::Status status = (*pinger)->Add(std::move(signal));
-            !status.ok()) {
-          shared.error = absl::Status(
-              status.code(), absl::StrCat("pinger: ", status.message()));
-          shared.done = true;
-          return;
-        }
+      }
+    }
+    // Outside the web's lock: Add blocks while the stream is full, and the
+    // fetchers must not wait for the signals.
+    for (Signal& signal : signals) {
+      if (absl::Status status = (*pinger)->Add(std::move(signal));
+          !status.ok()) {
+        shared.Fail(absl::Status(
+            status.code(), absl::StrCat("pinger: ", status.message())));
+        return;
       }
     }
     // A partial batch goes now rather than when it fills: a signal that
