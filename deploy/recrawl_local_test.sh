@@ -79,9 +79,16 @@ for _ in $(seq 300); do
 done
 command=$(sed -n 's|^try: bazel-bin/||p' "$tmp/serve.out")
 [[ -n $command ]] || fail "serve printed no recrawlctl command: $(cat "$tmp/serve.err")"
-stats=$($command 2>&1)
-[[ $? -eq 0 ]] || fail "recrawlctl against serve: $stats"
-[[ $stats == *500* ]] || fail "recrawlctl stats does not show the 500 URLs: $stats"
+# The coordinator's stats come from its periodic shard probes: wait for one
+# that has seen the load.
+for _ in $(seq 50); do
+  stats=$($command 2>&1)
+  status=$?
+  [[ $status -ne 0 || $stats =~ all\ +500\  ]] && break
+  sleep 0.1
+done
+[[ $status -eq 0 ]] || fail "recrawlctl against serve: $stats"
+[[ $stats =~ all\ +500\  ]] || fail "recrawlctl stats does not show the 500 URLs: $stats"
 kill -TERM $pid
 wait $pid
 status=$?
