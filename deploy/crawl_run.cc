@@ -38,6 +38,9 @@ struct Shared {
   CrawlProgress totals ABSL_GUARDED_BY(mu);
   int64_t early_leases ABSL_GUARDED_BY(mu) = 0;
   absl::Status error ABSL_GUARDED_BY(mu);
+  // When the fetchers and the pinger finished (real seconds from the start).
+  double fetch_seconds ABSL_GUARDED_BY(mu) = 0.0;
+  double ping_seconds ABSL_GUARDED_BY(mu) = 0.0;
   std::atomic<bool> done{false};
 
   void Fail(absl::Status status) {
@@ -268,11 +271,17 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
   const Steady::time_point began = Steady::now();
   std::vector<std::thread> threads;
   for (int k = 0; k < options.fetchers; ++k) {
-    threads.emplace_back(FetchLoop, std::cref(cluster), std::cref(options), k,
-                         std::cref(stop), std::ref(shared));
+    threads.emplace_back([&, k] {
+      FetchLoop(cluster, options, k, stop, shared);
+      absl::MutexLock lock(&shared.mu);
+      shared.fetch_seconds = std::max(shared.fetch_seconds, SecondsSince(began));
+    });
   }
-  threads.emplace_back(PingLoop, std::cref(cluster), std::cref(options),
-                       std::cref(stop), std::ref(shared));
+  threads.emplace_back([&] {
+    PingLoop(cluster, options, stop, shared);
+    absl::MutexLock lock(&shared.mu);
+    shared.ping_seconds = SecondsSince(began);
+  });
 
   size_t next_step = 1;
   Steady::time_point last_progress = began;
@@ -315,6 +324,8 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
     if (!shared.error.ok()) return shared.error;
     result.totals = shared.totals;
     result.early_leases = shared.early_leases;
+    result.fetch_seconds = shared.fetch_seconds;
+    result.ping_seconds = shared.ping_seconds;
   }
   if (stop) return absl::CancelledError("stopped");
   result.totals.web_time = options.duration;

@@ -63,6 +63,11 @@ struct CrawlRunOptions {
 
 struct CrawlRunResult {
   CrawlProgress totals;
+  // Real seconds from web time 0 until the last fetcher stopped, and until
+  // the pinger had every signal acknowledged (later than the crawl's end
+  // when the cluster took signals more slowly than the web made them).
+  double fetch_seconds = 0.0;
+  double ping_seconds = 0.0;
   // Load average (1 min) when the crawl began and ended.
   double load_at_start = 0.0;
   double load_at_end = 0.0;

@@ -301,22 +301,29 @@ std::string SummaryTable(const MainJobOptions& options,
                                r.result.totals.signals_counted);
       },
       "-");
-  row("crawls/s, real time",
+  row("crawls/s, real time (until the last fetcher stopped)",
       [&](const PolicyRun& r) {
         return absl::StrFormat("%.0f", r.result.totals.crawls /
-                                           r.result.totals.real_seconds);
+                                           r.result.fetch_seconds);
       },
       "-");
   row("leases/s, real time",
       [&](const PolicyRun& r) {
         return absl::StrFormat("%.0f", r.result.totals.leases /
-                                           r.result.totals.real_seconds);
+                                           r.result.fetch_seconds);
       },
       "-");
-  row("signals/s, real time",
+  row("signals/s, real time (until all were acknowledged)",
       [&](const PolicyRun& r) {
         return absl::StrFormat("%.0f", r.result.totals.signals /
-                                           r.result.totals.real_seconds);
+                                           r.result.ping_seconds);
+      },
+      "-");
+  row("real seconds the crawl took / the signals took / scheduled",
+      [&](const PolicyRun& r) {
+        return absl::StrFormat("%.1f / %.1f / %.1f", r.result.fetch_seconds,
+                               r.result.ping_seconds,
+                               options.duration / options.cluster.time_scale);
       },
       "-");
   row("load average at crawl start / end",
@@ -325,10 +332,9 @@ std::string SummaryTable(const MainJobOptions& options,
                                r.result.load_at_end);
       },
       "-");
-  row("real seconds: load / crawl / cluster up",
+  row("real seconds: load / cluster up",
       [&](const PolicyRun& r) {
-        return absl::StrFormat("%.1f / %.1f / %.1f", r.load_seconds,
-                               r.result.totals.real_seconds, r.wall_seconds);
+        return absl::StrFormat("%.1f / %.1f", r.load_seconds, r.wall_seconds);
       },
       "-");
 

@@ -27,7 +27,8 @@ echo "$out"
 for row in "freshness, whole run" "freshness, t 0-8 s at R = 50" \
   "freshness, t 8-16 s at R = 75" "freshness, t 16-24 s at R = 50" \
   "crawls reported (asked: 1400)" "crawls of unchanged pages" \
-  "signals delivered" "crawls/s, real time" "signals/s, real time"; do
+  "signals delivered" "crawls/s, real time" "signals/s, real time" \
+  "leases/s, real time"; do
   grep -qF "| $row" <<<"$out" || fail "no row '$row'"
 done
 grep -qF "|  | GREEDY-NCIS | GREEDY | BASELINE |" <<<"$out" ||
