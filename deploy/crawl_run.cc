@@ -171,6 +171,7 @@ void PingLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
       shared.totals.signals = stats.counted + stats.registered +
                               stats.duplicate + stats.stale + stats.unknown;
       shared.totals.signals_counted = stats.counted;
+      shared.totals.signals_resent = stats.retried;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

@@ -41,6 +41,9 @@ struct CrawlProgress {
   // Of those, the ones the shards counted (the others came before or
   // within T_DELAY of their URL's last crawl, or were duplicates).
   int64_t signals_counted = 0;
+  // Signals PingClient sent again after a server answered UNAVAILABLE for
+  // them (the coordinator does while its stream to a shard is broken).
+  int64_t signals_resent = 0;
   double freshness = 1.0;  // over [0, web_time]
 };
 

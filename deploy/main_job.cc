@@ -295,10 +295,11 @@ std::string SummaryTable(const MainJobOptions& options,
         return absl::StrCat(r.result.totals.rejected_reports);
       },
       "-");
-  row("signals delivered (counted by shards)",
+  row("signals delivered (counted by shards; sent again)",
       [&](const PolicyRun& r) {
-        return absl::StrFormat("%d (%d)", r.result.totals.signals,
-                               r.result.totals.signals_counted);
+        return absl::StrFormat("%d (%d; %d)", r.result.totals.signals,
+                               r.result.totals.signals_counted,
+                               r.result.totals.signals_resent);
       },
       "-");
   row("crawls/s, real time (until the last fetcher stopped)",
