@@ -4,7 +4,7 @@
 # shard_server processes and a coordinator_server on loopback (stores under
 # ./data), a simulated web of 100,000 URLs crawled in scaled time by
 # GREEDY-NCIS, then by GREEDY on a fresh cluster, against the analytic
-# BASELINE; bandwidth R -> 1.5R -> R at thirds. About 4 minutes on 2 cores.
+# BASELINE; bandwidth R -> 1.5R -> R at thirds. 3-4 minutes on 2 cores.
 # Extra arguments go to recrawl_local (e.g. --urls=1000000, --duration=60;
 # --help lists them). Ctrl-C stops everything.
 set -euo pipefail
