@@ -339,6 +339,20 @@ std::string SummaryTable(const MainJobOptions& options,
       },
       "-");
 
+  // A crawl that fell short of the schedule measured the machine, not the
+  // policy: say so next to the numbers.
+  for (const PolicyRun& run : result.runs) {
+    const double share = run.result.totals.crawls / asked;
+    if (!run.lease_only && share < 0.95) {
+      absl::StrAppend(
+          &out, absl::StrFormat(
+                    "\nWARNING: %s crawled %.0f%% of the %.0f crawls the "
+                    "schedule asked for: its freshness is not comparable "
+                    "(the machine was too busy; try a lower --time_scale).\n",
+                    ColumnName(run), 100 * share, asked));
+    }
+  }
+
   // Freshness over time.
   if (!result.runs.empty()) {
     const size_t windows = result.runs[0].result.window_freshness.size();
