@@ -22,6 +22,8 @@ enum class Stream : uint64_t {
   kTrueSignals = 4,
   kFalseSignals = 5,
   kDelays = 6,
+  // Whether the page has a signal source at all (deploy/simulated_web.h).
+  kSignalSource = 7,
 };
 
 // SplitMix64 (Steele, Lea, Flood 2014): a 64-bit state advanced by a Weyl

@@ -1,0 +1,106 @@
+// One crawl of a SimulatedWeb by a running LocalCluster, in the cluster's
+// scaled time, through the client library as a real deployment would:
+//
+//  * fetcher threads (FetcherClient) lease URLs at their slot times, fetch
+//    = ask the web whether the page changed since its last fetch at the
+//    slot time, and report changed / unchanged by lease id;
+//  * a ping thread (PingClient) pushes the web's signals as their time
+//    comes;
+//  * the calling thread follows the bandwidth schedule (AdminClient
+//    SetBandwidth at each step's time) and reports progress.
+//
+// Web time 0 is cluster time `start`, when every page was fetched (the
+// loader gave that as each URL's last crawl time).
+#ifndef RECRAWL_DEPLOY_CRAWL_RUN_H_
+#define RECRAWL_DEPLOY_CRAWL_RUN_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "deploy/local_cluster.h"
+#include "deploy/simulated_web.h"
+#include "sim/world.h"
+
+namespace recrawl {
+namespace deploy {
+
+// Counters of a crawl, also the progress reports' payload.
+struct CrawlProgress {
+  double web_time = 0.0;  // cluster time − start
+  double real_seconds = 0.0;
+  int64_t leases = 0;            // slots leased for the run (before its end)
+  int64_t crawls = 0;            // reported and accepted
+  int64_t unchanged_crawls = 0;  // of those, pages unchanged since last crawl
+  int64_t rejected_reports = 0;
+  int64_t signals = 0;  // acknowledged by the cluster
+  // Of those, the ones the shards counted (the others came before or
+  // within T_DELAY of their URL's last crawl, or were duplicates).
+  int64_t signals_counted = 0;
+  // Signals PingClient sent again after a server answered UNAVAILABLE for
+  // them (the coordinator does while its stream to a shard is broken).
+  int64_t signals_resent = 0;
+  double freshness = 1.0;  // over [0, web_time]
+};
+
+struct CrawlRunOptions {
+  double start = 0.0;     // cluster time of web time 0
+  double duration = 0.0;  // web seconds; leases for later slots are not crawled
+  // Bandwidth over web time (start[0] = 0); the cluster is set to rate[0]
+  // at the start and to each next rate at its start.
+  sim::BandwidthSchedule bandwidth;
+  int fetchers = 2;
+  int lease_batch = 500;
+  // Real seconds between progress reports.
+  double progress_period = 1.0;
+  // A benchmark baseline: the fetchers only lease (no fetch, no report), so
+  // the run measures what the cluster hands out without the crawl's work.
+  // Leased URLs stay leased, so the web must hold more URLs than the run
+  // leases.
+  bool lease_only = false;
+};
+
+struct CrawlRunResult {
+  CrawlProgress totals;
+  // Real seconds from web time 0 until the last fetcher stopped, and until
+  // the pinger had every signal acknowledged (later than the crawl's end
+  // when the cluster took signals more slowly than the web made them).
+  double fetch_seconds = 0.0;
+  double ping_seconds = 0.0;
+  // Load average (1 min) when the crawl began and ended.
+  double load_at_start = 0.0;
+  double load_at_end = 0.0;
+  // Leases whose slot fell before web time 0 (the coordinator's grace),
+  // crawled at 0.
+  int64_t early_leases = 0;
+  // Freshness per window of the web (SimulatedWeb::CloseWindows).
+  std::vector<double> window_freshness;
+  // Crawls and signals the web handed out (its own counts).
+  WebCounts web;
+};
+
+// Runs the crawl until web time `duration`, or until *stop turns true
+// (then CANCELLED). `on_progress` is called from the calling thread every
+// progress_period and once at the end.
+absl::StatusOr<CrawlRunResult> RunCrawl(
+    const LocalCluster& cluster, SimulatedWeb& web,
+    const CrawlRunOptions& options, const std::atomic<bool>& stop,
+    const std::function<void(const CrawlProgress&)>& on_progress);
+
+// Upserts every page of `web` (μ, and the true Δ, λ, ν as priors; pages
+// without a source get λ = ν = 0) with `last_crawl_time`, in batches,
+// calling on_batch(pages loaded) after each. Items a shard did not answer
+// in time are sent again (an upsert is idempotent), a few rounds. CANCELLED
+// once *stop.
+absl::Status LoadWeb(const LocalCluster& cluster, const SimulatedWeb& web,
+                     double last_crawl_time, const std::atomic<bool>& stop,
+                     const std::function<void(int64_t)>& on_batch);
+
+}  // namespace deploy
+}  // namespace recrawl
+
+#endif  // RECRAWL_DEPLOY_CRAWL_RUN_H_
