@@ -443,7 +443,7 @@ void Shard::IndexLoadedState() {
     if (slot.n_cis > 0) {
       const double last_crawl = LastCrawl(page);
       const double latest = slot.latest_signal >= 0.0f
-                                ? last_crawl + slot.latest_signal
+                                ? LastSignalTime(slot, last_crawl)
                                 : last_crawl;
       index_.RecordSignals(page, latest, slot.n_cis);
     }

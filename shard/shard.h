@@ -281,6 +281,10 @@ class Shard {
   // The page's signal state as a patch, as of the next journal entry.
   void SignalStatePatch(const PageSlot& slot, double last_crawl,
                         UrlRecord* patch) const;
+  // The time of the page's latest signal as shown: latest_signal is of the
+  // senders' times (the duplicate check's), which may be a little ahead of
+  // the clock; this is not. Negative when none since the last crawl.
+  double LastSignalTime(const PageSlot& slot, double last_crawl) const;
 
   // shard_crawls.cc
   absl::Status ReportOne(const CrawlReport& report,

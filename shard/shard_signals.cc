@@ -42,12 +42,20 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       continue;
     }
     const double t = *time;
+    // A delivery is known by the time its sender gave, not by `t`, which is
+    // clamped to the shard's clock when a little ahead: a redelivery comes
+    // later and would be clamped to another time (counted twice, seen
+    // after a coordinator restart). Unstamped signals take the clock's time,
+    // which is why PingClient stamps them. (The journal keeps `t`: after a
+    // shard restart a redelivery of a signal stamped ahead of the clock can
+    // still count again.)
+    const double key_time = signal.time() != 0.0 ? signal.time() : t;
     // Unknown enum values (a newer client's sources) are OTHER.
     const SignalSource source = SignalSource_IsValid(signal.source())
                                     ? signal.source()
                                     : SIGNAL_SOURCE_OTHER;
     const UrlId id = UrlIdOf(url->spec());
-    const uint64_t key = SignalKey(id, t, source);
+    const uint64_t key = SignalKey(id, key_time, source);
     const PageId page = pages_.Find(id);
 
     if (page == kNoPage) {
@@ -95,7 +103,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       ++stale;
       continue;
     }
-    const double offset = t - last_crawl;
+    const double offset = key_time - last_crawl;
     if (offset <= slot.latest_signal &&
         MayContainSignal(slot.signal_filter, key)) {
       ++duplicate;
@@ -131,6 +139,11 @@ void Shard::MarkUnfolded(PageId page, uint64_t seq) {
   unfolded_.Push(seq, page);
 }
 
+double Shard::LastSignalTime(const PageSlot& slot, double last_crawl) const {
+  if (slot.latest_signal < 0.0f) return -1.0;
+  return std::min(last_crawl + slot.latest_signal, now_);
+}
+
 // A record's signal state as of the next journal entry: what a crawl
 // writes.
 void Shard::SignalStatePatch(const PageSlot& slot, double last_crawl,
@@ -139,7 +152,7 @@ void Shard::SignalStatePatch(const PageSlot& slot, double last_crawl,
   patch->set_signal_filter(slot.signal_filter);
   patch->set_latest_signal(slot.latest_signal);
   if (slot.latest_signal >= 0.0f) {
-    patch->set_last_signal_time(last_crawl + slot.latest_signal);
+    patch->set_last_signal_time(LastSignalTime(slot, last_crawl));
   }
   patch->set_signal_seq(journal_seq_);
 }

@@ -87,6 +87,24 @@ TEST_F(ShardSignalsTest, DuplicateDeliveriesCountOnce) {
   EXPECT_EQ(State("https://a.com/").signals_since_crawl(), 3u);
 }
 
+// A signal stamped a little ahead of the shard's clock is counted at the
+// clock's time; a redelivery, which comes later and so would be clamped to
+// another time, is still the same delivery (seen after a coordinator
+// restart: PingClient resends what was not acknowledged).
+TEST_F(ShardSignalsTest, RedeliveriesStampedAheadOfTheClockCountOnce) {
+  Add("https://a.com/");
+  now_ = 1100;
+  SignalBatchAck ack = Signals({MakeSignal("https://a.com/", 1100.5)});
+  EXPECT_EQ(ack.counted(), 1u);
+  now_ = 1100.2;
+  ack = Signals({MakeSignal("https://a.com/", 1100.5)});
+  EXPECT_EQ(ack.duplicate(), 1u);
+  now_ = 1101;
+  ack = Signals({MakeSignal("https://a.com/", 1100.5)});
+  EXPECT_EQ(ack.duplicate(), 1u);
+  EXPECT_EQ(State("https://a.com/").signals_since_crawl(), 1u);
+}
+
 // However many signals a URL gets before its next crawl, later ones are
 // counted (the duplicate filter is only asked about redeliveries, which
 // repeat an earlier time), and redeliveries are still caught.

@@ -287,7 +287,7 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
   state.set_last_crawl_time(indexed.last_crawl);
   state.set_signals_since_crawl(slot.n_cis);
   if (slot.latest_signal >= 0.0f) {
-    state.set_last_signal_time(indexed.last_crawl + slot.latest_signal);
+    state.set_last_signal_time(LastSignalTime(slot, indexed.last_crawl));
   }
   state.set_time(t);
   absl::StatusOr<policy::PageModel> m = policy::PageModel::Create(model);
