@@ -37,6 +37,7 @@
 #include "services/coordinator_shards.h"
 #include "services/shard_metrics.h"
 #include "services/shard_service.h"
+#include "shard/fuzz_input.h"
 #include "shard/shard.h"
 #include "shard/store/url_store.h"
 
@@ -128,22 +129,18 @@ class FuzzedCluster {
   // the temporary directory.
 
   void Run(const uint8_t* data, size_t size) {
-    while (size >= 4) {
-      const uint8_t kind = data[0];
-      const size_t len = std::min<size_t>(data[2] | (data[3] << 8), size - 4);
-      Apply(kind, data + 4, len);
-      data += 4 + len;
-      size -= 4 + len;
-      CheckInvariants();
-    }
+    shard::ForEachFuzzOp(data, size,
+                         [this](uint8_t kind, uint8_t /*clock_step*/,
+                                const uint8_t* payload, size_t len) {
+                           Apply(kind, payload, len);
+                           CheckInvariants();
+                         });
   }
 
  private:
   template <typename Message>
   static Message Parse(const uint8_t* data, size_t len) {
-    Message m;
-    if (!m.ParseFromArray(data, static_cast<int>(len))) m.Clear();
-    return m;
+    return shard::ParseOrEmpty<Message>(data, len);
   }
 
   static void Prepare(grpc::ClientContext* context) {

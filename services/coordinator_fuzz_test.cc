@@ -68,15 +68,7 @@ std::string Payload(uint8_t kind, FuzzInput& gen) {
 TEST(CoordinatorFuzzTest, StructuredAndRandomInputsNeitherCrashNorWedge) {
   FuzzInput gen(20261125);
   for (int i = 0; i < 400; ++i) {
-    std::string input;
-    if (i % 5 == 4) {
-      input = gen.RandomBytes();
-    } else {
-      for (int ops = 1 + gen.Int(6); ops > 0; --ops) {
-        const uint8_t kind = static_cast<uint8_t>(gen.Int(12));
-        gen.AppendOp(kind, Payload(kind, gen), &input);
-      }
-    }
+    const std::string input = gen.Next(12, Payload);
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()),
                            input.size());
   }

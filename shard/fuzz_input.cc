@@ -9,6 +9,16 @@
 namespace recrawl {
 namespace shard {
 
+std::string FuzzInput::Next(int kinds, const PayloadFn& payload) {
+  if (++inputs_ % 5 == 0) return RandomBytes();
+  std::string input;
+  for (int ops = 1 + Int(6); ops > 0; --ops) {
+    const uint8_t kind = static_cast<uint8_t>(Int(kinds));
+    AppendOp(kind, payload(kind, *this), &input);
+  }
+  return input;
+}
+
 std::string FuzzInput::RandomBytes() {
   std::string s(Int(300), '\0');
   for (char& c : s) c = static_cast<char>(Int(256));

@@ -7,7 +7,10 @@
 #ifndef RECRAWL_SHARD_FUZZ_INPUT_H_
 #define RECRAWL_SHARD_FUZZ_INPUT_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -16,9 +19,36 @@
 namespace recrawl {
 namespace shard {
 
+// Calls fn(kind, clock_step, payload, length) for each framed operation of
+// a fuzz target's input (a length past the end is cut to what is left).
+template <typename Fn>
+void ForEachFuzzOp(const uint8_t* data, size_t size, Fn&& fn) {
+  while (size >= 4) {
+    const size_t len = std::min<size_t>(data[2] | (data[3] << 8), size - 4);
+    fn(data[0], data[1], data + 4, len);
+    data += 4 + len;
+    size -= 4 + len;
+  }
+}
+
+// A payload as the request `Message`; one that does not parse is the empty
+// request.
+template <typename Message>
+Message ParseOrEmpty(const uint8_t* data, size_t len) {
+  Message m;
+  if (!m.ParseFromArray(data, static_cast<int>(len))) m.Clear();
+  return m;
+}
+
 class FuzzInput {
  public:
   explicit FuzzInput(uint64_t seed) : rng_(seed) {}
+
+  // The payload of an operation of `kind`, drawn from `gen`.
+  using PayloadFn = std::function<std::string(uint8_t kind, FuzzInput& gen)>;
+  // The next input of a fuzz test: every fifth RandomBytes(), the others
+  // 1-6 operations of kinds in [0, kinds) with their payloads.
+  std::string Next(int kinds, const PayloadFn& payload);
 
   // Up to 300 random bytes.
   std::string RandomBytes();
@@ -51,6 +81,7 @@ class FuzzInput {
   void Mutate(std::string* s);
 
   std::mt19937_64 rng_;
+  int64_t inputs_ = 0;
 };
 
 }  // namespace shard

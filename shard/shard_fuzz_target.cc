@@ -19,6 +19,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "shard/fuzz_input.h"
 #include "shard/shard.h"
 #include "shard/store/url_store.h"
 
@@ -41,15 +42,13 @@ class FuzzedShard {
   }
 
   void Run(const uint8_t* data, size_t size) {
-    while (size >= 4) {
-      const uint8_t kind = data[0];
-      now_ += data[1] * 0.25;
-      const size_t len = std::min<size_t>(data[2] | (data[3] << 8), size - 4);
-      Apply(kind, data + 4, len);
-      data += 4 + len;
-      size -= 4 + len;
-      CheckInvariants();
-    }
+    ForEachFuzzOp(data, size,
+                  [this](uint8_t kind, uint8_t clock_step,
+                         const uint8_t* payload, size_t len) {
+                    now_ += clock_step * 0.25;
+                    Apply(kind, payload, len);
+                    CheckInvariants();
+                  });
   }
 
  private:
@@ -69,9 +68,7 @@ class FuzzedShard {
 
   template <typename Message>
   static Message Parse(const uint8_t* data, size_t len) {
-    Message m;
-    if (!m.ParseFromArray(data, static_cast<int>(len))) m.Clear();
-    return m;
+    return ParseOrEmpty<Message>(data, len);
   }
 
   void Apply(uint8_t kind, const uint8_t* data, size_t len) {
