@@ -42,6 +42,7 @@ using services::Role;
 
 constexpr int kShards = 3;
 constexpr int kCrawlHosts = 300;       // hosts 0..299: leased, reported
+constexpr int kLeaseBatch = 10;         // URLs a fetcher leases at once
 constexpr int kSignalHostBase = 1000;  // 1000..1199: blocked, signalled
 constexpr int kSignalHosts = 200;
 constexpr int kUpsertHostBase = 5000;  // upserted while the load runs
@@ -116,7 +117,8 @@ class FaultTest : public ClusterTest {
     client::FetcherClient fetcher(Options(Role::kFetcher), f);
     std::mt19937 rng(k);
     while (!stop_) {
-      absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(10);
+      absl::StatusOr<std::vector<CoordinatorLease>> leased =
+          fetcher.Lease(kLeaseBatch);
       if (!leased.ok()) {
         Error(absl::StrCat("Lease: ", leased.status().ToString()));
         continue;
@@ -437,14 +439,18 @@ TEST_F(FaultTest, FetchersAndPingersCarryOnAcrossACoordinatorKill) {
   StopLoad();
   WaitForCluster(kShards);
   CheckLedger();
-  // The calls in flight at the kill may fail (a Lease is not resent: its
-  // answer may be lost); nothing after.
+  // The calls in flight at the kill may fail, nothing after: a Lease (not
+  // resent: its answer may be lost), or a report batch that the lost attempt
+  // applied, whose retry then finds no lease (CheckLedger allows either
+  // outcome for those URLs). One call per fetcher is in flight, so at most
+  // two Lease errors or two batches of up to kLeaseBatch reports.
   for (const std::string& e : Errors()) {
     EXPECT_TRUE(e.find("Lease:") != std::string::npos ||
-                e.find("Report") != std::string::npos)
+                (e.find("Report") != std::string::npos &&
+                 e.find("no lease") != std::string::npos))
         << e;
   }
-  EXPECT_LE(Errors().size(), 4u);
+  EXPECT_LE(Errors().size(), 2u * kLeaseBatch);
 }
 
 // A shard that stalls (SIGSTOP) for longer than the coordinator's shard
