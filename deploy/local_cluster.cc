@@ -4,16 +4,19 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "client/admin_client.h"
 #include "services/clock.h"
 
 namespace recrawl {
@@ -119,12 +122,37 @@ absl::Status LocalCluster::Start() {
       return status;
     }
   }
-  if (absl::Status status = StartCoordinator(options_.coordinator_port);
-      !status.ok()) {
+  absl::Status status = StartCoordinator(options_.coordinator_port);
+  if (status.ok()) status = WaitUntilAllLive();
+  if (!status.ok()) {
     Stop().IgnoreError();
     return status;
   }
   return absl::OkStatus();
+}
+
+absl::Status LocalCluster::WaitUntilAllLive() const {
+  client::ClientOptions o = ClientOptionsFor(Role::kOperator);
+  o.max_attempts = 1;
+  o.deadline = absl::Seconds(5);
+  client::AdminClient admin(o);
+  const double deadline = services::Clock::UnixNow() + options_.start_timeout;
+  uint32_t live = 0;
+  for (;;) {
+    absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
+    if (stats.ok()) {
+      live = stats->live_shards();
+      if (live == static_cast<uint32_t>(options_.shards)) {
+        return absl::OkStatus();
+      }
+    }
+    if (services::Clock::UnixNow() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return absl::DeadlineExceededError(absl::StrCat(
+      "the coordinator sees ", live, " of ", options_.shards,
+      " shards live after ", options_.start_timeout, " s; see ",
+      PathOf("coordinator.log"), " and the shards' logs"));
 }
 
 absl::Status LocalCluster::StartShard(int s, int port) {

@@ -67,9 +67,16 @@ class LocalCluster {
   ~LocalCluster();
 
   // Writes the token file if missing, starts the shards, then the
-  // coordinator. On error the processes already started are stopped and
-  // the message names the process and its log.
+  // coordinator, and waits until the coordinator sees every shard live (it
+  // serves from its first health probes, and under load one can miss its
+  // deadline; until the next it refuses that shard's items). On error the
+  // processes already started are stopped and the message names the
+  // process and its log.
   absl::Status Start();
+
+  // Waits up to options().start_timeout real seconds until the coordinator
+  // reports every shard live; DEADLINE_EXCEEDED saying how many it sees.
+  absl::Status WaitUntilAllLive() const;
 
   // SIGTERM to the coordinator, then the shards, each waited for. Returns
   // the first process that did not exit 0 as an error.
