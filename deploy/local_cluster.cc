@@ -112,6 +112,7 @@ absl::Status LocalCluster::Start() {
   }
   epoch_ = services::Clock::UnixNow();
   origin_ = options_.time_origin >= 0.0 ? options_.time_origin : epoch_;
+  clock_.emplace(options_.time_scale, origin_, epoch_);
 
   shards_.clear();
   shard_ports_.assign(options_.shards, 0);
@@ -270,10 +271,7 @@ pid_t LocalCluster::shard_pid(int s) const { return shards_[s]->pid(); }
 
 pid_t LocalCluster::coordinator_pid() const { return coordinator_.pid(); }
 
-double LocalCluster::Now() const {
-  return origin_ +
-         options_.time_scale * (services::Clock::UnixNow() - epoch_);
-}
+double LocalCluster::Now() const { return clock_->Now(); }
 
 std::string LocalCluster::TokenOf(Role role) const {
   return options_.tokens ? tokens_.TokenOf(role) : std::string();
@@ -284,12 +282,7 @@ client::ClientOptions LocalCluster::ClientOptionsFor(Role role) const {
   o.target = coordinator_address();
   o.token = TokenOf(role);
   o.time_scale = options_.time_scale;
-  const double origin = origin_;
-  const double epoch = epoch_;
-  const double scale = options_.time_scale;
-  o.clock = [origin, epoch, scale] {
-    return origin + scale * (services::Clock::UnixNow() - epoch);
-  };
+  o.clock = [clock = *clock_] { return clock.Now(); };
   return o;
 }
 

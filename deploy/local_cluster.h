@@ -20,6 +20,7 @@
 #define RECRAWL_DEPLOY_LOCAL_CLUSTER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "client/client_options.h"
 #include "services/auth.h"
+#include "services/clock.h"
 #include "services/server_process.h"
 
 namespace recrawl {
@@ -116,6 +118,9 @@ class LocalCluster {
   LocalClusterOptions options_;
   double origin_ = 0.0;
   double epoch_ = 0.0;
+  // The clock every process runs (the servers' Clock with the same origin
+  // and epoch); set by Start.
+  std::optional<services::Clock> clock_;
   services::TokenTable tokens_;
   std::vector<std::unique_ptr<services::ServerProcess>> shards_;
   std::vector<int> shard_ports_;
