@@ -259,6 +259,14 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
     p.n_cis = 0;
     ++size_;
     if (size_ >= 2 * 128 * beliefs_.size()) SizeBeliefCache();
+    // Λ = 0 from a rebuild of a small index (a shard picked from while its
+    // URLs were still being loaded) admits every page: the next pick would
+    // wake them all into the pool. Rebuild before it once the pages have
+    // doubled since (amortised O(1) an upsert).
+    if (level_ <= 0.0 && size_ > MaxCandidates() &&
+        size_ >= 2 * size_at_rebuild_) {
+      needs_rebuild_ = true;
+    }
   }
   if (previous == kLeased) {
     p.state = kLeased;
@@ -633,13 +641,14 @@ void SchedulingIndex::PickExact(double t, int k,
         (static_cast<int>(picked->size()) == k &&
          (picked->back().value >= level_ ||
           (reserve_active_ && picked->back().value > ClearBound(t))));
-    if (exact) return;
+    if (exact) {
+      picks_ += picked->size();
+      return;
+    }
     ReturnTaken(t);
     if (PullReserve(t, k)) continue;
-    // The target first (a larger pool would only be raised back, which
-    // would drop the new reserve), 4x that if the k-th pick is still short.
-    target = target == 0 ? std::max(TargetCandidates(), 2 * static_cast<size_t>(k))
-                         : 4 * target;
+    // 4x the first target if the k-th pick is still short.
+    target = target == 0 ? RefillTarget(k) : 4 * target;
     Rebuild(t, target);
   }
 }
@@ -654,7 +663,7 @@ std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {
   picked_.swap(taken_);
   picked_at_ = t;
   taken_.clear();
-  if (candidates_.size() > raise_above_) Raise(t);
+  if (ShouldRaise()) Raise(t);
   return picked;
 }
 
@@ -677,7 +686,7 @@ std::vector<SlotPick> SchedulingIndex::PickSlots(
       host.blocked_until = std::max(host.blocked_until, t + host.min_delay);
     }
     slots.push_back({id, picked[0].value, t, slot});
-    if (candidates_.size() > raise_above_) Raise(t);
+    if (ShouldRaise()) Raise(t);
   }
   return slots;
 }
@@ -690,7 +699,10 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   ++stats_.rebuilds;
   RestorePicks();
   DropReserve();
-  raise_above_ = MaxCandidates();
+  rebuild_target_ = target;
+  picks_at_rebuild_ = picks_;
+  size_at_rebuild_ = size_;
+  raise_above_ = MaxCandidates(target);
   needs_rebuild_ = false;
   needs_rekey_ = false;
   candidates_.Clear();
@@ -824,6 +836,12 @@ void SchedulingIndex::DropReserve() {
   std::vector<Reserved>().swap(reserve_);
 }
 
+// Not while the reserve is active: the pick level has just been falling
+// (the pool ran dry), and the reserve's pulls are what filled the pool.
+bool SchedulingIndex::ShouldRaise() const {
+  return !reserve_active_ && candidates_.size() > raise_above_;
+}
+
 // Too many candidates: raise Λ to the target-th largest known lower bound
 // (so at least that many candidates stay) and send back to the queue those
 // that provably fell below it. Keys stay valid: crossing a higher level
@@ -834,7 +852,7 @@ void SchedulingIndex::Raise(double t) {
   std::vector<double> lows;
   lows.reserve(entries.size());
   for (const CandidatePool::Entry& e : entries) lows.push_back(e.value);
-  const size_t target = TargetCandidates();
+  const size_t target = std::max(TargetCandidates(), rebuild_target_);
   if (lows.size() <= target) return;
   std::nth_element(lows.begin(), lows.begin() + (target - 1), lows.end(),
                    std::greater<double>());
@@ -845,7 +863,7 @@ void SchedulingIndex::Raise(double t) {
     raise_above_ = 2 * candidates_.size();
     return;
   }
-  raise_above_ = MaxCandidates();
+  raise_above_ = MaxCandidates(target);
   DropReserve();  // the pages it sends back are not valued at the floor
   SetLevel(level);
   for (const CandidatePool::Entry& e : entries) {
@@ -870,12 +888,24 @@ size_t SchedulingIndex::TargetCandidates() const {
                   static_cast<size_t>(scaled));
 }
 
-size_t SchedulingIndex::MaxCandidates() const {
-  // The options' ratio of max to target, at the scaled target.
+size_t SchedulingIndex::MaxCandidates(size_t target) const {
+  // The options' ratio of max to target, at the given target.
   const double ratio = static_cast<double>(options_.max_candidates) /
                        std::max(options_.target_candidates, 1);
   return std::max(static_cast<size_t>(std::max(options_.max_candidates, 1)),
-                  static_cast<size_t>(ratio * TargetCandidates()));
+                  static_cast<size_t>(ratio * static_cast<double>(target)));
+}
+
+size_t SchedulingIndex::RefillTarget(int k) const {
+  // The default target first: a larger pool would only be raised back
+  // (which would drop the new reserve).
+  const size_t target =
+      std::max(TargetCandidates(), 2 * static_cast<size_t>(k));
+  if (rebuild_target_ == 0 || picks_ - picks_at_rebuild_ >= 2 * rebuild_target_) {
+    return target;
+  }
+  const size_t deepest = std::max(target, size_ / 16);
+  return std::max(target, std::min(4 * rebuild_target_, deepest));
 }
 
 void SchedulingIndex::RekeyAll() {

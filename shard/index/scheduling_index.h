@@ -231,6 +231,8 @@ class SchedulingIndex : public CrawlIndex {
   // valued at t already, else an evaluation.
   Assessment ExactAt(const CandidatePool::Entry& e, double t);
   void Rebuild(double t, size_t target);
+  bool ShouldRaise() const;
+  // Raises Λ so that the last rebuild's target of candidates stay.
   void Raise(double t);
 
   // The burst reserve. A lease burst picks many slots at (nearly) one time,
@@ -273,9 +275,19 @@ class SchedulingIndex : public CrawlIndex {
   void Requeue(PageId id);
   bool PullReserve(double t, int k);
   void DropReserve();
-  // Options::target_candidates / max_candidates scaled to the pages held.
+  // Options::target_candidates scaled to the pages held, and the pool size
+  // above which Λ is raised after a rebuild to `target` (max_candidates
+  // scaled as target_candidates is, for the default target).
   size_t TargetCandidates() const;
-  size_t MaxCandidates() const;
+  size_t MaxCandidates(size_t target) const;
+  size_t MaxCandidates() const { return MaxCandidates(TargetCandidates()); }
+  // The first target of a rebuild that lowers Λ because the pool ran dry.
+  // When the last rebuild's pool lasted fewer than twice its target picks,
+  // the pick level is falling faster than pages cross it (the transient
+  // after a start, when the stalest pages go first, or a lease burst), and
+  // a rebuild of the same depth would follow as soon: rebuild 4× deeper
+  // (up to size_/16 pages), so that each O(m) rebuild serves more picks.
+  size_t RefillTarget(int k) const;
   // Puts the last PickTop's picks that are still kPicked back in the pool.
   void RestorePicks();
   void RekeyAll();
@@ -299,6 +311,12 @@ class SchedulingIndex : public CrawlIndex {
   // found nothing to raise).
   size_t raise_above_;
   bool needs_rebuild_ = true;
+  // Picks returned so far, and at the last rebuild, which aimed at
+  // rebuild_target_ candidates (for RefillTarget).
+  uint64_t picks_ = 0;
+  uint64_t picks_at_rebuild_ = 0;
+  size_t rebuild_target_ = 0;
+  size_t size_at_rebuild_ = 0;
   bool reserve_active_ = false;
   std::vector<Reserved> reserve_;  // max-heap by value
   double reserve_at_ = 0.0;

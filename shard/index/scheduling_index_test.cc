@@ -343,6 +343,66 @@ TEST(SchedulingIndexTest, LeaseBurstsMatchBruteForce) {
   EXPECT_GT(index.stats().pulls, 0u);
 }
 
+// A shard picks once at start-up, before any URL is loaded: that rebuild of
+// an empty index leaves Λ = 0, which admits every page. Once the pages have
+// grown past the pool's size the next pick rebuilds instead of waking every
+// page into the pool (it did: m wake-ups and an O(m) raise).
+TEST(SchedulingIndexTest, LoadAfterFirstPickRebuilds) {
+  std::mt19937_64 rng(9);
+  SchedulingIndex index;
+  BruteForceIndex oracle;
+  EXPECT_TRUE(index.PickTop(0.0, 1).empty());
+  const int m = 20000;
+  FillAlike({&oracle, &index}, m, /*edgy=*/false, 1, 0.0, rng);
+  const std::vector<PickedPage> got = index.PickTop(0.0, 8);
+  const std::vector<PickedPage> want = oracle.PickTop(0.0, 8);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i].page, want[i].page);
+  EXPECT_EQ(index.stats().rebuilds, 2u);
+  EXPECT_EQ(index.stats().raises, 0u);
+  EXPECT_LT(index.stats().wakeups, static_cast<uint64_t>(m / 10));
+  EXPECT_GT(index.level(), 0.0);
+}
+
+// Leasing far faster than pages cross Λ while time moves on (fetchers
+// starting against a loaded shard): the pick level falls through the whole
+// population, the reserve's bound soon passes Λ, and each time the pool runs
+// dry Λ must come down. Rebuilds deepen while that goes on (4× a time, up
+// to m/16 candidates): leasing half the pages took 15 O(m) rebuilds, and 80
+// with rebuilds at the default target (16 pages) each time. Every slot must
+// still be the oracle's.
+TEST(SchedulingIndexTest, FallingLevelDeepensRebuilds) {
+  std::mt19937_64 rng(5);
+  SchedulingIndex::Options small;
+  small.target_candidates = 16;
+  small.max_candidates = 64;
+  small.target_fraction = 0.0;
+  BruteForceIndex oracle;
+  SchedulingIndex index(policy::CrawlPolicy::GreedyNcis(), small);
+  const int m = 4000;
+  FillAlike({&oracle, &index}, m, /*edgy=*/false, 1, 0.0, rng);
+  double t = 0.0;
+  int leased = 0;
+  while (leased < m / 2) {
+    std::vector<double> times(50);
+    for (double& time : times) time = (t += 0.1);
+    const std::vector<SlotPick> want = oracle.PickSlots(times);
+    const std::vector<SlotPick> got = index.PickSlots(times);
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(want[i].page, got[i].page) << "slot " << leased + i;
+    }
+    leased += static_cast<int>(got.size());
+  }
+  EXPECT_LE(index.stats().rebuilds, 25u);
+  std::printf("%d leases: %llu valuations, %llu rebuilds, %llu raises, "
+              "%llu reserve pulls\n",
+              leased, static_cast<unsigned long long>(index.stats().evaluations),
+              static_cast<unsigned long long>(index.stats().rebuilds),
+              static_cast<unsigned long long>(index.stats().raises),
+              static_cast<unsigned long long>(index.stats().pulls));
+}
+
 // Algorithm 1 on a Poisson world (fig. 6 rates, R = 100; horizons shorter
 // than the paper's t <= 1000 so that the brute-force runs fit a unit test): changes (rate Δ, each signalled with
 // probability λ), false signals (rate ν), requests (rate μ). Accuracy is the
