@@ -60,7 +60,13 @@ ShardMetrics::ShardMetrics()
       memory_(NewGauge(*registry_, "recrawl_shard_memory_bytes",
                        "Bytes of the core's in-memory tables")),
       expired_leases_(NewGauge(*registry_, "recrawl_shard_expired_leases",
-                               "Leases that expired since start")) {}
+                               "Leases that expired since start")),
+      index_candidates_(NewGauge(*registry_, "recrawl_shard_index_candidates",
+                                 "Pages at or above the level Lambda")),
+      index_rebuilds_(NewGauge(*registry_, "recrawl_shard_index_rebuilds",
+                               "O(URLs) index re-levels since start")),
+      index_raises_(NewGauge(*registry_, "recrawl_shard_index_raises",
+                             "Raises of the level Lambda since start")) {}
 
 void ShardMetrics::Rpc(const std::string& method, grpc::StatusCode code,
                        double seconds) {
@@ -87,6 +93,9 @@ void ShardMetrics::Update(const ShardStats& stats, uint64_t memory_bytes) {
   rejected_fits_.Set(static_cast<double>(stats.estimator().rejected_fits()));
   memory_.Set(static_cast<double>(memory_bytes));
   expired_leases_.Set(static_cast<double>(stats.expired_leases_total()));
+  index_candidates_.Set(static_cast<double>(stats.index().candidates()));
+  index_rebuilds_.Set(static_cast<double>(stats.index().rebuilds()));
+  index_raises_.Set(static_cast<double>(stats.index().raises()));
 }
 
 }  // namespace services

@@ -44,6 +44,9 @@ class ShardMetrics {
   prometheus::Gauge& rejected_fits_;
   prometheus::Gauge& memory_;
   prometheus::Gauge& expired_leases_;
+  prometheus::Gauge& index_candidates_;
+  prometheus::Gauge& index_rebuilds_;
+  prometheus::Gauge& index_raises_;
 };
 
 }  // namespace services

@@ -708,6 +708,14 @@ ShardStats Shard::GetStats(double now) {
   s.set_leases_total(leases_total_);
   s.set_reports_total(reports_total_);
   s.set_expired_leases_total(expired_leases_total_);
+  const SchedulingIndex::Stats& work = index_.stats();
+  IndexWork* w = s.mutable_index();
+  w->set_candidates(index_.candidates());
+  w->set_valuations(work.evaluations);
+  w->set_wakeups(work.wakeups);
+  w->set_rebuilds(work.rebuilds);
+  w->set_raises(work.raises);
+  w->set_reserve_pulls(work.pulls);
   return s;
 }
 

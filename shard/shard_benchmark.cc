@@ -37,6 +37,9 @@ ABSL_FLAG(int64_t, signals, 2000000, "Signals to ingest");
 ABSL_FLAG(int64_t, leases, 200000,
           "URLs to lease and report in the steady-state phase");
 ABSL_FLAG(int64_t, burst, 20000, "URLs to lease at one time");
+ABSL_FLAG(double, burst_step, 0.0,
+          "Seconds the burst's slot time advances a batch (0: one time; "
+          "256 / 100K s: a burst leased at 100K URLs/s in real time)");
 ABSL_FLAG(int, target_candidates, 0,
           "Index option (0: its default): candidates after a rebuild");
 ABSL_FLAG(int64_t, journal_window, 0,
@@ -120,6 +123,23 @@ std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
 
 void Restarts(const std::string& dir, int64_t n, double now);
 
+// The index's work since `*since` (then moved on to now), per leased URL.
+void PrintIndexWork(const SchedulingIndex& index,
+                    SchedulingIndex::Stats* since, int64_t leased) {
+  const SchedulingIndex::Stats& now = index.stats();
+  const double per = leased > 0 ? 1.0 / static_cast<double>(leased) : 0.0;
+  std::printf("  index: %.2f valuations and %.3f wake-ups a lease; %llu "
+              "rebuilds, %llu raises, %llu reserve pulls (level %.3g, %zu "
+              "candidates)\n",
+              (now.evaluations - since->evaluations) * per,
+              (now.wakeups - since->wakeups) * per,
+              static_cast<unsigned long long>(now.rebuilds - since->rebuilds),
+              static_cast<unsigned long long>(now.raises - since->raises),
+              static_cast<unsigned long long>(now.pulls - since->pulls),
+              index.level(), index.candidates());
+  *since = now;
+}
+
 void Run() {
   const int64_t n = absl::GetFlag(FLAGS_urls);
   const int batch = absl::GetFlag(FLAGS_batch);
@@ -197,6 +217,7 @@ void Run() {
                 batch, total / s / 1e3, total / s / raw,
                 static_cast<long long>(counted));
   }
+  SchedulingIndex::Stats work = shard->index().stats();
   {
     // Steady state: slots at rate R = m / day (each URL crawled about daily),
     // each lease batch reported right after its last slot.
@@ -241,6 +262,7 @@ void Run() {
                 rate, batch, leased / lease_s / 1e3, leased / lease_s / raw,
                 leased / lease_cpu / 1e3, leased / report_s / 1e3,
                 leased / report_s / raw, leased / report_cpu / 1e3);
+    PrintIndexWork(shard->index(), &work, leased);
   }
   {
     // A burst: the top URLs all at one time (e.g. fetchers starting up),
@@ -252,6 +274,7 @@ void Run() {
     const Clock::time_point start = Clock::now();
     while (leased < total) {
       lease.clear_slot_times();
+      now += absl::GetFlag(FLAGS_burst_step);
       for (int k = 0; k < batch; ++k) lease.add_slot_times(now);
       const LeaseResponse r = Check(shard->Lease(lease, now));
       if (r.leases_size() == 0) break;
@@ -260,6 +283,7 @@ void Run() {
     const double s = Seconds(start);
     std::printf("burst of %lld leases at one time: %.0fK URLs/s\n",
                 static_cast<long long>(leased), leased / s / 1e3);
+    PrintIndexWork(shard->index(), &work, leased);
   }
 
   // As after a SIGTERM: the server flushes the store before closing it.
