@@ -12,22 +12,16 @@ namespace recrawl {
 namespace shard {
 namespace {
 
-class VectorPositions : public CandidatePool::Positions {
+class VectorSlots : public CandidatePool::PageSlots {
  public:
-  void Set(PageId page, int slope_class, uint32_t pos) override {
-    if (page >= classes_.size()) {
-      classes_.resize(page + 1);
-      pos_.resize(page + 1);
-    }
-    classes_[page] = slope_class;
-    pos_[page] = pos;
+  void SetSlot(PageId page, uint32_t slot) override {
+    if (page >= slots_.size()) slots_.resize(page + 1);
+    slots_[page] = slot;
   }
-  int SlopeClass(PageId page) const override { return classes_[page]; }
-  uint32_t Pos(PageId page) const override { return pos_[page]; }
+  uint32_t Slot(PageId page) const override { return slots_[page]; }
 
  private:
-  std::vector<int> classes_;
-  std::vector<uint32_t> pos_;
+  std::vector<uint32_t> slots_;
 };
 
 // A page whose value grows exactly at u·min(later, slope + rise·δ), u <= 1:
@@ -61,8 +55,8 @@ struct TruePage {
 TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  VectorPositions positions;
-  CandidatePool pool(&positions);
+  VectorSlots slots;
+  CandidatePool pool(&slots);
   constexpr int kPages = 300;
   std::vector<TruePage> pages(kPages);
   double t = 0.0;
@@ -149,8 +143,8 @@ TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
 // kStepsPerOctave-rounding plus the piece's own slack (a few percent of the
 // growth), which is what keeps evaluations per pick low.
 TEST(CandidatePoolTest, FirstPieceIsTight) {
-  VectorPositions positions;
-  CandidatePool pool(&positions);
+  VectorSlots slots;
+  CandidatePool pool(&slots);
   const double slope = 0.37, rise = 0.01;
   pool.Add(7, 1.0, 0.0, {slope, rise, 10.0 * slope});
   for (double t : {0.01, 0.1, 0.5}) {
