@@ -216,8 +216,11 @@ void CandidatePool::Remove(PageId page) {
 void CandidatePool::Clear() {
   for (Heap& h : classes_) h.clear();
   expiry_.clear();
-  // Capacity kept: the rebuild that clears the pool refills it at once.
-  slots_.clear();
+  // Released: the table keeps the size of the largest pool since the last
+  // Clear (its free slots stay in the free list), and a rebuild, which
+  // clears the pool, may have made a far larger pool than the one it makes
+  // now (a lease burst's rebuilds grow their target 4x at a time).
+  std::vector<Slot>().swap(slots_);
   free_slot_ = kNone;
   non_empty_.fill(0);
   non_empty_blocks_ = 0;
