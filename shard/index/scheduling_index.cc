@@ -437,7 +437,7 @@ void SchedulingIndex::PushQueued(PageId id, double key) {
     }
   }
   Page& p = pages_[id];
-  ++p.pos;  // a new stamp: any older entry of the page is stale
+  p.pos = ++next_stamp_;  // any older entry of the page is stale now
   queue_.Push({key, id, p.pos});
 }
 
@@ -757,7 +757,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     }
     p.state = kQueued;
     ++queued_;
-    ++p.pos;
+    p.pos = ++next_stamp_;
     queue_.Append({KeyOf(p, b), id, p.pos});
   }
   queue_.Heapify();

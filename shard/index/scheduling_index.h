@@ -151,7 +151,12 @@ class SchedulingIndex : public CrawlIndex {
   // queued with the same stamp (Page::pos). A re-key (a signal) pushes a new
   // entry and a page leaving the queue just changes state, so no heap move
   // writes into the page table (a random cache miss per level of a pop);
-  // stale entries are dropped when popped or by Compact.
+  // stale entries are dropped when popped or by Compact. Stamps come from
+  // one counter (next_stamp_), not from the page's last stamp: while the
+  // page was a candidate Page::pos held its pool slot, and counting on from
+  // that can give the page back a stamp one of its stale entries carries,
+  // which then wakes it again for nothing (an evaluation and a due-time
+  // solve).
   struct Queued {
     double key;  // lower bound on the time the page may reach adm_
     PageId page;
@@ -289,6 +294,9 @@ class SchedulingIndex : public CrawlIndex {
   // wakes once per crawl) in a queue of m entries.
   IndexedHeap<Queued, EarlierKey, Unindexed, 4> queue_;
   size_t queued_ = 0;  // pages in state kQueued (live entries)
+  // The last stamp given. It wraps after 2^32 pushes; a stale entry that
+  // old meeting its page's stamp again would only wake the page once more.
+  uint32_t next_stamp_ = 0;
   PageTableSlots page_slots_;
   CandidatePool candidates_;
   double level_ = 0.0;  // Λ: every eligible page with V ≥ Λ is a candidate
