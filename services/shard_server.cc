@@ -35,6 +35,7 @@
 #include "services/server_lifecycle.h"
 #include "services/shard_metrics.h"
 #include "services/shard_service.h"
+#include "shard/malloc_options.h"
 #include "shard/shard.h"
 #include "shard/store/url_store.h"
 #include "spdlog/spdlog.h"
@@ -262,5 +263,6 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "recrawl shard server: serves ShardService for the URLs of one shard");
   absl::ParseCommandLine(argc, argv);
+  recrawl::shard::SetShardMallocOptions();
   return recrawl::services::Main();
 }

@@ -85,7 +85,8 @@ class PageTable {
   // caller knows to be distinct, are not found until IndexAll, which
   // inserts them all at once, each looked up ahead of its insertion so that
   // the cache misses of a million random inserts overlap. Only on a table
-  // whose every slot was added this way.
+  // whose every slot was added this way. Until IndexAll the URL arena grows
+  // by doubling (see SetUrl); call ShrinkToFit after it.
   PageId AddUnindexed(UrlId id);
   void IndexAll();
   // Gives back what the tables' growth reserved beyond their contents
@@ -166,6 +167,8 @@ class PageTable {
 
   static constexpr uint32_t kNoPath = ~uint32_t{0};
 
+  // A fresh slot for `id`, not in ids_.
+  PageId NewSlot(UrlId id);
   void FreePath(PageId page);
   void CompactArena();
 
@@ -195,6 +198,8 @@ class PageTable {
   // compaction.
   std::vector<char> arena_;
   size_t garbage_ = 0;
+  // Between the first AddUnindexed and IndexAll.
+  bool bulk_loading_ = false;
 };
 
 }  // namespace shard

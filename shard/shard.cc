@@ -362,13 +362,17 @@ void Shard::LoadUrl(int part, const LoadedUrl& u) {
 absl::Status Shard::ReplayJournal() {
   bool first = true;
   uint64_t last = 0;
+  // The pages of the current entry's records, in record order.
+  std::vector<PageId> found;
   absl::StatusOr<int64_t> entries =
       store_->ScanJournal([&](uint64_t seq, absl::string_view entry) {
         if (first) journal_start_ = seq;
         first = false;
         last = seq;
+        // Into `found`, by the second pass below.
+        size_t next_found = 0;
         auto signal = [&](const JournalSignal& s) {
-          const PageId page = pages_.Find(s.url);
+          const PageId page = found[next_found++];
           if (page == kNoPage || seq < load_seq_[page]) return;
           PageSlot& slot = pages_[page];
           AddSignal(s.key, &slot.signal_filter);
@@ -382,7 +386,7 @@ absl::Status Shard::ReplayJournal() {
         // A state record holds everything since the last crawl, so n_cis
         // only grows from what the record or earlier entries gave.
         auto state = [&](const JournalState& s) {
-          const PageId page = pages_.Find(s.url);
+          const PageId page = found[next_found++];
           if (page == kNoPage || seq < load_seq_[page]) return;
           PageSlot& slot = pages_[page];
           slot.n_cis = std::max(slot.n_cis, s.n_cis);
@@ -395,7 +399,7 @@ absl::Status Shard::ReplayJournal() {
         // A hold from the record (a failed fetch) stays: the fetch was after
         // the grant, whose end follows in an 'E' record.
         auto lease = [&](const JournalLease& l) {
-          const PageId page = pages_.Find(l.url);
+          const PageId page = found[next_found++];
           if (page == kNoPage || seq < load_seq_[page]) return;
           if (l.id == 0 || !std::isfinite(l.deadline)) {
             ++startup_.malformed;
@@ -406,19 +410,38 @@ absl::Status Shard::ReplayJournal() {
           MarkUnfolded(page, seq);
         };
         auto lease_end = [&](const JournalLeaseEnd& e) {
-          const PageId page = pages_.Find(e.url);
+          const PageId page = found[next_found++];
           if (page == kNoPage || seq < load_seq_[page]) return;
           const LeaseTable::Lease* lease = leases_.OfPage(page);
           if (lease != nullptr && lease->id == e.id) leases_.Release(page);
         };
-        // The entry's URLs looked up ahead, so that their cache misses
-        // overlap instead of coming one per record.
+        // An entry's URLs are random pages, each a few dependent cache
+        // misses (the id table, the slot it points to, the record's
+        // signal_seq, the index's page): in three passes over the entry the
+        // misses of its records overlap instead of coming one after the
+        // other. First the id table's lines, then each URL's page (looked up
+        // in cache) with that page's lines, then the records applied to the
+        // pages found, in the same order.
         auto prefetch = [&](UrlId url) { pages_.Prefetch(url); };
         ForEachJournalRecord(
             entry, {[&](const JournalSignal& s) { prefetch(s.url); },
                     [&](const JournalState& s) { prefetch(s.url); },
                     [&](const JournalLease& l) { prefetch(l.url); },
                     [&](const JournalLeaseEnd& e) { prefetch(e.url); }});
+        found.clear();
+        auto find = [&](UrlId url) {
+          const PageId page = pages_.Find(url);
+          found.push_back(page);
+          if (page == kNoPage) return;
+          __builtin_prefetch(&pages_[page]);
+          __builtin_prefetch(&load_seq_[page]);
+          index_.Prefetch(page);
+        };
+        ForEachJournalRecord(
+            entry, {[&](const JournalSignal& s) { find(s.url); },
+                    [&](const JournalState& s) { find(s.url); },
+                    [&](const JournalLease& l) { find(l.url); },
+                    [&](const JournalLeaseEnd& e) { find(e.url); }});
         const bool whole = ForEachJournalRecord(
             entry, {signal, state, lease, lease_end});
         if (!whole) ++startup_.malformed;

@@ -134,12 +134,14 @@ struct ShardOptions {
   // Threads that scan the store at start-up (store/parallel_scan.h),
   // besides the one that builds the tables; 0: that one scans too. With 2
   // the building thread's CPU time fell by a third (4.0 -> 2.7 s at 10^6
-  // URLs), which shortens a restart where a core is free; but the process's
-  // CPU time stays (~4 s, so no gain on a saturated machine), and glibc
-  // keeps what the scanning threads' malloc arenas held resident after
-  // they exit (it trims only the main arena's top): 7-12 MB more at 10^6
-  // URLs, which the 200 B/URL memory target cannot spare. Hence 0.
-  int startup_threads = 0;
+  // URLs), which shortens a restart where a core is free; the process's
+  // CPU time stays (~4 s, so no gain on a saturated machine). With glibc's
+  // default settings the scanning threads' malloc arenas keep their free
+  // tops resident after the threads exit (7-12 MB at 10^6 URLs, more than
+  // the 200 B/URL memory target can spare): a process that runs a shard
+  // sets SetShardMallocOptions (malloc_options.h), with which a restart's
+  // resident memory is the same with 2 threads as with 0.
+  int startup_threads = 2;
 
   // Sync every write, whatever the request asks.
   bool sync_writes = false;

@@ -27,6 +27,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "shard/malloc_options.h"
 #include "shard/shard.h"
 #include "shard/store/bench_support.h"
 #include "shard/store/url_store.h"
@@ -48,6 +49,8 @@ ABSL_FLAG(int, scan_readahead_kb, -1,
           "Read-ahead of the start-up scan, KiB (-1: the store's default)");
 ABSL_FLAG(int, startup_threads, -1,
           "Threads scanning the store at start-up (-1: the shard's default)");
+ABSL_FLAG(bool, shard_malloc_options, true,
+          "Set malloc as shard_server does (shard/malloc_options.h)");
 ABSL_FLAG(std::string, dir, "", "Working directory (default: a temp dir)");
 ABSL_FLAG(bool, keep, false, "Keep the directory afterwards");
 ABSL_FLAG(bool, restart_only, false,
@@ -345,6 +348,9 @@ void Restarts(const std::string& dir, int64_t n, double now) {
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  if (absl::GetFlag(FLAGS_shard_malloc_options)) {
+    recrawl::shard::SetShardMallocOptions();
+  }
   recrawl::shard::Run();
   return 0;
 }
