@@ -26,22 +26,21 @@ float RoundUp(double x) {
 
 }  // namespace
 
-CandidatePool::CandidatePool(PageSlots* page_slots)
-    : page_slots_(page_slots),
+CandidatePool::CandidatePool(Positions* positions)
+    : positions_(positions),
       expiry_(EarlierExpiry(), SetExpiryPos{this}),
       top_intercept_(kClasses, 0.0),
       top_page_(kClasses, 0) {
   classes_.reserve(kClasses);
   for (int k = 0; k < kClasses; ++k) {
-    classes_.emplace_back(HigherIntercept(), SetPos{this});
+    classes_.emplace_back(HigherIntercept(), SetPos{positions, k});
   }
 }
 
 size_t CandidatePool::MemoryBytes() const {
   size_t bytes = 0;
   for (const Heap& h : classes_) bytes += h.capacity() * sizeof(Entry);
-  return bytes + expiry_.capacity() * sizeof(Expiry) +
-         slots_.capacity() * sizeof(Slot);
+  return bytes + expiry_.capacity() * sizeof(Expiry);
 }
 
 // Class (e − 1 − kMinExponent)·kStepsPerOctave + j holds the slopes in
@@ -97,19 +96,12 @@ double CandidatePool::BoundAt(int slope_class, const Entry& e,
   return line + kRoundingSlack * (std::fabs(e.intercept) + std::fabs(m * t));
 }
 
-uint32_t CandidatePool::NewSlot() {
-  if (free_slot_ == kNone) {
-    slots_.push_back({kNone, kNone, 0});
-    return static_cast<uint32_t>(slots_.size() - 1);
-  }
-  const uint32_t slot = free_slot_;
-  free_slot_ = slots_[slot].pos;
-  return slot;
+CandidatePool::Entry& CandidatePool::EntryOf(PageId page) {
+  return classes_[positions_->SlopeClass(page)].at(positions_->Pos(page));
 }
 
-void CandidatePool::FreeSlot(uint32_t slot) {
-  slots_[slot].pos = free_slot_;
-  free_slot_ = slot;
+void CandidatePool::DropExpiry(const Entry& e) {
+  if (e.expiry_pos != kNoExpiry) expiry_.Erase(e.expiry_pos);
 }
 
 void CandidatePool::Place(Entry e, double from, double bound) {
@@ -127,12 +119,10 @@ void CandidatePool::Place(Entry e, double from, double bound) {
   }
   const int k = ClassOf(piece_slope);
   e.intercept = bound - ClassSlope(k) * from;
-  Slot& s = slots_[e.slot];
-  s.slope_class = static_cast<uint16_t>(k);
-  s.expiry_pos = kNone;
+  e.expiry_pos = kNoExpiry;
   classes_[k].Push(e);
   Touch(k);
-  if (piece_end < kInf) expiry_.Push({piece_end, e.slot});
+  if (piece_end < kInf) expiry_.Push({piece_end, e.page});
 }
 
 void CandidatePool::Add(PageId page, double value, double at,
@@ -145,22 +135,17 @@ void CandidatePool::Add(PageId page, double value, double at,
   e.rise = RoundUp(growth.rise);
   e.later_slope = RoundUp(growth.later_slope);
   e.page = page;
-  e.slot = NewSlot();
   e.piece = 0;
-  page_slots_->SetSlot(page, e.slot);
   Place(e, at, value);
   ++size_;
 }
 
-CandidatePool::Entry CandidatePool::TakeOut(uint32_t slot) {
-  Slot& s = slots_[slot];
-  const int k = s.slope_class;
-  const uint32_t pos = s.pos;
-  if (s.expiry_pos != kNone) {
-    expiry_.Erase(s.expiry_pos);
-    s.expiry_pos = kNone;
-  }
-  const Entry e = classes_[k].at(pos);
+CandidatePool::Entry CandidatePool::TakeOut(PageId page) {
+  const int k = positions_->SlopeClass(page);
+  const uint32_t pos = positions_->Pos(page);
+  Entry e = classes_[k].at(pos);
+  DropExpiry(e);
+  e.expiry_pos = kNoExpiry;
   classes_[k].Erase(pos);
   Touch(k);
   return e;
@@ -173,9 +158,9 @@ void CandidatePool::Expire(double t) {
   while (!expiry_.empty() && expiry_.top().at <= t) {
     const Expiry x = expiry_.top();
     expiry_.Erase(0);
-    slots_[x.slot].expiry_pos = kNone;  // just left the expiry heap
-    const int k = slots_[x.slot].slope_class;
-    Entry e = TakeOut(x.slot);
+    EntryOf(x.page).expiry_pos = kNoExpiry;  // just left the expiry heap
+    const int k = positions_->SlopeClass(x.page);
+    Entry e = TakeOut(x.page);
     // The next piece starts from this one's bound at its end.
     const double bound = BoundAt(k, e, x.at);
     ++e.piece;
@@ -184,22 +169,19 @@ void CandidatePool::Expire(double t) {
 }
 
 void CandidatePool::Void(PageId page) {
-  const uint32_t slot = page_slots_->Slot(page);
-  if (slots_[slot].slope_class == kVoidClass) return;
-  Entry e = TakeOut(slot);
+  if (positions_->SlopeClass(page) == kVoidClass) return;
+  Entry e = TakeOut(page);
   e.value = -kInf;
   e.at = -kInf;
   e.base = kInf;
   e.intercept = kInf;
-  slots_[slot].slope_class = kVoidClass;
   classes_[kVoidClass].Push(e);
   Touch(kVoidClass);
 }
 
 void CandidatePool::Shift(PageId page, double shift) {
-  const uint32_t slot = page_slots_->Slot(page);
-  if (slots_[slot].slope_class == kVoidClass) return;
-  Entry e = TakeOut(slot);
+  if (positions_->SlopeClass(page) == kVoidClass) return;
+  Entry e = TakeOut(page);
   // Pieces that end before now are moved on by the next Expire.
   e.at -= shift;
   e.piece = 0;
@@ -207,21 +189,13 @@ void CandidatePool::Shift(PageId page, double shift) {
 }
 
 void CandidatePool::Remove(PageId page) {
-  const uint32_t slot = page_slots_->Slot(page);
-  TakeOut(slot);
-  FreeSlot(slot);
+  TakeOut(page);
   --size_;
 }
 
 void CandidatePool::Clear() {
   for (Heap& h : classes_) h.clear();
   expiry_.clear();
-  // Released: the table keeps the size of the largest pool since the last
-  // Clear (its free slots stay in the free list), and a rebuild, which
-  // clears the pool, may have made a far larger pool than the one it makes
-  // now (a lease burst's rebuilds grow their target 4x at a time).
-  std::vector<Slot>().swap(slots_);
-  free_slot_ = kNone;
   non_empty_.fill(0);
   non_empty_blocks_ = 0;
   dirty_blocks_ = ~uint32_t{0};
@@ -229,7 +203,7 @@ void CandidatePool::Clear() {
 }
 
 double CandidatePool::GrowthBound(const Entry& e, double t) const {
-  if (slots_[e.slot].slope_class == kVoidClass) return kInf;
+  if (positions_->SlopeClass(e.page) == kVoidClass) return kInf;
   const double d = t - e.at;
   double gain = 0.0;
   if (d > 0.0) {
@@ -247,7 +221,7 @@ double CandidatePool::GrowthBound(const Entry& e, double t) const {
 }
 
 double CandidatePool::RestartTop(double t, double bound) {
-  Entry e = TakeOut(classes_[top_class_].top().slot);
+  Entry e = TakeOut(classes_[top_class_].top().page);
   const double d = std::max(t - e.at, 0.0);
   const double slope =
       std::min(static_cast<double>(e.later_slope),
@@ -257,8 +231,8 @@ double CandidatePool::RestartTop(double t, double bound) {
   e.base = bound;
   e.piece = 0;
   Place(e, t, bound);
-  const Slot& s = slots_[e.slot];
-  return BoundAt(s.slope_class, classes_[s.slope_class].at(s.pos), t);
+  const int k = positions_->SlopeClass(e.page);
+  return BoundAt(k, classes_[k].at(positions_->Pos(e.page)), t);
 }
 
 double CandidatePool::TopBound(int k, double t) const {
@@ -363,8 +337,7 @@ bool CandidatePool::Top(double t, Entry* entry, double* bound) {
 }
 
 CandidatePool::Entry CandidatePool::PopTop() {
-  const Entry e = TakeOut(classes_[top_class_].top().slot);
-  FreeSlot(e.slot);
+  const Entry e = TakeOut(classes_[top_class_].top().page);
   --size_;
   return e;
 }

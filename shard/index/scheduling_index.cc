@@ -73,8 +73,8 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
     : policy_(policy),
       options_(options),
       queue_(EarlierKey(), Unindexed()),
-      page_slots_(&pages_),
-      candidates_(&page_slots_),
+      positions_(&pages_),
+      candidates_(&positions_),
       raise_above_(static_cast<size_t>(std::max(options.max_candidates, 1))) {}
 
 policy::PageModel SchedulingIndex::Belief(const Page& p) const {
@@ -239,7 +239,7 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
   policy::PageModel::Create(IndexedParams(params)).value();
   if (id >= pages_.size()) {
     pages_.resize(static_cast<size_t>(id) + 1,
-                  Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent});
+                  Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent, 0});
   }
   Page& p = pages_[id];
   const bool is_new = p.state == kAbsent;
@@ -445,7 +445,7 @@ void SchedulingIndex::PushQueued(PageId id, double key) {
     }
   }
   Page& p = pages_[id];
-  p.pos = ++next_stamp_;  // any older entry of the page is stale now
+  ++p.pos;  // a new stamp: any older entry of the page is stale
   queue_.Push({key, id, p.pos});
 }
 
@@ -769,7 +769,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     }
     p.state = kQueued;
     ++queued_;
-    p.pos = ++next_stamp_;
+    ++p.pos;
     queue_.Append({KeyOf(p, b), id, p.pos});
   }
   queue_.Heapify();
