@@ -464,6 +464,10 @@ TEST_F(StalledShardTest, GetsTheReportsHeldWhileItStalled) {
   deploy::LocalClusterOptions o = TestClusterOptions(2);
   o.bandwidth = 100;
   o.coordinator_flags.push_back("--shard_deadline=0.1");
+  // Report calls wait --shard_batch_deadline (5 s by default), which would
+  // stall the report past the failure timeout (1.5 s) and take the shard
+  // out: a different case.
+  o.coordinator_flags.push_back("--shard_batch_deadline=0.1");
   StartCluster(std::move(o));
   deploy::LocalCluster& cluster = *cluster_;
   UpsertHosts(0, 20, cluster.Now() - 3600);
