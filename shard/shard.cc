@@ -422,26 +422,16 @@ absl::Status Shard::ReplayJournal() {
         // other. First the id table's lines, then each URL's page (looked up
         // in cache) with that page's lines, then the records applied to the
         // pages found, in the same order.
-        auto prefetch = [&](UrlId url) { pages_.Prefetch(url); };
-        ForEachJournalRecord(
-            entry, {[&](const JournalSignal& s) { prefetch(s.url); },
-                    [&](const JournalState& s) { prefetch(s.url); },
-                    [&](const JournalLease& l) { prefetch(l.url); },
-                    [&](const JournalLeaseEnd& e) { prefetch(e.url); }});
+        ForEachJournalUrl(entry, [&](UrlId url) { pages_.Prefetch(url); });
         found.clear();
-        auto find = [&](UrlId url) {
+        ForEachJournalUrl(entry, [&](UrlId url) {
           const PageId page = pages_.Find(url);
           found.push_back(page);
           if (page == kNoPage) return;
           __builtin_prefetch(&pages_[page]);
           __builtin_prefetch(&load_seq_[page]);
           index_.Prefetch(page);
-        };
-        ForEachJournalRecord(
-            entry, {[&](const JournalSignal& s) { find(s.url); },
-                    [&](const JournalState& s) { find(s.url); },
-                    [&](const JournalLease& l) { find(l.url); },
-                    [&](const JournalLeaseEnd& e) { find(e.url); }});
+        });
         const bool whole = ForEachJournalRecord(
             entry, {signal, state, lease, lease_end});
         if (!whole) ++startup_.malformed;

@@ -161,6 +161,17 @@ inline bool ForEachJournalRecord(absl::string_view entry,
   return true;
 }
 
+// Calls `visit` with the URL of each record of `entry`, in order (the
+// start-up replay's look-ahead passes); false as ForEachJournalRecord.
+inline bool ForEachJournalUrl(absl::string_view entry,
+                              absl::FunctionRef<void(UrlId)> visit) {
+  return ForEachJournalRecord(
+      entry, {[&](const JournalSignal& s) { visit(s.url); },
+              [&](const JournalState& s) { visit(s.url); },
+              [&](const JournalLease& l) { visit(l.url); },
+              [&](const JournalLeaseEnd& e) { visit(e.url); }});
+}
+
 // The pages with journaled signals their records lack, each by the oldest
 // entry it needs, oldest first (the order folds go in). Entries are pushed
 // in non-decreasing order (the journal's sequence only grows), so a run of

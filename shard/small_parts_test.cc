@@ -98,6 +98,9 @@ TEST(SignalJournalTest, EntriesRoundTrip) {
   ASSERT_EQ(ends.size(), 1u);
   EXPECT_EQ(ends[0].url, 6u);
   EXPECT_EQ(ends[0].id, 78u);
+  std::vector<UrlId> urls;
+  EXPECT_TRUE(ForEachJournalUrl(entry, [&](UrlId url) { urls.push_back(url); }));
+  EXPECT_EQ(urls, (std::vector<UrlId>{1, 9, ~uint64_t{0}, 5, 6, 7}));
   // A torn entry or an unknown tag: the whole records before it, and false.
   signals.clear();
   states.clear();
