@@ -32,6 +32,7 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/shard.grpc.pb.h"
 #include "services/server_process.h"
+#include "shard/index_work_report.h"
 #include "shard/store/bench_support.h"
 
 ABSL_FLAG(std::string, server, "services/shard_server", "Server binary");
@@ -117,29 +118,13 @@ double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total,
   return batches * batch / s;
 }
 
-// The server's index work since `*since` (then moved on to now), per leased
-// URL: what the lease rate pays for besides the transport and the store.
+// The server's index work so far (ShardStats.index): what the lease rate
+// pays for besides the transport and the store.
 IndexWork FetchIndexWork(ShardService::Stub* stub) {
   grpc::ClientContext ctx;
   ShardStats stats;
   Check(stub->GetStats(&ctx, GetStatsRequest(), &stats), "stats");
   return stats.index();
-}
-
-void PrintIndexWork(ShardService::Stub* stub, IndexWork* since,
-                    double leased) {
-  const IndexWork now = FetchIndexWork(stub);
-  const double per = leased > 0 ? 1.0 / leased : 0.0;
-  std::printf("  index: %.2f valuations and %.3f wake-ups a lease; %llu "
-              "rebuilds, %llu raises, %llu reserve pulls (%llu candidates)\n",
-              (now.valuations() - since->valuations()) * per,
-              (now.wakeups() - since->wakeups()) * per,
-              static_cast<unsigned long long>(now.rebuilds() - since->rebuilds()),
-              static_cast<unsigned long long>(now.raises() - since->raises()),
-              static_cast<unsigned long long>(now.reserve_pulls() -
-                                              since->reserve_pulls()),
-              static_cast<unsigned long long>(now.candidates()));
-  *since = now;
 }
 
 void Run() {
@@ -241,7 +226,7 @@ void Run() {
     std::printf("leases over gRPC, batches of %d, %d in flight: %.0fK URLs/s "
                 "(%.2f x raw put)\n",
                 batch, clients, leased / s / 1e3, leased / s / raw);
-    PrintIndexWork(stub.get(), &work, leased);
+    shard::PrintIndexWorkPerLease(FetchIndexWork(stub.get()), leased, &work);
   }
   for (const int clients : {1, in_flight}) {
     // This half's ids, dealt to the clients in batches.

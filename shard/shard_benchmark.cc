@@ -27,6 +27,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "shard/index_work_report.h"
 #include "shard/malloc_options.h"
 #include "shard/shard.h"
 #include "shard/store/bench_support.h"
@@ -126,23 +127,6 @@ std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
 
 void Restarts(const std::string& dir, int64_t n, double now);
 
-// The index's work since `*since` (then moved on to now), per leased URL.
-void PrintIndexWork(const SchedulingIndex& index,
-                    SchedulingIndex::Stats* since, int64_t leased) {
-  const SchedulingIndex::Stats& now = index.stats();
-  const double per = leased > 0 ? 1.0 / static_cast<double>(leased) : 0.0;
-  std::printf("  index: %.2f valuations and %.3f wake-ups a lease; %llu "
-              "rebuilds, %llu raises, %llu reserve pulls (level %.3g, %zu "
-              "candidates)\n",
-              (now.evaluations - since->evaluations) * per,
-              (now.wakeups - since->wakeups) * per,
-              static_cast<unsigned long long>(now.rebuilds - since->rebuilds),
-              static_cast<unsigned long long>(now.raises - since->raises),
-              static_cast<unsigned long long>(now.pulls - since->pulls),
-              index.level(), index.candidates());
-  *since = now;
-}
-
 void Run() {
   const int64_t n = absl::GetFlag(FLAGS_urls);
   const int batch = absl::GetFlag(FLAGS_batch);
@@ -220,7 +204,7 @@ void Run() {
                 batch, total / s / 1e3, total / s / raw,
                 static_cast<long long>(counted));
   }
-  SchedulingIndex::Stats work = shard->index().stats();
+  IndexWork work = shard->GetStats(now).index();
   {
     // Steady state: slots at rate R = m / day (each URL crawled about daily),
     // each lease batch reported right after its last slot.
@@ -265,7 +249,7 @@ void Run() {
                 rate, batch, leased / lease_s / 1e3, leased / lease_s / raw,
                 leased / lease_cpu / 1e3, leased / report_s / 1e3,
                 leased / report_s / raw, leased / report_cpu / 1e3);
-    PrintIndexWork(shard->index(), &work, leased);
+    PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
   }
   {
     // A burst: the top URLs all at one time (e.g. fetchers starting up),
@@ -286,7 +270,7 @@ void Run() {
     const double s = Seconds(start);
     std::printf("burst of %lld leases at one time: %.0fK URLs/s\n",
                 static_cast<long long>(leased), leased / s / 1e3);
-    PrintIndexWork(shard->index(), &work, leased);
+    PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
   }
 
   // As after a SIGTERM: the server flushes the store before closing it.
