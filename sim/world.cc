@@ -117,6 +117,59 @@ Instance GenerateInstance(const WorldConfig& config, uint64_t seed, uint64_t ins
   return out;
 }
 
+namespace {
+
+// Finds the bucket of an event time s (the first slot j with t_j >= s) in
+// O(1) on average instead of a binary search over all S slot times (which
+// was a quarter of `semi`'s run time: ~50M signals, 10^6 slots). Cell c of
+// a grid of S equal cells over (0, t_S] remembers the bucket of its start,
+// so s's bucket lies between its cell's and the next cell's; with the slots
+// spread by a bandwidth that varies little, that is a slot or two.
+class SlotLocator {
+ public:
+  explicit SlotLocator(const std::vector<double>& slot_times) : slots_(slot_times) {
+    if (slots_.empty()) return;
+    const size_t cells = slots_.size();
+    width_ = slots_.back() / static_cast<double>(cells);
+    first_.resize(cells + 1);
+    size_t j = 0;
+    for (size_t c = 0; c <= cells; ++c) {
+      const double start = width_ * static_cast<double>(c);
+      while (j < slots_.size() && slots_[j] < start) ++j;
+      first_[c] = j;
+    }
+  }
+
+  // The bucket of s, 0 < s <= t_S.
+  int64_t Bucket(double s) const {
+    const size_t cells = first_.size() - 1;
+    const size_t c = std::min(cells - 1, static_cast<size_t>(s / width_));
+    const size_t lo = first_[c];
+    const size_t hi = std::min(slots_.size(), first_[c + 1] + 1);
+    // Rounding in s / width_ can put s one cell off; then search it all.
+    const bool bracketed =
+        lo < hi && (lo == 0 || slots_[lo - 1] < s) && slots_[hi - 1] >= s;
+    const auto begin = bracketed ? slots_.begin() + lo : slots_.begin();
+    const auto end = bracketed ? slots_.begin() + hi : slots_.end();
+    return std::lower_bound(begin, end, s) - slots_.begin();
+  }
+
+ private:
+  const std::vector<double>& slots_;
+  double width_ = 0.0;
+  std::vector<size_t> first_;  // cells + 1 entries
+};
+
+// A signal before it is sorted into its bucket. The bucket fills what would
+// be padding, so the ~50M signals of a `semi` run take 16 bytes each here.
+struct PendingSignal {
+  double time;
+  int32_t page;
+  int32_t bucket;
+};
+
+}  // namespace
+
 Realization Realize(const WorldConfig& config, const Instance& instance, uint64_t seed,
                     uint64_t instance_number) {
   Realization r;
@@ -125,9 +178,13 @@ Realization Realize(const WorldConfig& config, const Instance& instance, uint64_
   const int m = static_cast<int>(instance.pages.size());
   const double slot_rate0 = config.bandwidth.rate[0];
   const double last_slot = r.slot_times.empty() ? 0.0 : r.slot_times.back();
+  const SlotLocator locator(r.slot_times);
 
   r.change_begin.assign(m + 1, 0);
-  std::vector<std::pair<double, int32_t>> signals;
+  std::vector<PendingSignal> signals;
+  const auto add_signal = [&](double s, int32_t page) {
+    signals.push_back({s, page, static_cast<int32_t>(locator.Bucket(s))});
+  };
   for (int i = 0; i < m; ++i) {
     const policy::PageParams& p = instance.pages[i];
     r.change_begin[i] = static_cast<int64_t>(r.change_times.size());
@@ -152,7 +209,7 @@ Realization Realize(const WorldConfig& config, const Instance& instance, uint64_
             break;
         }
         if (s <= last_slot) {
-          signals.emplace_back(s, i);
+          add_signal(s, i);
           ++r.num_true_signals;
         }
       }
@@ -161,7 +218,7 @@ Realization Realize(const WorldConfig& config, const Instance& instance, uint64_
       Rng fp(seed, instance_number, i, Stream::kFalseSignals);
       for (double t = fp.Exponential(p.false_rate); t <= last_slot;
            t += fp.Exponential(p.false_rate)) {
-        signals.emplace_back(t, i);
+        add_signal(t, i);
         ++r.num_false_signals;
       }
     }
@@ -170,21 +227,16 @@ Realization Realize(const WorldConfig& config, const Instance& instance, uint64_
 
   // Counting sort of the signals into slot buckets (bucket j: t_{j-1} < s <= t_j).
   const size_t num_slots = r.slot_times.size();
-  std::vector<int64_t> bucket(signals.size());
   r.signal_begin.assign(num_slots + 1, 0);
-  for (size_t k = 0; k < signals.size(); ++k) {
-    bucket[k] = std::lower_bound(r.slot_times.begin(), r.slot_times.end(), signals[k].first) -
-                r.slot_times.begin();
-    ++r.signal_begin[bucket[k] + 1];
-  }
+  for (const PendingSignal& s : signals) ++r.signal_begin[s.bucket + 1];
   for (size_t j = 0; j < num_slots; ++j) r.signal_begin[j + 1] += r.signal_begin[j];
   r.signal_page.resize(signals.size());
   r.signal_time.resize(signals.size());
   std::vector<int64_t> fill(r.signal_begin.begin(), r.signal_begin.end() - 1);
-  for (size_t k = 0; k < signals.size(); ++k) {
-    const int64_t at = fill[bucket[k]]++;
-    r.signal_page[at] = signals[k].second;
-    r.signal_time[at] = signals[k].first;
+  for (const PendingSignal& s : signals) {
+    const int64_t at = fill[s.bucket]++;
+    r.signal_page[at] = s.page;
+    r.signal_time[at] = s.time;
   }
   return r;
 }
