@@ -167,7 +167,8 @@ SchedulingIndex::Assessment SchedulingIndex::Assess(const Page& p,
 // A lower bound on the first time the page is eligible with V >= adm_:
 // d = last_crawl + ι_lb − β n (DESIGN.md §Index), and never before its host
 // allows it.
-double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b) const {
+double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
+                              int64_t signals) const {
   const double iota = p.iota_lb;
   double base;
   if (b.change_rate() <= 0.0 || b.importance() <= 0.0) {
@@ -185,9 +186,31 @@ double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b) const {
       base = adm_ <= 0.0 ? p.last_crawl : kInf;
     }
   } else {
-    base = p.last_crawl + iota - b.beta() * static_cast<double>(p.n_cis);
+    base = p.last_crawl + iota - b.beta() * static_cast<double>(signals);
   }
   return std::max(base, hosts_.AllowedFrom(p.host));
+}
+
+int64_t SchedulingIndex::SignalsToKeyFor(const Page& p,
+                                         const policy::PageModel& b,
+                                         double t) const {
+  const int64_t n = p.n_cis;
+  if (!b.signals_informative()) return kMaxSignals;  // GREEDY: V ignores them
+  // Without false signals or with α = 0 a signal makes V jump.
+  if (b.false_rate() <= 0.0 || b.alpha() <= 0.0) return n;
+  // Otherwise V is a function of ι = τ_elap + β·n, and ι_lb = ∞ says it
+  // stays below adm_ for every ι: no count of signals lifts it (most of
+  // `semi`'s pages, whose importance is too small ever to be crawled).
+  if (!std::isfinite(p.iota_lb)) return kMaxSignals;
+  const double due = KeyOf(p, b, n);
+  if (!(due > t)) return n;
+  // With signals at their mean rate ρ the key x solves
+  // x = due − β·ρ·(x − t), i.e. ρ·(x − t) = ρ·(due − t)/(1 + βρ) signals
+  // arrive before it; allow for half of them.
+  const double rate = b.recall() * b.change_rate() + b.false_rate();
+  const double expected = rate * (due - t) / (1.0 + b.beta() * rate);
+  const double allowance = std::floor(0.5 * std::min(expected, 1e9));
+  return std::min(kMaxSignals, n + static_cast<int64_t>(allowance));
 }
 
 // After finding V(t) = a.value < adm_ with τ_eff growing: V grows at most
@@ -303,6 +326,10 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
   if (added == 0) return;  // saturated: V does not move
   if (p.state == kPicked) RestorePicks();  // its bound must move with it
   if (p.state != kQueued && p.state != kCandidate) return;
+  if (p.state == kQueued && !reserve_active_ &&
+      p.n_cis <= p.slope_class_or_keyed) {
+    return;  // its key allows for these signals already
+  }
   const policy::PageModel b = Belief(p);
   if (p.state == kCandidate) {
     if (!b.signals_informative()) return;  // GREEDY: V ignores signals
@@ -323,7 +350,9 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
     const double at = std::max(t, reserve_at_);
     if (Recertify(id, at, Evaluate(id, at))) return;
   }
-  PushQueued(id, KeyOf(p, b));  // the entry before is stale now
+  ++stats_.signal_rekeys;
+  const int64_t keyed = SignalsToKeyFor(p, b, t);
+  PushQueued(id, KeyOf(p, b, keyed), keyed);  // the entry before is stale now
 }
 
 void SchedulingIndex::RecordCrawl(PageId id, double t) {
@@ -418,13 +447,13 @@ void SchedulingIndex::Detach(PageId id) {
 
 void SchedulingIndex::Enqueue(PageId id) {
   const Page& p = pages_[id];
-  EnqueueAt(id, KeyOf(p, Belief(p)));
+  EnqueueAt(id, KeyOf(p, Belief(p), p.n_cis));
 }
 
 void SchedulingIndex::EnqueueAt(PageId id, double key) {
   pages_[id].state = kQueued;
   ++queued_;
-  PushQueued(id, key);
+  PushQueued(id, key, pages_[id].n_cis);
 }
 
 void SchedulingIndex::Requeue(PageId id) {
@@ -435,7 +464,8 @@ void SchedulingIndex::Requeue(PageId id) {
   }
 }
 
-void SchedulingIndex::PushQueued(PageId id, double key) {
+void SchedulingIndex::PushQueued(PageId id, double key,
+                                 int64_t keyed_signals) {
   if (queue_.size() == queue_.capacity()) {
     const size_t stale = queue_.size() - queued_;
     if (stale > 0 && stale * 16 >= queue_.size()) {
@@ -446,6 +476,8 @@ void SchedulingIndex::PushQueued(PageId id, double key) {
   }
   Page& p = pages_[id];
   ++p.pos;  // a new stamp: any older entry of the page is stale
+  p.slope_class_or_keyed =
+      static_cast<uint16_t>(std::min(keyed_signals, kMaxKeyedSignals));
   queue_.Push({key, id, p.pos});
 }
 
@@ -770,7 +802,9 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     p.state = kQueued;
     ++queued_;
     ++p.pos;
-    queue_.Append({KeyOf(p, b), id, p.pos});
+    p.slope_class_or_keyed =
+        static_cast<uint16_t>(std::min<int64_t>(p.n_cis, kMaxKeyedSignals));
+    queue_.Append({KeyOf(p, b, p.n_cis), id, p.pos});
   }
   queue_.Heapify();
   std::make_heap(reserve_.begin(), reserve_.end(), HigherReserved);
@@ -915,7 +949,9 @@ void SchedulingIndex::RekeyAll() {
   for (uint32_t i = 0; i < queue_.size(); ++i) {
     Queued q = queue_.at(i);
     if (!Live(q)) continue;
-    q.key = KeyOf(pages_[q.page], Belief(pages_[q.page]));
+    const Page& p = pages_[q.page];
+    q.key = KeyOf(p, Belief(p),
+                  std::max<int64_t>(p.n_cis, p.slope_class_or_keyed));
     queue_.at(kept++) = q;
   }
   queue_.Truncate(kept);

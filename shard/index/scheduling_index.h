@@ -75,6 +75,9 @@ class SchedulingIndex : public CrawlIndex {
     uint64_t tightenings = 0;
     uint64_t selections = 0;   // evaluations of candidates (in evaluations)
     uint64_t pulls = 0;        // chunks moved from the burst reserve to the pool
+    // Signals that gave a queued page a new queue entry (the others were
+    // within the signal count its key allows for).
+    uint64_t signal_rekeys = 0;
   };
 
   explicit SchedulingIndex(
@@ -144,9 +147,13 @@ class SchedulingIndex : public CrawlIndex {
     // lazily, see Queued); while a candidate: its position in the pool.
     uint32_t pos;
     uint16_t n_cis;
-    uint16_t state : 3;          // a State
-    uint16_t slope_class : 13;   // the candidate pool's class while a candidate
+    uint16_t state : 3;  // a State
+    // While a candidate: its class in the pool. While queued: the signal
+    // count its live key was solved for (>= n_cis up to kMaxKeyedSignals;
+    // see SignalsToKeyFor), so that a signal within it needs no new entry.
+    uint16_t slope_class_or_keyed : 13;
   };
+  static constexpr int64_t kMaxKeyedSignals = (1 << 13) - 1;
   static_assert(CandidatePool::kClasses <= (1 << 13), "slope_class bits");
   // The due-time queue deletes lazily: an entry is live while its page is
   // queued with the same stamp (Page::pos). A re-key (a signal) pushes a new
@@ -171,11 +178,11 @@ class SchedulingIndex : public CrawlIndex {
    public:
     explicit PagePositions(std::vector<Page>* pages) : pages_(pages) {}
     void Set(PageId page, int slope_class, uint32_t pos) override {
-      (*pages_)[page].slope_class = static_cast<uint16_t>(slope_class);
+      (*pages_)[page].slope_class_or_keyed = static_cast<uint16_t>(slope_class);
       (*pages_)[page].pos = pos;
     }
     int SlopeClass(PageId page) const override {
-      return (*pages_)[page].slope_class;
+      return (*pages_)[page].slope_class_or_keyed;
     }
     uint32_t Pos(PageId page) const override { return (*pages_)[page].pos; }
 
@@ -199,7 +206,18 @@ class SchedulingIndex : public CrawlIndex {
   Assessment Assess(const Page& p, const policy::PageModel& b, double t) const;
   CandidatePool::Growth GrowthOf(const policy::PageModel& b,
                                  const policy::ValueGrowth& g) const;
-  double KeyOf(const Page& p, const policy::PageModel& b) const;
+  // The earliest time the page may reach adm_ with `signals` signals since
+  // its last crawl (>= p.n_cis, so that it is a lower bound).
+  double KeyOf(const Page& p, const policy::PageModel& b,
+               int64_t signals) const;
+  // The signal count a queued page's key is solved for when a signal
+  // re-keys it at t: n_cis plus half the signals expected before it would
+  // be due (at the rate λΔ + ν). Later signals within that allowance leave
+  // the key a lower bound, so they push no entry; under `semi`'s ~50
+  // signals a crawl cycle, a new entry a signal made the queue's stale
+  // entries, and compacting them, a quarter of the run time.
+  int64_t SignalsToKeyFor(const Page& p, const policy::PageModel& b,
+                          double t) const;
   // Raises p.iota_lb after V(t) = a.value < admit_ was found: the growth
   // bound gives a lower bound on the crossing of adm_; with `solve`, steps
   // on from there (one evaluation a step) until the page would be admitted
@@ -215,8 +233,9 @@ class SchedulingIndex : public CrawlIndex {
   void Detach(PageId id);  // from the queue or the candidates
   void Enqueue(PageId id);
   void EnqueueAt(PageId id, double key);
-  // Pushes the page's live entry (a new stamp) with its current key.
-  void PushQueued(PageId id, double key);
+  // Pushes the page's live entry (a new stamp) with a key solved for
+  // `keyed_signals` signals (>= n_cis).
+  void PushQueued(PageId id, double key, int64_t keyed_signals);
   bool Live(const Queued& e) const {
     const Page& p = pages_[e.page];
     return p.state == kQueued && p.pos == e.stamp;
