@@ -39,8 +39,8 @@ CandidatePool::CandidatePool(Positions* positions)
 
 size_t CandidatePool::MemoryBytes() const {
   size_t bytes = 0;
-  for (const Heap& h : classes_) bytes += h.capacity() * sizeof(Entry);
-  return bytes + expiry_.capacity() * sizeof(Expiry);
+  for (const Heap& h : classes_) bytes += h.MemoryBytes();
+  return bytes + expiry_.MemoryBytes();
 }
 
 // Class (e − 1 − kMinExponent)·kStepsPerOctave + j holds the slopes in

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "shard/index/crawl_index.h"
+#include "shard/index/huge_page_allocator.h"
 
 namespace recrawl {
 namespace shard {
@@ -37,10 +38,10 @@ class HostTable {
     return hosts_[host];
   }
   void Reserve(size_t hosts) { hosts_.reserve(hosts); }
-  size_t MemoryBytes() const { return hosts_.capacity() * sizeof(Host); }
+  size_t MemoryBytes() const { return AllocatedBytes(hosts_); }
 
  private:
-  std::vector<Host> hosts_;
+  HugePageVector<Host> hosts_;
 };
 
 }  // namespace shard

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "shard/index/huge_page_allocator.h"
+
 namespace recrawl {
 namespace shard {
 
@@ -31,6 +33,7 @@ class IndexedHeap {
   Entry& at(uint32_t i) { return entries_[i]; }
   const Entry& at(uint32_t i) const { return entries_[i]; }
   size_t capacity() const { return entries_.capacity(); }
+  size_t MemoryBytes() const { return AllocatedBytes(entries_); }
   void reserve(size_t n) { entries_.reserve(n); }
   void shrink_to_fit() { entries_.shrink_to_fit(); }
   void clear() { entries_.clear(); }
@@ -106,7 +109,7 @@ class IndexedHeap {
     moved_(entries_[i], i);
   }
 
-  std::vector<Entry> entries_;
+  HugePageVector<Entry> entries_;
   Before before_;
   Moved moved_;
 };

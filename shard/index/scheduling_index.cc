@@ -420,8 +420,8 @@ void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
 }
 
 size_t SchedulingIndex::MemoryBytes() const {
-  return pages_.capacity() * sizeof(Page) +
-         queue_.capacity() * sizeof(Queued) + candidates_.MemoryBytes() +
+  return AllocatedBytes(pages_) + queue_.MemoryBytes() +
+         candidates_.MemoryBytes() +
          reserve_.capacity() * sizeof(Reserved) +
          hosts_.MemoryBytes() + beliefs_.capacity() * sizeof(CachedBelief);
 }

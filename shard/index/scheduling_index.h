@@ -41,6 +41,7 @@
 #include "shard/index/candidate_pool.h"
 #include "shard/index/crawl_index.h"
 #include "shard/index/hosts.h"
+#include "shard/index/huge_page_allocator.h"
 #include "shard/index/indexed_heap.h"
 
 namespace recrawl {
@@ -176,7 +177,7 @@ class SchedulingIndex : public CrawlIndex {
   // The candidate pool keeps its positions in the page table.
   class PagePositions : public CandidatePool::Positions {
    public:
-    explicit PagePositions(std::vector<Page>* pages) : pages_(pages) {}
+    explicit PagePositions(HugePageVector<Page>* pages) : pages_(pages) {}
     void Set(PageId page, int slope_class, uint32_t pos) override {
       (*pages_)[page].slope_class_or_keyed = static_cast<uint16_t>(slope_class);
       (*pages_)[page].pos = pos;
@@ -187,7 +188,7 @@ class SchedulingIndex : public CrawlIndex {
     uint32_t Pos(PageId page) const override { return (*pages_)[page].pos; }
 
    private:
-    std::vector<Page>* pages_;
+    HugePageVector<Page>* pages_;
   };
 
   // A page's exact value at t and how fast it may grow until its next
@@ -318,7 +319,7 @@ class SchedulingIndex : public CrawlIndex {
 
   policy::CrawlPolicy policy_;
   Options options_;
-  std::vector<Page> pages_;
+  HugePageVector<Page> pages_;
   size_t size_ = 0;
   HostTable hosts_;
   // 4-ary: half the levels, so half the cache misses of a pop (a page

@@ -1,0 +1,99 @@
+// An allocator that backs large arrays with 2 MiB pages where the kernel
+// allows it (transparent huge pages in "madvise" mode, Debian's default).
+//
+// The index reads its page records, due-time queue and host table at random.
+// With 4 KiB pages the TLB covers a few MiB, so once a shard holds ~10^5
+// pages nearly every such read also walks the page tables; at 10^7 pages the
+// records alone are 400 MB. 2 MiB pages let the TLB cover them.
+//
+// Arrays under 2 MiB come from the ordinary heap. Larger ones are mapped
+// from a 2 MiB boundary and marked MADV_HUGEPAGE. The mapping ends at the
+// array's last 4 KiB page, so the part past its last whole 2 MiB stays on
+// small pages and nothing is allocated beyond the array (the index keeps
+// within 64 bytes a page); where the kernel has no huge page to give, the
+// rest stays on small pages too.
+#ifndef RECRAWL_SHARD_INDEX_HUGE_PAGE_ALLOCATOR_H_
+#define RECRAWL_SHARD_INDEX_HUGE_PAGE_ALLOCATOR_H_
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <vector>
+
+namespace recrawl {
+namespace shard {
+
+inline constexpr size_t kHugePageBytes = size_t{2} << 20;
+inline constexpr size_t kSmallPageBytes = size_t{4} << 10;
+
+// `bytes` rounded up to whole 4 KiB pages: what a mapping of it takes.
+inline size_t MappedBytes(size_t bytes) {
+  return (bytes + kSmallPageBytes - 1) & ~(kSmallPageBytes - 1);
+}
+
+// Maps `bytes` (a multiple of kSmallPageBytes) at a 2 MiB boundary.
+inline void* MapHugePages(size_t bytes) {
+  const size_t padded = bytes + kHugePageBytes;
+  void* raw = mmap(nullptr, padded, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned =
+      (start + kHugePageBytes - 1) & ~(uintptr_t{kHugePageBytes} - 1);
+  // Give back the unaligned head and the tail beyond `bytes`.
+  if (aligned > start) munmap(raw, aligned - start);
+  const uintptr_t end = aligned + bytes;
+  if (start + padded > end) munmap(reinterpret_cast<void*>(end), start + padded - end);
+  void* p = reinterpret_cast<void*>(aligned);
+  madvise(p, bytes, MADV_HUGEPAGE);  // advice: failure leaves small pages
+  return p;
+}
+
+template <typename T>
+class HugePageAllocator {
+ public:
+  using value_type = T;
+
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT: rebinding
+
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < kHugePageBytes) return std::allocator<T>().allocate(n);
+    return static_cast<T*>(MapHugePages(MappedBytes(bytes)));
+  }
+
+  void deallocate(T* p, size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (bytes < kHugePageBytes) {
+      std::allocator<T>().deallocate(p, n);
+    } else {
+      munmap(p, MappedBytes(bytes));
+    }
+  }
+
+  template <typename U>
+  bool operator==(const HugePageAllocator<U>&) const { return true; }
+  template <typename U>
+  bool operator!=(const HugePageAllocator<U>&) const { return false; }
+};
+
+template <typename T>
+using HugePageVector = std::vector<T, HugePageAllocator<T>>;
+
+// What a HugePageVector's capacity holds in memory: large arrays are mapped
+// in whole 4 KiB pages.
+template <typename T>
+size_t AllocatedBytes(const HugePageVector<T>& v) {
+  const size_t bytes = v.capacity() * sizeof(T);
+  return bytes < kHugePageBytes ? bytes : MappedBytes(bytes);
+}
+
+}  // namespace shard
+}  // namespace recrawl
+
+#endif  // RECRAWL_SHARD_INDEX_HUGE_PAGE_ALLOCATOR_H_
