@@ -26,21 +26,21 @@ float RoundUp(double x) {
 
 }  // namespace
 
-CandidatePool::CandidatePool(Positions* positions)
-    : positions_(positions),
+CandidatePool::CandidatePool(PageSlots* page_slots)
+    : page_slots_(page_slots),
       expiry_(EarlierExpiry(), SetExpiryPos{this}),
       top_intercept_(kClasses, 0.0),
       top_page_(kClasses, 0) {
   classes_.reserve(kClasses);
   for (int k = 0; k < kClasses; ++k) {
-    classes_.emplace_back(HigherIntercept(), SetPos{positions, k});
+    classes_.emplace_back(HigherIntercept(), SetPos{this});
   }
 }
 
 size_t CandidatePool::MemoryBytes() const {
   size_t bytes = 0;
   for (const Heap& h : classes_) bytes += h.MemoryBytes();
-  return bytes + expiry_.MemoryBytes();
+  return bytes + expiry_.MemoryBytes() + slots_.capacity() * sizeof(Slot);
 }
 
 // Class (e − 1 − kMinExponent)·kStepsPerOctave + j holds the slopes in
@@ -96,12 +96,50 @@ double CandidatePool::BoundAt(int slope_class, const Entry& e,
   return line + kRoundingSlack * (std::fabs(e.intercept) + std::fabs(m * t));
 }
 
-CandidatePool::Entry& CandidatePool::EntryOf(PageId page) {
-  return classes_[positions_->SlopeClass(page)].at(positions_->Pos(page));
+uint32_t CandidatePool::NewSlot() {
+  if (slots_.size() > 2 * size_ + kMinSlotsToCompact) CompactSlots();
+  if (free_slot_ == kNone) {
+    // An eighth more, not doubled: the table counts against the index's
+    // 64 bytes a page.
+    if (slots_.size() == slots_.capacity()) {
+      slots_.reserve(slots_.size() + slots_.size() / 8 + 64);
+    }
+    slots_.push_back({kNone, kNone, 0});
+    return static_cast<uint32_t>(slots_.size() - 1);
+  }
+  const uint32_t slot = free_slot_;
+  free_slot_ = slots_[slot].pos;
+  return slot;
 }
 
-void CandidatePool::DropExpiry(const Entry& e) {
-  if (e.expiry_pos != kNoExpiry) expiry_.Erase(e.expiry_pos);
+void CandidatePool::FreeSlot(uint32_t slot) {
+  slots_[slot].pos = free_slot_;
+  free_slot_ = slot;
+}
+
+// Renumbers the slots of the entries in the pool 0..size_-1 and drops the
+// rest of the table, which otherwise keeps the size of the largest pool
+// since the last Clear. Called once the table is over twice the pool: after
+// at least size_ frees, so amortised O(1) a slot.
+void CandidatePool::CompactSlots() {
+  std::vector<uint32_t> renumbered(slots_.size(), kNone);
+  std::vector<Slot> compact;
+  compact.reserve(size_ + size_ / 8 + 64);
+  for (Heap& h : classes_) {
+    for (uint32_t i = 0; i < h.size(); ++i) {
+      Entry& e = h.at(i);
+      const uint32_t slot = static_cast<uint32_t>(compact.size());
+      compact.push_back(slots_[e.slot]);
+      renumbered[e.slot] = slot;
+      e.slot = slot;
+      page_slots_->SetSlot(e.page, slot);
+    }
+  }
+  for (uint32_t i = 0; i < expiry_.size(); ++i) {
+    expiry_.at(i).slot = renumbered[expiry_.at(i).slot];
+  }
+  slots_.swap(compact);
+  free_slot_ = kNone;
 }
 
 void CandidatePool::Place(Entry e, double from, double bound) {
@@ -119,10 +157,12 @@ void CandidatePool::Place(Entry e, double from, double bound) {
   }
   const int k = ClassOf(piece_slope);
   e.intercept = bound - ClassSlope(k) * from;
-  e.expiry_pos = kNoExpiry;
+  Slot& s = slots_[e.slot];
+  s.slope_class = static_cast<uint16_t>(k);
+  s.expiry_pos = kNone;
   classes_[k].Push(e);
   Touch(k);
-  if (piece_end < kInf) expiry_.Push({piece_end, e.page});
+  if (piece_end < kInf) expiry_.Push({piece_end, e.slot});
 }
 
 void CandidatePool::Add(PageId page, double value, double at,
@@ -135,17 +175,22 @@ void CandidatePool::Add(PageId page, double value, double at,
   e.rise = RoundUp(growth.rise);
   e.later_slope = RoundUp(growth.later_slope);
   e.page = page;
+  e.slot = NewSlot();
   e.piece = 0;
+  page_slots_->SetSlot(page, e.slot);
   Place(e, at, value);
   ++size_;
 }
 
-CandidatePool::Entry CandidatePool::TakeOut(PageId page) {
-  const int k = positions_->SlopeClass(page);
-  const uint32_t pos = positions_->Pos(page);
-  Entry e = classes_[k].at(pos);
-  DropExpiry(e);
-  e.expiry_pos = kNoExpiry;
+CandidatePool::Entry CandidatePool::TakeOut(uint32_t slot) {
+  Slot& s = slots_[slot];
+  const int k = s.slope_class;
+  const uint32_t pos = s.pos;
+  if (s.expiry_pos != kNone) {
+    expiry_.Erase(s.expiry_pos);
+    s.expiry_pos = kNone;
+  }
+  const Entry e = classes_[k].at(pos);
   classes_[k].Erase(pos);
   Touch(k);
   return e;
@@ -158,9 +203,9 @@ void CandidatePool::Expire(double t) {
   while (!expiry_.empty() && expiry_.top().at <= t) {
     const Expiry x = expiry_.top();
     expiry_.Erase(0);
-    EntryOf(x.page).expiry_pos = kNoExpiry;  // just left the expiry heap
-    const int k = positions_->SlopeClass(x.page);
-    Entry e = TakeOut(x.page);
+    slots_[x.slot].expiry_pos = kNone;  // just left the expiry heap
+    const int k = slots_[x.slot].slope_class;
+    Entry e = TakeOut(x.slot);
     // The next piece starts from this one's bound at its end.
     const double bound = BoundAt(k, e, x.at);
     ++e.piece;
@@ -169,19 +214,22 @@ void CandidatePool::Expire(double t) {
 }
 
 void CandidatePool::Void(PageId page) {
-  if (positions_->SlopeClass(page) == kVoidClass) return;
-  Entry e = TakeOut(page);
+  const uint32_t slot = page_slots_->Slot(page);
+  if (slots_[slot].slope_class == kVoidClass) return;
+  Entry e = TakeOut(slot);
   e.value = -kInf;
   e.at = -kInf;
   e.base = kInf;
   e.intercept = kInf;
+  slots_[slot].slope_class = kVoidClass;
   classes_[kVoidClass].Push(e);
   Touch(kVoidClass);
 }
 
 void CandidatePool::Shift(PageId page, double shift) {
-  if (positions_->SlopeClass(page) == kVoidClass) return;
-  Entry e = TakeOut(page);
+  const uint32_t slot = page_slots_->Slot(page);
+  if (slots_[slot].slope_class == kVoidClass) return;
+  Entry e = TakeOut(slot);
   // Pieces that end before now are moved on by the next Expire.
   e.at -= shift;
   e.piece = 0;
@@ -189,13 +237,21 @@ void CandidatePool::Shift(PageId page, double shift) {
 }
 
 void CandidatePool::Remove(PageId page) {
-  TakeOut(page);
+  const uint32_t slot = page_slots_->Slot(page);
+  TakeOut(slot);
+  FreeSlot(slot);
   --size_;
 }
 
 void CandidatePool::Clear() {
   for (Heap& h : classes_) h.clear();
   expiry_.clear();
+  // Released: the table keeps the size of the largest pool since the last
+  // Clear (its free slots stay in the free list), and a rebuild, which
+  // clears the pool, may have made a far larger pool than the one it makes
+  // now (a lease burst's rebuilds grow their target 4x at a time).
+  std::vector<Slot>().swap(slots_);
+  free_slot_ = kNone;
   non_empty_.fill(0);
   non_empty_blocks_ = 0;
   dirty_blocks_ = ~uint32_t{0};
@@ -203,7 +259,7 @@ void CandidatePool::Clear() {
 }
 
 double CandidatePool::GrowthBound(const Entry& e, double t) const {
-  if (positions_->SlopeClass(e.page) == kVoidClass) return kInf;
+  if (slots_[e.slot].slope_class == kVoidClass) return kInf;
   const double d = t - e.at;
   double gain = 0.0;
   if (d > 0.0) {
@@ -221,7 +277,7 @@ double CandidatePool::GrowthBound(const Entry& e, double t) const {
 }
 
 double CandidatePool::RestartTop(double t, double bound) {
-  Entry e = TakeOut(classes_[top_class_].top().page);
+  Entry e = TakeOut(classes_[top_class_].top().slot);
   const double d = std::max(t - e.at, 0.0);
   const double slope =
       std::min(static_cast<double>(e.later_slope),
@@ -231,8 +287,8 @@ double CandidatePool::RestartTop(double t, double bound) {
   e.base = bound;
   e.piece = 0;
   Place(e, t, bound);
-  const int k = positions_->SlopeClass(e.page);
-  return BoundAt(k, classes_[k].at(positions_->Pos(e.page)), t);
+  const Slot& s = slots_[e.slot];
+  return BoundAt(s.slope_class, classes_[s.slope_class].at(s.pos), t);
 }
 
 double CandidatePool::TopBound(int k, double t) const {
@@ -337,16 +393,20 @@ bool CandidatePool::Top(double t, Entry* entry, double* bound) {
 }
 
 CandidatePool::Entry CandidatePool::PopTop() {
-  const Entry e = TakeOut(classes_[top_class_].top().page);
+  const Entry e = TakeOut(classes_[top_class_].top().slot);
+  FreeSlot(e.slot);
   --size_;
   return e;
 }
 
 void CandidatePool::Touch(int k) {
   // Classes fill and drain as slopes drift; without this each would keep
-  // its high-water capacity. Amortised: it takes capacity/4 erasures.
+  // its high-water capacity. Amortised: it takes 2/3 of the capacity in
+  // erasures. (Over 3x, not 4x, and little constant slack: some hundreds of
+  // classes hold entries, and their slack counts against the index's 64
+  // bytes a page.)
   Heap& heap = classes_[k];
-  if (heap.capacity() > 4 * static_cast<size_t>(heap.size()) + 16) {
+  if (heap.capacity() > 3 * static_cast<size_t>(heap.size()) + 4) {
     heap.shrink_to_fit();
   }
   const int block = k / kBlockClasses;

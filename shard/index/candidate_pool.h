@@ -54,10 +54,13 @@ class CandidatePool {
     float rise;
     float later_slope;
     PageId page;
-    uint32_t expiry_pos;  // kNoExpiry, or the position in the expiry heap
-    uint8_t piece;        // index j of the current piece
+    // The page's slot in the pool's slot table while it is in the pool.
+    uint32_t slot;
+    uint8_t piece;  // index j of the current piece
   };
-  static constexpr uint32_t kNoExpiry = ~uint32_t{0};
+  // Kept at 56 bytes: a heap move copies an entry, and Top's scans read
+  // them.
+  static_assert(sizeof(Entry) <= 56, "Entry grew");
   static constexpr int kStepsPerOctave = 8;
   static constexpr int kMinExponent = -40;
   static constexpr int kMaxExponent = 20;
@@ -67,17 +70,19 @@ class CandidatePool {
   static constexpr int kVoidClass = kSlopedClasses + 1;  // bound +∞
   static constexpr int kClasses = kSlopedClasses + 2;
 
-  // Where each candidate's entry is (its class and its position in that
-  // class), kept in the owner's page table to spare a map.
-  class Positions {
+  // Each candidate's slot in the pool's slot table, kept in the owner's page
+  // table to spare a map. It is set once when the page is added and read
+  // only by the calls that name a page (Void, Shift, Remove); heap moves
+  // write into the slot table, which is about the pool's size and stays in
+  // cache, instead of into the page table (a random cache miss a move).
+  class PageSlots {
    public:
-    virtual ~Positions() = default;
-    virtual void Set(PageId page, int slope_class, uint32_t pos) = 0;
-    virtual int SlopeClass(PageId page) const = 0;
-    virtual uint32_t Pos(PageId page) const = 0;
+    virtual ~PageSlots() = default;
+    virtual void SetSlot(PageId page, uint32_t slot) = 0;
+    virtual uint32_t Slot(PageId page) const = 0;
   };
 
-  explicit CandidatePool(Positions* positions);
+  explicit CandidatePool(PageSlots* page_slots);
   CandidatePool(const CandidatePool&) = delete;
   CandidatePool& operator=(const CandidatePool&) = delete;
 
@@ -124,11 +129,21 @@ class CandidatePool {
   std::vector<Entry> Entries() const;
 
  private:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  // Where a candidate's entries are: its class, its position in that class
+  // and its position in the expiry heap. Slots are reused (a free list
+  // threaded through `pos`), and the table is compacted once it is over
+  // twice the pool (CompactSlots), so it stays about the pool's size.
+  struct Slot {
+    uint32_t pos;         // in classes_[slope_class]; while free: the next
+    uint32_t expiry_pos;  // kNone, or the position in expiry_
+    uint16_t slope_class;
+  };
+  static_assert(kClasses <= (1 << 16), "Slot::slope_class bits");
   struct SetPos {
-    Positions* positions;
-    int slope_class;
+    CandidatePool* pool;
     void operator()(const Entry& e, uint32_t pos) const {
-      positions->Set(e.page, slope_class, pos);
+      pool->slots_[e.slot].pos = pos;
     }
   };
   struct HigherIntercept {
@@ -140,12 +155,12 @@ class CandidatePool {
   using Heap = IndexedHeap<Entry, HigherIntercept, SetPos>;
   struct Expiry {
     double at;
-    PageId page;
+    uint32_t slot;
   };
   struct SetExpiryPos {
     CandidatePool* pool;
     void operator()(const Expiry& e, uint32_t pos) const {
-      pool->EntryOf(e.page).expiry_pos = pos;
+      pool->slots_[e.slot].expiry_pos = pos;
     }
   };
   struct EarlierExpiry {
@@ -165,15 +180,20 @@ class CandidatePool {
   // Class k's bound at t, from its top's cached intercept (as BoundAt).
   double TopBound(int k, double t) const;
   void Touch(int slope_class);  // after a class changed
-  Entry& EntryOf(PageId page);
-  void DropExpiry(const Entry& e);
-  // Removes the page's entry from its class and the expiry heap (size_ is
-  // the caller's) and returns it.
-  Entry TakeOut(PageId page);
+  // Tables of fewer slots are left as they are.
+  static constexpr size_t kMinSlotsToCompact = 1024;
+  uint32_t NewSlot();
+  void FreeSlot(uint32_t slot);
+  void CompactSlots();
+  // Removes the slot's entry from its class and the expiry heap (size_ and
+  // the slot are the caller's) and returns it.
+  Entry TakeOut(uint32_t slot);
   // Puts `e` (bounded by `bound` at `from`) on the line of its piece.
   void Place(Entry e, double from, double bound);
 
-  Positions* positions_;
+  PageSlots* page_slots_;
+  std::vector<Slot> slots_;
+  uint32_t free_slot_ = kNone;  // head of the free list
   std::vector<Heap> classes_;
   ExpiryHeap expiry_;
   std::array<uint64_t, kMaskWords> non_empty_{};  // bit k: class k has entries

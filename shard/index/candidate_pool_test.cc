@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <random>
 #include <vector>
 
@@ -12,22 +11,19 @@ namespace recrawl {
 namespace shard {
 namespace {
 
-class VectorPositions : public CandidatePool::Positions {
+class VectorSlots : public CandidatePool::PageSlots {
  public:
-  void Set(PageId page, int slope_class, uint32_t pos) override {
-    if (page >= classes_.size()) {
-      classes_.resize(page + 1);
-      pos_.resize(page + 1);
-    }
-    classes_[page] = slope_class;
-    pos_[page] = pos;
+  void SetSlot(PageId page, uint32_t slot) override {
+    if (page >= slots_.size()) slots_.resize(page + 1);
+    slots_[page] = slot;
+    ++writes_;
   }
-  int SlopeClass(PageId page) const override { return classes_[page]; }
-  uint32_t Pos(PageId page) const override { return pos_[page]; }
+  uint32_t Slot(PageId page) const override { return slots_[page]; }
+  int writes() const { return writes_; }
 
  private:
-  std::vector<int> classes_;
-  std::vector<uint32_t> pos_;
+  std::vector<uint32_t> slots_;
+  int writes_ = 0;
 };
 
 // A page whose value grows exactly at u·min(later, slope + rise·δ), u <= 1:
@@ -61,8 +57,8 @@ struct TruePage {
 TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  VectorPositions positions;
-  CandidatePool pool(&positions);
+  VectorSlots slots;
+  CandidatePool pool(&slots);
   constexpr int kPages = 300;
   std::vector<TruePage> pages(kPages);
   double t = 0.0;
@@ -149,8 +145,8 @@ TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
 // kStepsPerOctave-rounding plus the piece's own slack (a few percent of the
 // growth), which is what keeps evaluations per pick low.
 TEST(CandidatePoolTest, FirstPieceIsTight) {
-  VectorPositions positions;
-  CandidatePool pool(&positions);
+  VectorSlots slots;
+  CandidatePool pool(&slots);
   const double slope = 0.37, rise = 0.01;
   pool.Add(7, 1.0, 0.0, {slope, rise, 10.0 * slope});
   for (double t : {0.01, 0.1, 0.5}) {
@@ -161,6 +157,95 @@ TEST(CandidatePoolTest, FirstPieceIsTight) {
     const double growth = slope * t + 0.5 * rise * t * t;
     EXPECT_GE(bound, 1.0 + growth);
     EXPECT_LE(bound - 1.0, growth * (1.0 + 1.0 / CandidatePool::kStepsPerOctave) * 1.1);
+  }
+}
+
+// The owner's table is written once per Add, however often the entry moves
+// (pieces expiring, shifts, voids, restarts, other entries' moves), and
+// slots are reused, so the pool's slot table stays as large as the pool has
+// been.
+TEST(CandidatePoolTest, SlotsAreWrittenOncePerAddAndReused) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  VectorSlots slots;
+  CandidatePool pool(&slots);
+  constexpr int kPages = 200;
+  std::vector<bool> present(kPages, false);
+  int adds = 0;
+  size_t peak = 0;
+  double t = 0.0;
+  for (int step = 0; step < 20000; ++step) {
+    t += 0.01 * u(rng);
+    const PageId id = static_cast<PageId>(rng() % kPages);
+    const double action = u(rng);
+    if (action < 0.3 && !present[id]) {
+      const double slope = std::pow(10.0, -3.0 + 3.0 * u(rng));
+      pool.Add(id, 10.0 * u(rng), t, {slope, slope * u(rng), 10.0 * slope});
+      present[id] = true;
+      ++adds;
+      peak = std::max(peak, pool.size());
+    } else if (action < 0.4 && present[id]) {
+      pool.Shift(id, u(rng));
+    } else if (action < 0.45 && present[id]) {
+      pool.Void(id);
+    } else if (action < 0.6 && present[id]) {
+      pool.Remove(id);
+      present[id] = false;
+    } else {
+      pool.Expire(t);
+      CandidatePool::Entry top;
+      double bound;
+      if (!pool.Top(t, &top, &bound)) continue;
+      ASSERT_EQ(top.slot, slots.Slot(top.page));
+      const double tight = pool.GrowthBound(top, t);
+      if (u(rng) < 0.5 && std::isfinite(tight)) {  // not a voided entry
+        pool.RestartTop(t, tight);
+      } else {
+        present[pool.PopTop().page] = false;
+      }
+    }
+    ASSERT_EQ(slots.writes(), adds);
+  }
+  for (const CandidatePool::Entry& e : pool.Entries()) {
+    EXPECT_EQ(e.slot, slots.Slot(e.page));
+    EXPECT_LT(e.slot, peak);
+  }
+  EXPECT_GT(adds, 1000);
+}
+
+// Once the pool has shrunk to well under its slot table, the next Add
+// renumbers the entries' slots (telling the owner each new one) and drops
+// the rest of the table; the entries' pieces (the expiry heap's slots) carry
+// on.
+TEST(CandidatePoolTest, ShrunkPoolCompactsItsSlotTable) {
+  VectorSlots slots;
+  CandidatePool pool(&slots);
+  constexpr int kPages = 3000;
+  for (int i = 0; i < kPages; ++i) {
+    const double slope = 0.001 * (1 + i % 50);
+    pool.Add(i, 0.001 * i, 0.0, {slope, slope, 100.0 * slope});
+  }
+  const size_t full = pool.MemoryBytes();
+  for (int i = 0; i < kPages; ++i) {
+    if (i % 30 != 0) pool.Remove(i);
+  }
+  pool.Add(kPages, 5.0, 0.0, {0.01, 0.01, 1.0});
+  EXPECT_EQ(pool.size(), 101u);
+  EXPECT_LT(pool.MemoryBytes(), full);
+  for (const CandidatePool::Entry& e : pool.Entries()) {
+    EXPECT_EQ(e.slot, slots.Slot(e.page));
+    EXPECT_LT(e.slot, pool.size());
+  }
+  // Pieces expire (their expiry entries name the new slots) and every
+  // entry still leaves the pool under the slot its owner was told.
+  for (double t = 0.0; !pool.empty(); t += 1.0) {
+    pool.Expire(t);
+    CandidatePool::Entry top;
+    double bound;
+    ASSERT_TRUE(pool.Top(t, &top, &bound));
+    ASSERT_EQ(top.slot, slots.Slot(top.page));
+    EXPECT_GE(bound, top.value);
+    pool.PopTop();
   }
 }
 

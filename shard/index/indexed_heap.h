@@ -18,8 +18,8 @@ namespace shard {
 // `Before(a, b)`: a belongs nearer the top than b. `Moved(entry, pos)` is
 // called whenever an entry lands at a new position. `Arity` children a node:
 // 4 halves the depth of a large heap, and so the cache misses of a pop (and
-// of the Moved calls, which land in the owner's table), for twice the
-// comparisons a level.
+// of the Moved calls, when they land in a large table of the owner's), for
+// twice the comparisons a level.
 template <typename Entry, typename Before, typename Moved, int Arity = 2>
 class IndexedHeap {
   static_assert(Arity >= 2, "a heap node needs two children at least");

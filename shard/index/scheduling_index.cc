@@ -73,8 +73,8 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
     : policy_(policy),
       options_(options),
       queue_(EarlierKey(), Unindexed()),
-      positions_(&pages_),
-      candidates_(&positions_),
+      page_slots_(&pages_),
+      candidates_(&page_slots_),
       raise_above_(static_cast<size_t>(std::max(options.max_candidates, 1))) {}
 
 policy::PageModel SchedulingIndex::Belief(const Page& p) const {
@@ -262,7 +262,7 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
   policy::PageModel::Create(IndexedParams(params)).value();
   if (id >= pages_.size()) {
     pages_.resize(static_cast<size_t>(id) + 1,
-                  Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent, 0});
+                  Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent});
   }
   Page& p = pages_[id];
   const bool is_new = p.state == kAbsent;
@@ -327,7 +327,7 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
   if (p.state == kPicked) RestorePicks();  // its bound must move with it
   if (p.state != kQueued && p.state != kCandidate) return;
   if (p.state == kQueued && !reserve_active_ &&
-      p.n_cis <= p.slope_class_or_keyed) {
+      p.n_cis <= p.keyed_signals) {
     return;  // its key allows for these signals already
   }
   const policy::PageModel b = Belief(p);
@@ -475,8 +475,8 @@ void SchedulingIndex::PushQueued(PageId id, double key,
     }
   }
   Page& p = pages_[id];
-  ++p.pos;  // a new stamp: any older entry of the page is stale
-  p.slope_class_or_keyed =
+  p.pos = ++next_stamp_;  // any older entry of the page is stale now
+  p.keyed_signals =
       static_cast<uint16_t>(std::min(keyed_signals, kMaxKeyedSignals));
   queue_.Push({key, id, p.pos});
 }
@@ -801,8 +801,8 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     }
     p.state = kQueued;
     ++queued_;
-    ++p.pos;
-    p.slope_class_or_keyed =
+    p.pos = ++next_stamp_;
+    p.keyed_signals =
         static_cast<uint16_t>(std::min<int64_t>(p.n_cis, kMaxKeyedSignals));
     queue_.Append({KeyOf(p, b, p.n_cis), id, p.pos});
   }
@@ -951,7 +951,7 @@ void SchedulingIndex::RekeyAll() {
     if (!Live(q)) continue;
     const Page& p = pages_[q.page];
     q.key = KeyOf(p, Belief(p),
-                  std::max<int64_t>(p.n_cis, p.slope_class_or_keyed));
+                  std::max<int64_t>(p.n_cis, p.keyed_signals));
     queue_.at(kept++) = q;
   }
   queue_.Truncate(kept);

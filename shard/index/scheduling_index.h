@@ -19,7 +19,9 @@
 //   * the candidates (V ≥ Λ when they woke) in a CandidatePool, which bounds
 //     each value by its last exact value and a bound on dV/dτ_eff (App. F's
 //     tiers in miniature); PickTop evaluates exactly only the candidates
-//     whose growth bound can still beat the best exact value.
+//     whose growth bound can still beat the best exact value. The pool's
+//     heap moves write into its own slot table (about the pool's size), and
+//     a page records only its slot, once, when it joins;
 //   * after a rebuild, the pages below Λ down to a floor, by value (the
 //     burst reserve): a lease burst that empties the pool moves the next of
 //     them to the pool instead of rebuilding.
@@ -145,22 +147,29 @@ class SchedulingIndex : public CrawlIndex {
     float iota_lb;
     HostId host;
     // While queued: the stamp of its live queue entry (the queue deletes
-    // lazily, see Queued); while a candidate: its position in the pool.
+    // lazily, see Queued); while a candidate: its slot in the pool (set
+    // once when it joins the pool: the pool's heap moves write into the
+    // pool's own slot table, not here).
     uint32_t pos;
     uint16_t n_cis;
     uint16_t state : 3;  // a State
-    // While a candidate: its class in the pool. While queued: the signal
-    // count its live key was solved for (>= n_cis up to kMaxKeyedSignals;
-    // see SignalsToKeyFor), so that a signal within it needs no new entry.
-    uint16_t slope_class_or_keyed : 13;
+    // While queued: the signal count its live key was solved for (>= n_cis
+    // up to kMaxKeyedSignals; see SignalsToKeyFor), so that a signal within
+    // it needs no new entry.
+    uint16_t keyed_signals : 13;
   };
   static constexpr int64_t kMaxKeyedSignals = (1 << 13) - 1;
-  static_assert(CandidatePool::kClasses <= (1 << 13), "slope_class bits");
+  static_assert(sizeof(Page) <= 40, "Page grew");
   // The due-time queue deletes lazily: an entry is live while its page is
   // queued with the same stamp (Page::pos). A re-key (a signal) pushes a new
   // entry and a page leaving the queue just changes state, so no heap move
   // writes into the page table (a random cache miss per level of a pop);
-  // stale entries are dropped when popped or by Compact.
+  // stale entries are dropped when popped or by Compact. Stamps come from
+  // one counter (next_stamp_), not from the page's last stamp: while the
+  // page was a candidate Page::pos held its pool slot, and counting on from
+  // that can give the page back a stamp one of its stale entries carries,
+  // which then wakes it again for nothing (an evaluation and a due-time
+  // solve).
   struct Queued {
     double key;  // lower bound on the time the page may reach adm_
     PageId page;
@@ -174,18 +183,14 @@ class SchedulingIndex : public CrawlIndex {
       return a.key < b.key;
     }
   };
-  // The candidate pool keeps its positions in the page table.
-  class PagePositions : public CandidatePool::Positions {
+  // The candidate pool keeps each candidate's slot in the page table.
+  class PageTableSlots : public CandidatePool::PageSlots {
    public:
-    explicit PagePositions(HugePageVector<Page>* pages) : pages_(pages) {}
-    void Set(PageId page, int slope_class, uint32_t pos) override {
-      (*pages_)[page].slope_class_or_keyed = static_cast<uint16_t>(slope_class);
-      (*pages_)[page].pos = pos;
+    explicit PageTableSlots(HugePageVector<Page>* pages) : pages_(pages) {}
+    void SetSlot(PageId page, uint32_t slot) override {
+      (*pages_)[page].pos = slot;
     }
-    int SlopeClass(PageId page) const override {
-      return (*pages_)[page].slope_class_or_keyed;
-    }
-    uint32_t Pos(PageId page) const override { return (*pages_)[page].pos; }
+    uint32_t Slot(PageId page) const override { return (*pages_)[page].pos; }
 
    private:
     HugePageVector<Page>* pages_;
@@ -326,7 +331,10 @@ class SchedulingIndex : public CrawlIndex {
   // wakes once per crawl) in a queue of m entries.
   IndexedHeap<Queued, EarlierKey, Unindexed, 4> queue_;
   size_t queued_ = 0;  // pages in state kQueued (live entries)
-  PagePositions positions_;
+  // The last stamp given. It wraps after 2^32 pushes; a stale entry that
+  // old meeting its page's stamp again would only wake the page once more.
+  uint32_t next_stamp_ = 0;
+  PageTableSlots page_slots_;
   CandidatePool candidates_;
   double level_ = 0.0;  // Λ: every eligible page with V ≥ Λ is a candidate
   double adm_ = 0.0;    // level the keys are solved for, just below Λ
