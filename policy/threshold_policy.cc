@@ -91,7 +91,12 @@ IntervalStats ThresholdIntervalStats(const PageModel& page, double iota) {
     s.w = fresh_until(c, iota);
     return s;
   }
-  const int64_t last = static_cast<int64_t>(std::floor(iota / beta));
+  // ⌊ι/β⌋, capped: with recall ~1e-20 (Beta(¼, ¼) draws such λ) β is
+  // ~1e-19 and the count overflows int64; the sums below stop at their
+  // tolerance long before the cap.
+  constexpr double kMaxTerms = 1e18;
+  const double terms = std::floor(iota / beta);
+  const int64_t last = static_cast<int64_t>(std::min(terms, kMaxTerms));
   s.psi = SumResidualsAlongLine(gamma * iota, gamma * beta, last) / gamma;
   // w: geometric weights q^i, cut with the tail bound of crawl_value.cc.
   const double q = page.false_rate() / c;

@@ -229,6 +229,18 @@ TEST(ThresholdPolicyTest, LongThresholdStaysBounded) {
   EXPECT_NEAR(s.w, 1.0 / p.change_rate(), 1e-9);
 }
 
+TEST(ThresholdPolicyTest, VanishingRecallActsAsNoSignals) {
+  // λ = 3e-20 (fig. 6 draws λ ~ Beta(¼, ¼)): β ≈ 6e-20, so ⌊ι/β⌋ ≈ 4e20
+  // exceeds int64. The signals carry almost nothing: ψ ≈ ι, w ≈ w without
+  // them. (The count overflowed to a negative one, ψ came out 0 and the
+  // frequency +∞, which broke BASELINE-NCIS's budget solve at m = 1000.)
+  const PageModel p = Make(0.0019, 0.659, 3e-20, 0.535);
+  const double iota = 25.76;
+  const IntervalStats s = ThresholdIntervalStats(p, iota);
+  EXPECT_NEAR(s.psi, iota, 1e-9 * iota);
+  EXPECT_NEAR(s.w, -std::expm1(-p.change_rate() * iota) / p.change_rate(), 1e-9);
+}
+
 }  // namespace
 }  // namespace policy
 }  // namespace recrawl
