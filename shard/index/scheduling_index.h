@@ -148,8 +148,8 @@ class SchedulingIndex : public CrawlIndex {
     HostId host;
     // While queued: the stamp of its live queue entry (the queue deletes
     // lazily, see Queued); while a candidate: its slot in the pool (set
-    // once when it joins the pool: the pool's heap moves write into the
-    // pool's own slot table, not here).
+    // when it joins the pool and when the pool compacts its slot table;
+    // the pool's heap moves write into that table, not here).
     uint32_t pos;
     uint16_t n_cis;
     uint16_t state : 3;  // a State
