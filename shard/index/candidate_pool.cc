@@ -246,10 +246,9 @@ void CandidatePool::Remove(PageId page) {
 void CandidatePool::Clear() {
   for (Heap& h : classes_) h.clear();
   expiry_.clear();
-  // Released: the table keeps the size of the largest pool since the last
-  // Clear (its free slots stay in the free list), and a rebuild, which
-  // clears the pool, may have made a far larger pool than the one it makes
-  // now (a lease burst's rebuilds grow their target 4x at a time).
+  // Released: a rebuild, which clears the pool, may have made a far larger
+  // pool than the one it makes now (a lease burst's rebuilds grow their
+  // target 4x at a time), and the pool starts empty.
   std::vector<Slot>().swap(slots_);
   free_slot_ = kNone;
   non_empty_.fill(0);

@@ -71,8 +71,9 @@ class CandidatePool {
   static constexpr int kClasses = kSlopedClasses + 2;
 
   // Each candidate's slot in the pool's slot table, kept in the owner's page
-  // table to spare a map. It is set once when the page is added and read
-  // only by the calls that name a page (Void, Shift, Remove); heap moves
+  // table to spare a map. It is set when the page is added (and again when
+  // the pool compacts its table) and read only by the calls that name a
+  // page (Void, Shift, Remove); heap moves
   // write into the slot table, which is about the pool's size and stays in
   // cache, instead of into the page table (a random cache miss a move).
   class PageSlots {
@@ -130,6 +131,8 @@ class CandidatePool {
 
  private:
   static constexpr uint32_t kNone = ~uint32_t{0};
+  // Slot tables of fewer slots are not compacted.
+  static constexpr size_t kMinSlotsToCompact = 1024;
   // Where a candidate's entries are: its class, its position in that class
   // and its position in the expiry heap. Slots are reused (a free list
   // threaded through `pos`), and the table is compacted once it is over
@@ -180,8 +183,6 @@ class CandidatePool {
   // Class k's bound at t, from its top's cached intercept (as BoundAt).
   double TopBound(int k, double t) const;
   void Touch(int slope_class);  // after a class changed
-  // Tables of fewer slots are left as they are.
-  static constexpr size_t kMinSlotsToCompact = 1024;
   uint32_t NewSlot();
   void FreeSlot(uint32_t slot);
   void CompactSlots();

@@ -474,11 +474,14 @@ void SchedulingIndex::PushQueued(PageId id, double key,
       queue_.reserve(queue_.size() + queue_.size() / 16 + 64);
     }
   }
-  Page& p = pages_[id];
+  queue_.Push({key, id, Restamp(pages_[id], keyed_signals)});
+}
+
+uint32_t SchedulingIndex::Restamp(Page& p, int64_t keyed_signals) {
   p.pos = ++next_stamp_;  // any older entry of the page is stale now
   p.keyed_signals =
       static_cast<uint16_t>(std::min(keyed_signals, kMaxKeyedSignals));
-  queue_.Push({key, id, p.pos});
+  return p.pos;
 }
 
 void SchedulingIndex::Compact() {
@@ -801,10 +804,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     }
     p.state = kQueued;
     ++queued_;
-    p.pos = ++next_stamp_;
-    p.keyed_signals =
-        static_cast<uint16_t>(std::min<int64_t>(p.n_cis, kMaxKeyedSignals));
-    queue_.Append({KeyOf(p, b, p.n_cis), id, p.pos});
+    queue_.Append({KeyOf(p, b, p.n_cis), id, Restamp(p, p.n_cis)});
   }
   queue_.Heapify();
   std::make_heap(reserve_.begin(), reserve_.end(), HigherReserved);

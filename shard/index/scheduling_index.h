@@ -21,7 +21,8 @@
 //     tiers in miniature); PickTop evaluates exactly only the candidates
 //     whose growth bound can still beat the best exact value. The pool's
 //     heap moves write into its own slot table (about the pool's size), and
-//     a page records only its slot, once, when it joins;
+//     a page records only its slot, when it joins (and when the pool
+//     compacts the table);
 //   * after a rebuild, the pages below Λ down to a floor, by value (the
 //     burst reserve): a lease burst that empties the pool moves the next of
 //     them to the pool instead of rebuilding.
@@ -242,6 +243,10 @@ class SchedulingIndex : public CrawlIndex {
   // Pushes the page's live entry (a new stamp) with a key solved for
   // `keyed_signals` signals (>= n_cis).
   void PushQueued(PageId id, double key, int64_t keyed_signals);
+  // Gives the page a new queue stamp (any older entry of it is stale) and
+  // records the signal count its new entry's key is solved for; returns
+  // the stamp.
+  uint32_t Restamp(Page& p, int64_t keyed_signals);
   bool Live(const Queued& e) const {
     const Page& p = pages_[e.page];
     return p.state == kQueued && p.pos == e.stamp;
