@@ -330,14 +330,7 @@ LearnedModel Fit(const LearningState& state, double importance,
     if (small) break;
   }
 
-  // γ̂ from the signal count, with γ₀ over prior_weight pseudo-intervals.
-  double signals = state.signals, time = state.signal_time;
-  const double pseudo = PseudoInterval(state, prior);
-  if (options.prior_weight > 0.0 && std::isfinite(pseudo)) {
-    signals += options.prior_weight * prior.signal_rate * pseudo;
-    time += options.prior_weight * pseudo;
-  }
-  const double gamma = time > 0.0 ? signals / time : prior.signal_rate;
+  const double gamma = SignalRate(state, 0.0, 0.0, options);
 
   const policy::SignalModelParams fit =
       policy::SignalModelParamsFromFit(theta[0], theta[1], gamma);
@@ -373,16 +366,23 @@ LearnedModel Fit(const LearningState& state, double importance,
         -(e.hessian[0] * theta[0] * theta[0] +
           2.0 * e.hessian[1] * theta[0] * theta[1] +
           e.hessian[2] * theta[1] * theta[1]);  // −θ̂ᵀ∇²ℓθ̂
-    double s = curvature > 0.0 ? 1.0 - std::sqrt(2.0 * level / curvature)
-                               : 0.5;
-    if (!(s > 0.0)) s = 0.5;
+    // The root is not sought below min_optimism_scale.
+    const double floor = options.min_optimism_scale;
+    double s = floor;
     double value = f(s);
-    for (int k = 0; k < 60 && value >= 0.0; ++k) value = f(s *= 0.5);
-    for (int k = 0; k < 30 && value < 0.0 && slope > 0.0; ++k) {
-      const double next = s - value / slope;
-      if (!(next < 1.0) || next - s <= 1e-9 * s) break;
-      s = next;
+    if (value < 0.0) {
+      s = curvature > 0.0 ? 1.0 - std::sqrt(2.0 * level / curvature) : 0.5;
+      if (!(s > floor)) s = 0.5 * (1.0 + floor);
       value = f(s);
+      for (int k = 0; k < 60 && value >= 0.0 && s > floor; ++k) {
+        value = f(s = std::max(0.5 * s, floor));
+      }
+      for (int k = 0; k < 30 && value < 0.0 && slope > 0.0; ++k) {
+        const double next = s - value / slope;
+        if (!(next < 1.0) || next - s <= 1e-9 * s) break;
+        s = next;
+        value = f(s);
+      }
     }
     const policy::SignalModelParams optimistic =
         policy::SignalModelParamsFromFit(clamp(0, s * theta[0]),
@@ -393,6 +393,49 @@ LearnedModel Fit(const LearningState& state, double importance,
     }
   }
   return model;
+}
+
+double SignalRate(const LearningState& state, double open_signals,
+                  double open_time, const LearningOptions& options) {
+  // γ̂ from the signal count, with γ₀ over prior_weight pseudo-intervals.
+  const PriorData prior = DerivePrior(state, options.max_log_signal_factor);
+  double signals = double{state.signals} + std::max(open_signals, 0.0);
+  double time = double{state.signal_time} + std::max(open_time, 0.0);
+  const double pseudo = PseudoInterval(state, prior);
+  if (options.prior_weight > 0.0 && std::isfinite(pseudo)) {
+    signals += options.prior_weight * prior.signal_rate * pseudo;
+    time += options.prior_weight * pseudo;
+  }
+  return time > 0.0 ? signals / time : prior.signal_rate;
+}
+
+policy::PageParams WithSignalRate(const policy::PageParams& model,
+                                  double signal_rate) {
+  const double signalled = model.recall * model.change_rate;  // λΔ
+  const double rate = signalled + model.false_rate;           // γ
+  if (!(rate > 0.0) || !(signal_rate >= 0.0) || !std::isfinite(signal_rate)) {
+    return model;
+  }
+  // α = (1 − λ)Δ and αβ = log(γ/ν) are kept: λΔ and ν scale with γ.
+  const double scale = signal_rate / rate;
+  policy::PageParams out = model;
+  out.false_rate = model.false_rate * scale;
+  out.change_rate = (model.change_rate - signalled) + signalled * scale;
+  out.recall = out.change_rate > 0.0 ? signalled * scale / out.change_rate : 0.0;
+  return out;
+}
+
+policy::PageParams PriorRanking::Ranked(const policy::PageParams& prior) {
+  if (!cached_ || prior.change_rate != prior_.change_rate ||
+      prior.recall != prior_.recall || prior.false_rate != prior_.false_rate) {
+    const LearnedModel fit = Fit(InitLearning(prior), 1.0, options_);
+    prior_ = prior;
+    ranked_ = fit.params;  // the prior itself if the fit failed
+    cached_ = true;
+  }
+  policy::PageParams out = ranked_;
+  out.importance = prior.importance;
+  return out;
 }
 
 bool ChangedMeaningfully(const policy::PageParams& current,

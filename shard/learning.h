@@ -50,7 +50,7 @@
 // γ̂ is kept). With n outcomes the bound sits ~√(2c_n) standard errors
 // below θ̂, so its bias falls as 1/n, faster than the sampling error's
 // 1/√n: estimates still converge, and only pages with few outcomes are
-// ranked optimistically.
+// ranked optimistically. s is kept at or above min_optimism_scale.
 #ifndef RECRAWL_SHARD_LEARNING_H_
 #define RECRAWL_SHARD_LEARNING_H_
 
@@ -63,8 +63,10 @@ namespace shard {
 
 struct LearningOptions {
   // How many crawls the prior is worth (0: pure maximum likelihood, for
-  // tests; the fit is then only bounded by the limits below).
-  double prior_weight = 1.0;
+  // tests; the fit is then only bounded by the limits below). 3 rather than
+  // Kolobov et al.'s one smoothing step: with the optimism below, a page's
+  // first outcomes moved it too far (docs/results.md, "Learning").
+  double prior_weight = 3.0;
   // Largest αβ = log(γ/ν) (ν/γ ≥ e^{−30}): ν = 0 is a limit the MLE can
   // only approach.
   double max_log_signal_factor = 30.0;
@@ -75,6 +77,12 @@ struct LearningOptions {
   // may lie from the fit with no outcome; c / (1 + n) after n outcomes.
   // 0: rank by the fit.
   double optimism = 2.0;
+  // The ranked model's θ is at least this share of θ̂ (s above). Where the
+  // data or the prior say little (a prior whose pseudo-crawls rarely see a
+  // change), the bound would send α towards 0, and a page's crawl value
+  // μτ·g(Δτ) ~ μΔτ²/2 at the τ it is weighed at with it: "optimism" that
+  // never crawls it. The priors and data of docs/results.md stop near 0.2.
+  double min_optimism_scale = 0.1;
 };
 
 // The learning state of one URL. Floats: the fit needs a few digits, and
@@ -141,6 +149,48 @@ struct LearnedModel {
 // optimistic bound by bisection. A few µs.
 LearnedModel Fit(const LearningState& state, double importance,
                  const LearningOptions& options);
+
+// γ̂, the signal rate the fit uses (prior pseudo-intervals included), with
+// an open interval added: `open_signals` counted over `open_time` since the
+// last crawl (T_DELAY already taken off). Signals arrive whether or not a
+// page is crawled, so they say how often it is signalled long before its
+// crawls say how often it changes.
+double SignalRate(const LearningState& state, double open_signals,
+                  double open_time, const LearningOptions& options);
+
+// Whether the n-th signal since a crawl re-estimates a page's signal rate
+// from its open interval: at n = 2, 4, 8, ..., so O(log n) times an
+// interval. SignalCountRefreshedRate(n): whether any of the first n did.
+inline bool SignalCountRefreshesRate(int64_t n) {
+  return n >= 2 && (n & (n - 1)) == 0;
+}
+inline bool SignalCountRefreshedRate(int64_t n) { return n >= 2; }
+
+// `model` with signal rate γ = λΔ + ν set to `signal_rate`, keeping what the
+// crawl outcomes fit, α = (1 − λ)Δ and αβ = log(γ/ν) (App. E): λΔ and ν
+// scale with γ. A model without signals (γ = 0) is returned as it is.
+policy::PageParams WithSignalRate(const policy::PageParams& model,
+                                  double signal_rate);
+
+// The model a page that was never crawled is ranked by: its prior made
+// optimistic as for a page with no outcome, Fit(InitLearning(prior)).params.
+// Ranking such a page by the bare prior would let no page the prior
+// undervalues be crawled to find out. A fit takes microseconds and a shard
+// loads millions of URLs that mostly share its default prior, so the last
+// prior's answer is kept. Not thread-safe.
+class PriorRanking {
+ public:
+  explicit PriorRanking(const LearningOptions& options) : options_(options) {}
+
+  // (Δ, λ, ν) to rank by, with prior.importance.
+  policy::PageParams Ranked(const policy::PageParams& prior);
+
+ private:
+  LearningOptions options_;
+  bool cached_ = false;
+  policy::PageParams prior_;   // the last prior asked for
+  policy::PageParams ranked_;  // its answer
+};
 
 // Whether the index should be told about `learnt` while it ranks with
 // `current`: Δ, ν or γ changed by more than `threshold` relative to the

@@ -162,9 +162,71 @@ TEST(LearningTest, TDelayShortensTheTimeSignalsCanArriveIn) {
     ASSERT_TRUE(LearnFromCrawl(2.0, 1, false, 0.0, &a));
     ASSERT_TRUE(LearnFromCrawl(2.0, 1, false, 1.0, &b));
   }
+  LearningOptions o;
+  o.prior_weight = 0.0;  // the crawls' signal rate alone
+  // The same signals over half the time: twice the rate.
+  EXPECT_DOUBLE_EQ(Fit(b, 1, o).signal_rate / Fit(a, 1, o).signal_rate, 2.0);
+}
+
+TEST(LearningTest, SignalRateCountsTheOpenInterval) {
+  const LearningState s = InitLearning(Params(1.0, 0.5, 0.5));  // γ₀ = 1
   const LearningOptions o;
-  // The same signals over half the time: twice the rate, about.
-  EXPECT_NEAR(Fit(b, 1, o).signal_rate / Fit(a, 1, o).signal_rate, 2.0, 0.1);
+  EXPECT_DOUBLE_EQ(SignalRate(s, 0, 0, o), 1.0);
+  // The prior's pseudo-intervals are worth prior_weight / max(Δ₀, γ₀) = 3
+  // time units: (30 + 3) / (100 + 3).
+  EXPECT_DOUBLE_EQ(SignalRate(s, 30, 100, o), 33.0 / 103.0);
+  // Negative counts and times count as none.
+  EXPECT_DOUBLE_EQ(SignalRate(s, -5, -1, o), 1.0);
+}
+
+TEST(LearningTest, WithSignalRateKeepsWhatTheCrawlsFit) {
+  const policy::PageParams m = Params(1.0, 0.5, 0.5);  // α = 0.5, γ = 1
+  const policy::PageParams r = WithSignalRate(m, 2.0);
+  EXPECT_DOUBLE_EQ(r.recall * r.change_rate + r.false_rate, 2.0);
+  EXPECT_DOUBLE_EQ((1.0 - r.recall) * r.change_rate, 0.5);  // α
+  EXPECT_DOUBLE_EQ(r.false_rate / 2.0, m.false_rate / 1.0);  // e^{−αβ}
+  EXPECT_EQ(r.importance, m.importance);
+  // Rescaling twice is rescaling once.
+  const policy::PageParams back = WithSignalRate(r, 1.0);
+  EXPECT_NEAR(back.change_rate, 1.0, 1e-12);
+  EXPECT_NEAR(back.recall, 0.5, 1e-12);
+  EXPECT_NEAR(back.false_rate, 0.5, 1e-12);
+  // Without signals in the model there is nothing to rescale.
+  const policy::PageParams none = Params(1.0, 0.0, 0.0);
+  EXPECT_EQ(WithSignalRate(none, 3.0).false_rate, 0.0);
+  EXPECT_EQ(WithSignalRate(none, 3.0).change_rate, 1.0);
+}
+
+TEST(LearningTest, PriorRankingIsTheFitOfNoOutcome) {
+  const LearningOptions o;
+  PriorRanking ranking(o);
+  for (int round = 0; round < 2; ++round) {  // the second from the cache
+    for (const policy::PageParams& prior :
+         {Params(0.5, 0.5, 0.35), Params(1.0 / 86400, 0.5, 0.1 / 86400)}) {
+      policy::PageParams with_importance = prior;
+      with_importance.importance = 7.0;
+      const policy::PageParams ranked = ranking.Ranked(with_importance);
+      const LearnedModel fit = Fit(InitLearning(prior), 7.0, o);
+      EXPECT_EQ(ranked.importance, 7.0);
+      EXPECT_DOUBLE_EQ(ranked.change_rate, fit.params.change_rate);
+      EXPECT_DOUBLE_EQ(ranked.recall, fit.params.recall);
+      EXPECT_DOUBLE_EQ(ranked.false_rate, fit.params.false_rate);
+      // Optimistic: a lower change rate than the prior's.
+      EXPECT_LT(ranked.change_rate, prior.change_rate);
+    }
+  }
+}
+
+// A prior whose pseudo-crawls rarely see a change (ν far above Δ sets the
+// time scale) says little about α; the bound stops at min_optimism_scale
+// instead of sending Δ towards 0.
+TEST(LearningTest, OptimismIsBoundedWhereTheDataSayLittle) {
+  const LearningOptions o;
+  const LearnedModel fit = Fit(InitLearning(Params(1e-5, 1e-6, 0.1)), 1.0, o);
+  ASSERT_TRUE(fit.ok);
+  EXPECT_NEAR(fit.params.change_rate,
+              o.min_optimism_scale * fit.estimate.change_rate,
+              1e-3 * fit.estimate.change_rate);
 }
 
 TEST(LearningTest, SetPriorKeepsTheData) {
@@ -179,8 +241,10 @@ TEST(LearningTest, SetPriorKeepsTheData) {
   SetPrior(Params(10.0, 0.9, 3.0), &t);
   EXPECT_EQ(t.crawls, 500u);
   EXPECT_EQ(Prior(t).change_rate, 10.0f);
-  const LearningOptions o;
-  // Two crawls' worth of prior against 500 crawls of data.
+  LearningOptions o;
+  o.prior_weight = 1.0;
+  // Two crawls' worth of prior (one for each prior) against 500 crawls of
+  // data; at 10× the rates the prior's signal pseudo-intervals weigh more.
   EXPECT_NEAR(Fit(t, 1, o).params.change_rate, Fit(s, 1, o).params.change_rate,
               0.05);
 }
@@ -287,5 +351,6 @@ TEST(LearningTest, ChangedMeaningfully) {
 }
 
 }  // namespace
+
 }  // namespace shard
 }  // namespace recrawl
