@@ -78,6 +78,7 @@ Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
       store_(std::move(store)),
       batch_(store_->NewBatch()),
       index_(options.policy, options.index),
+      prior_ranking_(options.learning),
       policy_(options.policy),
       t_delay_(options.t_delay) {}
 
@@ -342,7 +343,9 @@ void Shard::LoadUrl(int part, const LoadedUrl& u) {
   // The index keeps the page's host and last crawl for the shard; it hears
   // of the signals in IndexLoadedState, once the journal has given them
   // all.
-  index_.Upsert(page, IndexView(u.model), host, u.last_crawl);
+  index_.Upsert(page,
+                IndexView(RankingModel(u.model, u.learning.crawls > 0)), host,
+                u.last_crawl);
   if (u.lease_id != 0 && std::isfinite(u.lease_deadline)) {
     // (Records of store format 2 and before; leases are journaled now.)
     leases_.Grant(u.lease_id, page, u.lease_holder, u.lease_deadline,
@@ -486,6 +489,13 @@ policy::PageParams Shard::IndexView(const policy::PageParams& model) const {
   view.recall = 0.0;
   view.false_rate = 0.0;
   return view;
+}
+
+policy::PageParams Shard::RankingModel(const policy::PageParams& model,
+                                       bool learnt) {
+  if (learnt) return model;
+  const policy::PageParams ranked = prior_ranking_.Ranked(model);
+  return IndexableModel(ranked, options_.max_rate) ? ranked : model;
 }
 
 policy::PageParams Shard::Defaults() const {

@@ -265,6 +265,11 @@ class Shard {
                              double max_rate);
   // What the index ranks a page with (see min_signal_precision).
   policy::PageParams IndexView(const policy::PageParams& model) const;
+  // The model a page is ranked by, before IndexView: its learnt `model`, or
+  // for a page without a crawl outcome (`learnt` false) its prior `model`
+  // made optimistic (PriorRanking).
+  policy::PageParams RankingModel(const policy::PageParams& model,
+                                  bool learnt);
 
   // shard_urls.cc
   absl::Status UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
@@ -274,6 +279,14 @@ class Shard {
                     UrlRecord* record);
 
   // shard_signals.cc
+  // Re-ranks the page at its `slot.n_cis`-th signal since its crawl at
+  // `last_crawl`, received at `t`, with its signal rate re-estimated over
+  // the open interval too (SignalCountRefreshesRate, SignalRate): signals
+  // say how often a page is signalled long before crawls say how often it
+  // changes. The store keeps the fitted model; after a restart the page
+  // ranks by it until its next crawl or refresh.
+  void RankBySignalRate(PageId page, const PageSlot& slot, double last_crawl,
+                        double t);
   // The page has journaled signals or a lease its record lacks (from entry
   // `seq` on).
   void MarkUnfolded(PageId page, uint64_t seq);
@@ -304,6 +317,7 @@ class Shard {
   absl::Status write_error_;
 
   SchedulingIndex index_;
+  PriorRanking prior_ranking_;
   PageTable pages_;
   HostRegistry hosts_;
   LeaseTable leases_;

@@ -115,6 +115,9 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       slot.latest_signal = LatestSignalOffset(offset);
     }
     index_.RecordSignal(page, t);
+    if (SignalCountRefreshesRate(slot.n_cis)) {
+      RankBySignalRate(page, slot, last_crawl, t);
+    }
     AppendJournalSignal({id, t, key}, &journal_entry_);
     MarkUnfolded(page, journal_seq_);
     ++counted;
@@ -130,6 +133,27 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
   signal_rate_.Add(now_, counted + registered);
   if (absl::Status s = Commit(batch.sync()); !s.ok()) return s;
   return ack;
+}
+
+void Shard::RankBySignalRate(PageId page, const PageSlot& slot,
+                             double last_crawl, double t) {
+  const LearningState learning = pages_.Learning(page);
+  // Signals within T_DELAY after the crawl were dropped, as in the crawls'
+  // intervals (LearnFromCrawl).
+  const double open = std::max(t - last_crawl - t_delay_, 0.0);
+  const double rate =
+      SignalRate(learning, slot.n_cis, open, options_.learning);
+  const policy::PageParams model{slot.importance, slot.change_rate,
+                                 slot.recall, slot.false_rate};
+  const policy::PageParams ranked =
+      WithSignalRate(RankingModel(model, learning.crawls > 0), rate);
+  if (!IndexableModel(ranked, options_.max_rate)) return;
+  const policy::PageParams view = IndexView(ranked);
+  const PageView indexed = Indexed(page);
+  if (!ChangedMeaningfully(indexed.params, view, options_.push_threshold)) {
+    return;  // spares the index a re-key
+  }
+  index_.Upsert(page, view, indexed.host, last_crawl);
 }
 
 void Shard::MarkUnfolded(PageId page, uint64_t seq) {

@@ -210,15 +210,54 @@ TEST_F(ShardSignalsTest, OversizedBatchIsRejectedWhole) {
 // value would cost time linear in ν/Δ), while the model keeps ν.
 TEST_F(ShardSignalsTest, NegligibleSignalsAreIgnoredInRanking) {
   Upsert({Spec("https://noisy.com/", 1.0, 1e-5, 1e-6, 1e-1),
-          Spec("https://plain.com/", 1.0, 1e-5, 0.0, 0.0)});
+          Spec("https://quiet.com/", 1.0, 1e-5, 1e-6, 1e-1)});
   now_ = 5000;
   Signals({MakeSignal("https://noisy.com/", 4000),
            MakeSignal("https://noisy.com/", 4500)});
   const UrlState noisy = State("https://noisy.com/");
   EXPECT_EQ(noisy.signals_since_crawl(), 2u);
   EXPECT_FLOAT_EQ(noisy.estimate().false_rate(), 0.1);
-  EXPECT_DOUBLE_EQ(noisy.crawl_value(),
-                   State("https://plain.com/").crawl_value());
+  // The second signal re-estimated the signal rate (far below ν₀ = 0.1),
+  // which moved only the change rate's negligible signalled part λΔ.
+  const double quiet = State("https://quiet.com/").crawl_value();
+  ASSERT_GT(quiet, 0.0);
+  // λ < 1e-5: the change rate, and the value with it, moved by less than
+  // that share.
+  EXPECT_LT(noisy.ranked().recall(), 1e-5);
+  EXPECT_NEAR(noisy.crawl_value(), quiet, 1e-5 * quiet);
+  EXPECT_EQ(noisy.ranked().false_rate(), 0.0);  // the signals hidden
+}
+
+// At the 2nd, 4th, 8th, ... signal since its crawl a page's signal rate is
+// re-estimated with the open interval; what the crawls fit (α = (1 − λ)Δ
+// and the precision) stays.
+TEST_F(ShardSignalsTest, SignalCountsRefreshTheSignalRate) {
+  Upsert({Spec("https://busy.com/", 1.0, 1e-3, 0.5, 1e-3)});  // γ₀ = 1.5e-3
+  const UrlState before = State("https://busy.com/");
+  now_ = 1100;
+  std::vector<Signal> signals;
+  for (int i = 0; i < 3; ++i) {
+    signals.push_back(MakeSignal("https://busy.com/", 1001 + i));
+  }
+  Signals(signals);  // the 2nd refreshes, the 3rd does not
+  const UrlState refreshed = State("https://busy.com/");
+  EXPECT_EQ(refreshed.signals_since_crawl(), 3u);
+  const ChangeModel& r = refreshed.ranked();
+  const ChangeModel& b = before.ranked();
+  auto gamma = [](const ChangeModel& m) {
+    return m.recall() * m.change_rate() + m.false_rate();
+  };
+  // γ̂ = (2 + 3·γ₀·τ̄) / (t − last crawl + 3·τ̄), τ̄ = 1/γ₀ (the prior's
+  // time scale), at the 2nd signal's time.
+  const double gamma0 = 1.5e-3, pseudo = 1.0 / gamma0;
+  const double open = 1002 - State("https://busy.com/").last_crawl_time();
+  EXPECT_NEAR(gamma(r), (2 + 3 * gamma0 * pseudo) / (open + 3 * pseudo),
+              1e-5 * gamma(r));
+  EXPECT_NEAR((1 - r.recall()) * r.change_rate(),
+              (1 - b.recall()) * b.change_rate(), 1e-5 * b.change_rate());
+  EXPECT_NEAR(r.false_rate() / gamma(r), b.false_rate() / gamma(b), 1e-5);
+  // The estimate the crawls fit is not touched.
+  EXPECT_FLOAT_EQ(refreshed.estimate().false_rate(), 1e-3f);
 }
 
 TEST_F(ShardSignalsTest, SignalsWhileLeasedCountAfterwards) {

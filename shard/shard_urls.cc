@@ -177,7 +177,8 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
   pages_.SetLearning(page, learning);
-  index_.Upsert(page, IndexView(model), host_id, LastCrawl(page));
+  index_.Upsert(page, IndexView(RankingModel(model, learning.crawls > 0)),
+                host_id, LastCrawl(page));
 
   UrlRecord patch;
   patch.set_politeness_host(host);
@@ -205,7 +206,8 @@ PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
-  index_.Upsert(page, IndexView(model), hosts_.Intern(host), last_crawl);
+  index_.Upsert(page, IndexView(RankingModel(model, /*learnt=*/false)),
+                hosts_.Intern(host), last_crawl);
 
   record->set_url(url.spec());
   record->set_politeness_host(std::string(host));
@@ -297,6 +299,7 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
     state.set_fresh_probability(m->FreshProbability(tau, slot.n_cis));
   }
   state.set_crawl_value(index_.Value(page, t));
+  SetChangeModel(indexed.params, state.mutable_ranked());
   state.set_host_allowed_from(hosts_.AllowedFrom(indexed.host));
   if (const LeaseTable::Lease* lease = leases_.OfPage(page);
       lease != nullptr && lease->active) {

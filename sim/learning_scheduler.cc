@@ -20,9 +20,12 @@ absl::StatusOr<std::unique_ptr<LearningScheduler>> LearningScheduler::Create(
   std::vector<policy::PageParams> model = NormalisedImportance(priors);
   std::vector<policy::PageParams> view(priors.size());
   std::vector<shard::LearningState> learning(priors.size());
+  shard::PriorRanking prior_ranking(options.learning);
   for (size_t i = 0; i < priors.size(); ++i) {
-    view[i] = IndexView(model[i], options.min_signal_precision);
     learning[i] = shard::InitLearning(priors[i]);
+    // As the shard ranks a URL it has not crawled yet.
+    if (options.learn) model[i] = prior_ranking.Ranked(model[i]);
+    view[i] = IndexView(model[i], options.min_signal_precision);
   }
   ValueSchedulerOptions value_options;
   value_options.argmax = options.argmax;
@@ -48,8 +51,19 @@ LearningScheduler::LearningScheduler(std::unique_ptr<ValueScheduler> values,
 void LearningScheduler::OnSignal(int page, double t) {
   // The crawler counts every signal for learning (n_cis of App. E), whether
   // or not the current belief ranks by them.
-  ++n_cis_[page];
+  const int64_t n = ++n_cis_[page];
   values_->OnSignal(page, t);
+  if (!options_.learn || !shard::SignalCountRefreshesRate(n)) return;
+  // As Shard::RankBySignalRate: the page's signal rate with the open
+  // interval counted.
+  const double rate = shard::SignalRate(learning_[page], static_cast<double>(n),
+                                        t - last_crawl_[page], options_.learning);
+  const policy::PageParams ranked = shard::WithSignalRate(model_[page], rate);
+  if (!values_->UpdateModel(page, IndexView(ranked, options_.min_signal_precision)).ok()) {
+    ++rejected_;
+    return;
+  }
+  model_[page] = ranked;
 }
 
 int LearningScheduler::Next(double t) { return values_->Next(t); }
@@ -74,7 +88,12 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
     ++rejected_;
     return;
   }
-  if (!shard::ChangedMeaningfully(model_[page], fit.params, options_.push_threshold)) return;
+  // A first outcome replaces the optimistic prior, and a model whose signal
+  // rate counted an open interval is stale once the crawl closes it.
+  if (learning_[page].crawls > 1 && !shard::SignalCountRefreshedRate(n_cis) &&
+      !shard::ChangedMeaningfully(model_[page], fit.params, options_.push_threshold)) {
+    return;
+  }
   if (!values_->UpdateModel(page, IndexView(fit.params, options_.min_signal_precision)).ok()) {
     ++rejected_;
     return;

@@ -12,8 +12,11 @@
 // page into the index with the model Fit ranks by (the fit, made
 // optimistic while the page has few outcomes: LearningOptions::optimism)
 // when it moved by more than the shard's push threshold
-// (ChangedMeaningfully). A page not yet crawled ranks by its prior, as in
-// the shard. Like the shard, it hides
+// (ChangedMeaningfully). A page not yet crawled ranks by its prior made
+// optimistic (shard::PriorRanking), and at the 2nd, 4th, 8th, ... signal
+// since a crawl a page's signal rate is re-estimated with the open interval
+// counted (shard::SignalRate, WithSignalRate), as in the shard. Like the
+// shard, it hides
 // signals of precision below min_signal_precision from the index. The
 // importance μ is taken as known: App. E estimates it from request logs
 // "with good accuracy", and learning it is not what is tested here.
