@@ -166,6 +166,7 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
     for (int s = 0; s < num_shards_; ++s) addresses[s] = core_->directory().shard(s).address;
     *next_slot_time = core_->NextSlotTime(now);
   }
+  DeliverBeforeLeasing(&live);
   std::vector<CoordinatorLease> leases;
   // Rounds: the slots a round leaves (a merge that stopped at a shard's
   // short peek, a shard that failed) go to the next, on the shards that
@@ -449,7 +450,21 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+void CoordinatorServiceImpl::DeliverBeforeLeasing(std::vector<bool>* live) {
+  {
+    absl::MutexLock lock(&held_mu_);
+    if (held_total_ == 0 && delivering_ == 0) return;
+  }
+  for (int s = 0; s < num_shards_; ++s) {
+    if (!(*live)[s]) continue;
+    DeliverHeldReports(s);
+    absl::MutexLock lock(&held_mu_);
+    if (!held_[s].empty()) (*live)[s] = false;
+  }
+}
+
 void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
+  absl::MutexLock deliver(&deliver_mu_);
   absl::StatusOr<Route> route = LiveShard(shard);
   if (!route.ok()) return;
   size_t delivered = 0, rejected = 0;
@@ -463,6 +478,7 @@ void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
         queue.pop_front();
         --held_total_;
       }
+      delivering_ += static_cast<size_t>(batch.reports_size());
     }
     if (batch.reports_size() == 0) break;
     grpc::ClientContext context;
@@ -470,6 +486,10 @@ void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
     ReportCrawlsResponse response;
     const grpc::Status status =
         channels_->Stub(route->address)->ReportCrawls(&context, batch, &response);
+    {
+      absl::MutexLock lock(&held_mu_);
+      delivering_ -= static_cast<size_t>(batch.reports_size());
+    }
     if (!status.ok()) {
       // Back in front, in order, for the next return.
       absl::MutexLock lock(&held_mu_);
@@ -689,7 +709,9 @@ ClusterStats CoordinatorServiceImpl::Stats() {
     stats.set_slots_dropped(core_->slot_stats().dropped);
   }
   absl::MutexLock lock(&held_mu_);
-  stats.set_pending_reports(held_total_);
+  // Reports on their way to a shard are not applied yet either: a client
+  // that waits for 0 must find them in the shard's state.
+  stats.set_pending_reports(held_total_ + delivering_);
   return stats;
 }
 

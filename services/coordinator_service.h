@@ -115,8 +115,16 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   absl::StatusOr<Route> LiveShard(int shard);
   void ShardFailed(int shard);
   // Sends the reports held for `shard` to it (live again, or live all along
-  // after a call to it timed out).
+  // after a call to it timed out). Returns once every report held for it
+  // when called, including those another delivery took, is applied or back
+  // in the queue.
   void DeliverHeldReports(int shard);
+  // Delivers the held reports of the `live` shards before they are leased
+  // from, and takes out of `live` those that still hold some (the delivery
+  // failed): a URL whose lease expired while its shard stalled would
+  // otherwise be leased again first, and the shard then rejects the held
+  // report of the old lease, which the coordinator had acknowledged.
+  void DeliverBeforeLeasing(std::vector<bool>* live);
   grpc::Status CheckBatchSize(const char* field, int size) const;
   // The role check of an operator's batch RPC, then its size.
   grpc::Status CheckBatchCall(const grpc::ServerContext& context, const char* method,
@@ -147,9 +155,13 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // logged when its refusal changes, not at every probe.
   std::map<std::string, std::string> last_refusal_ ABSL_GUARDED_BY(mu_);
 
+  // One delivery of held reports at a time (taken before held_mu_ and mu_).
+  absl::Mutex deliver_mu_;
   absl::Mutex held_mu_;
   std::vector<std::deque<CrawlReport>> held_ ABSL_GUARDED_BY(held_mu_);
   size_t held_total_ ABSL_GUARDED_BY(held_mu_) = 0;
+  // Reports taken from held_ by a delivery whose call has not returned.
+  size_t delivering_ ABSL_GUARDED_BY(held_mu_) = 0;
 };
 
 }  // namespace services

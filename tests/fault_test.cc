@@ -458,66 +458,100 @@ TEST_F(FaultTest, FetchersAndPingersCarryOnAcrossACoordinatorKill) {
 // out, the coordinator holds the reports and acknowledges them, and its
 // health probes, answered late, never see the shard out. The held reports
 // must reach the shard all the same.
-class StalledShardTest : public ClusterTest {};
+class StalledShardTest : public ClusterTest {
+ protected:
+  // Leases URLs of shard 0, stops it for `stall`, reports them meanwhile
+  // and continues it; with `lease_duration` > 0 the shards' leases last
+  // that long, and with `lease_after` a fetcher leases again at once, while
+  // the held reports are being delivered. Then every report must be in
+  // shard 0's state.
+  void StallAndReport(std::chrono::milliseconds stall, double lease_duration,
+                      bool lease_after) {
+    deploy::LocalClusterOptions o = TestClusterOptions(2);
+    o.bandwidth = 100;
+    o.coordinator_flags.push_back("--shard_deadline=0.1");
+    // Report calls wait --shard_batch_deadline (5 s by default), which would
+    // stall the report past the failure timeout (1.5 s) and take the shard
+    // out: a different case.
+    o.coordinator_flags.push_back("--shard_batch_deadline=0.1");
+    if (lease_duration > 0) {
+      o.coordinator_flags.push_back(absl::StrCat("--lease_duration=", lease_duration));
+    }
+    StartCluster(std::move(o));
+    deploy::LocalCluster& cluster = *cluster_;
+    UpsertHosts(0, 20, cluster.Now() - 3600);
+    client::FetcherOptions f;
+    f.holder = "stall";
+    f.lookahead = 1.0;
+    f.max_wait = absl::Seconds(30);
+    client::FetcherClient fetcher(Options(Role::kFetcher), f);
+    std::vector<CoordinatorLease> of_0;
+    ASSERT_TRUE(WaitFor([&] {
+      absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(20);
+      if (!leased.ok()) return false;
+      for (const CoordinatorLease& l : *leased) {
+        if (l.shard_index() == 0) of_0.push_back(l);
+      }
+      return !of_0.empty();
+    }));
+
+    ASSERT_EQ(kill(cluster.shard_pid(0), SIGSTOP), 0);
+    std::vector<CrawlReport> reports;
+    for (const CoordinatorLease& l : of_0) {
+      CrawlReport r;
+      r.set_lease_id(l.lease_id());
+      r.set_fetch_time(cluster.Now());
+      r.set_outcome(CRAWL_OUTCOME_CHANGED);
+      reports.push_back(r);
+    }
+    absl::StatusOr<ReportCrawlsResponse> reported = fetcher.Report(reports);
+    std::this_thread::sleep_for(stall);
+    ASSERT_EQ(kill(cluster.shard_pid(0), SIGCONT), 0);
+    ASSERT_TRUE(reported.ok()) << reported.status();
+    ASSERT_EQ(reported->result().applied(), reports.size());
+    if (lease_after) {
+      // The URLs' leases have expired: leased again before their held
+      // reports are in, the shard would reject those reports.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+      while (std::chrono::steady_clock::now() < until) {
+        absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(20);
+        if (leased.ok() && !leased->empty()) break;
+      }
+    }
+
+    client::AdminClient admin = Admin();
+    uint64_t pending = 0;
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
+          pending = stats.ok() ? stats->pending_reports() : 1;
+          return pending == 0;
+        },
+        30))
+        << pending << " reports still held; " << LogTail("coordinator");
+    for (size_t k = 0; k < of_0.size(); ++k) {
+      absl::StatusOr<UrlState> state = admin.GetUrlState(of_0[k].url());
+      ASSERT_TRUE(state.ok()) << state.status();
+      EXPECT_EQ(state->last_crawl_time(), reports[k].fetch_time())
+          << of_0[k].url() << "; " << LogTail("coordinator");
+      // (Leased again afterwards, in the second case, as it may be.)
+      if (!lease_after) EXPECT_FALSE(state->has_lease()) << of_0[k].url();
+    }
+  }
+};
+
 
 TEST_F(StalledShardTest, GetsTheReportsHeldWhileItStalled) {
-  deploy::LocalClusterOptions o = TestClusterOptions(2);
-  o.bandwidth = 100;
-  o.coordinator_flags.push_back("--shard_deadline=0.1");
-  // Report calls wait --shard_batch_deadline (5 s by default), which would
-  // stall the report past the failure timeout (1.5 s) and take the shard
-  // out: a different case.
-  o.coordinator_flags.push_back("--shard_batch_deadline=0.1");
-  StartCluster(std::move(o));
-  deploy::LocalCluster& cluster = *cluster_;
-  UpsertHosts(0, 20, cluster.Now() - 3600);
-  client::FetcherOptions f;
-  f.holder = "stall";
-  f.lookahead = 1.0;
-  f.max_wait = absl::Seconds(30);
-  client::FetcherClient fetcher(Options(Role::kFetcher), f);
-  std::vector<CoordinatorLease> of_0;
-  ASSERT_TRUE(WaitFor([&] {
-    absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(20);
-    if (!leased.ok()) return false;
-    for (const CoordinatorLease& l : *leased) {
-      if (l.shard_index() == 0) of_0.push_back(l);
-    }
-    return !of_0.empty();
-  }));
+  StallAndReport(std::chrono::milliseconds(300), /*lease_duration=*/0, /*lease_after=*/false);
+}
 
-  ASSERT_EQ(kill(cluster.shard_pid(0), SIGSTOP), 0);
-  std::vector<CrawlReport> reports;
-  for (const CoordinatorLease& l : of_0) {
-    CrawlReport r;
-    r.set_lease_id(l.lease_id());
-    r.set_fetch_time(cluster.Now());
-    r.set_outcome(CRAWL_OUTCOME_CHANGED);
-    reports.push_back(r);
-  }
-  absl::StatusOr<ReportCrawlsResponse> reported = fetcher.Report(reports);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  ASSERT_EQ(kill(cluster.shard_pid(0), SIGCONT), 0);
-  ASSERT_TRUE(reported.ok()) << reported.status();
-  ASSERT_EQ(reported->result().applied(), reports.size());
-
-  client::AdminClient admin = Admin();
-  uint64_t pending = 0;
-  EXPECT_TRUE(WaitFor(
-      [&] {
-        absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
-        pending = stats.ok() ? stats->pending_reports() : 1;
-        return pending == 0;
-      },
-      30))
-      << pending << " reports still held; " << LogTail("coordinator");
-  for (size_t k = 0; k < of_0.size(); ++k) {
-    absl::StatusOr<UrlState> state = admin.GetUrlState(of_0[k].url());
-    ASSERT_TRUE(state.ok()) << state.status();
-    EXPECT_EQ(state->last_crawl_time(), reports[k].fetch_time())
-        << of_0[k].url();
-    EXPECT_FALSE(state->has_lease()) << of_0[k].url();
-  }
+// The stall outlasts the leases (slot times up to 1 s ahead, then 0.5 s)
+// and the failure timeout (1.5 s): the shard is out, and once back it
+// would offer the reported URLs again. A lease call must not get them
+// before the held reports are in (CoordinatorServiceImpl::
+// DeliverBeforeLeasing).
+TEST_F(StalledShardTest, HeldReportsArriveBeforeTheUrlsAreLeasedAgain) {
+  StallAndReport(std::chrono::milliseconds(2000), /*lease_duration=*/0.5, /*lease_after=*/true);
 }
 
 }  // namespace
