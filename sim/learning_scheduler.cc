@@ -59,6 +59,7 @@ void LearningScheduler::OnSignal(int page, double t) {
   const double rate = shard::SignalRate(learning_[page], static_cast<double>(n),
                                         t - last_crawl_[page], options_.learning);
   const policy::PageParams ranked = shard::WithSignalRate(model_[page], rate);
+  if (!shard::ChangedMeaningfully(model_[page], ranked, options_.push_threshold)) return;
   if (!values_->UpdateModel(page, IndexView(ranked, options_.min_signal_precision)).ok()) {
     ++rejected_;
     return;
