@@ -487,17 +487,20 @@ void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
     const grpc::Status status =
         channels_->Stub(route->address)->ReportCrawls(&context, batch, &response);
     {
+      // A failed batch goes back in front, in order, for the next return, in
+      // the same step as it stops counting as delivering, so that
+      // pending_reports never misses it.
       absl::MutexLock lock(&held_mu_);
       delivering_ -= static_cast<size_t>(batch.reports_size());
+      if (!status.ok()) {
+        std::deque<CrawlReport>& queue = held_[shard];
+        for (int i = batch.reports_size() - 1; i >= 0; --i) {
+          queue.push_front(std::move(*batch.mutable_reports(i)));
+          ++held_total_;
+        }
+      }
     }
     if (!status.ok()) {
-      // Back in front, in order, for the next return.
-      absl::MutexLock lock(&held_mu_);
-      std::deque<CrawlReport>& queue = held_[shard];
-      for (int i = batch.reports_size() - 1; i >= 0; --i) {
-        queue.push_front(std::move(*batch.mutable_reports(i)));
-        ++held_total_;
-      }
       spdlog::warn("delivering held reports to shard {}: {}; keeping {}", shard,
                    status.error_message(), batch.reports_size());
       break;

@@ -197,6 +197,21 @@ bool Finite(const policy::SignalModelParams& p) {
          std::isfinite(p.false_rate);
 }
 
+// SignalRate with the prior already derived.
+double SignalRateWith(const LearningState& state, const PriorData& prior,
+                      double open_signals, double open_time,
+                      const LearningOptions& options) {
+  // γ̂ from the signal count, with γ₀ over prior_weight pseudo-intervals.
+  double signals = double{state.signals} + std::max(open_signals, 0.0);
+  double time = double{state.signal_time} + std::max(open_time, 0.0);
+  const double pseudo = PseudoInterval(state, prior);
+  if (options.prior_weight > 0.0 && std::isfinite(pseudo)) {
+    signals += options.prior_weight * prior.signal_rate * pseudo;
+    time += options.prior_weight * pseudo;
+  }
+  return time > 0.0 ? signals / time : prior.signal_rate;
+}
+
 }  // namespace
 
 void SetPrior(const policy::PageParams& prior, LearningState* state) {
@@ -330,7 +345,7 @@ LearnedModel Fit(const LearningState& state, double importance,
     if (small) break;
   }
 
-  const double gamma = SignalRate(state, 0.0, 0.0, options);
+  const double gamma = SignalRateWith(state, prior, 0.0, 0.0, options);
 
   const policy::SignalModelParams fit =
       policy::SignalModelParamsFromFit(theta[0], theta[1], gamma);
@@ -367,15 +382,15 @@ LearnedModel Fit(const LearningState& state, double importance,
           2.0 * e.hessian[1] * theta[0] * theta[1] +
           e.hessian[2] * theta[1] * theta[1]);  // −θ̂ᵀ∇²ℓθ̂
     // The root is not sought below min_optimism_scale.
-    const double floor = options.min_optimism_scale;
-    double s = floor;
+    const double min_scale = options.min_optimism_scale;
+    double s = min_scale;
     double value = f(s);
     if (value < 0.0) {
       s = curvature > 0.0 ? 1.0 - std::sqrt(2.0 * level / curvature) : 0.5;
-      if (!(s > floor)) s = 0.5 * (1.0 + floor);
+      if (!(s > min_scale)) s = 0.5 * (1.0 + min_scale);
       value = f(s);
-      for (int k = 0; k < 60 && value >= 0.0 && s > floor; ++k) {
-        value = f(s = std::max(0.5 * s, floor));
+      for (int k = 0; k < 60 && value >= 0.0 && s > min_scale; ++k) {
+        value = f(s = std::max(0.5 * s, min_scale));
       }
       for (int k = 0; k < 30 && value < 0.0 && slope > 0.0; ++k) {
         const double next = s - value / slope;
@@ -397,16 +412,9 @@ LearnedModel Fit(const LearningState& state, double importance,
 
 double SignalRate(const LearningState& state, double open_signals,
                   double open_time, const LearningOptions& options) {
-  // γ̂ from the signal count, with γ₀ over prior_weight pseudo-intervals.
-  const PriorData prior = DerivePrior(state, options.max_log_signal_factor);
-  double signals = double{state.signals} + std::max(open_signals, 0.0);
-  double time = double{state.signal_time} + std::max(open_time, 0.0);
-  const double pseudo = PseudoInterval(state, prior);
-  if (options.prior_weight > 0.0 && std::isfinite(pseudo)) {
-    signals += options.prior_weight * prior.signal_rate * pseudo;
-    time += options.prior_weight * pseudo;
-  }
-  return time > 0.0 ? signals / time : prior.signal_rate;
+  return SignalRateWith(state,
+                        DerivePrior(state, options.max_log_signal_factor),
+                        open_signals, open_time, options);
 }
 
 policy::PageParams WithSignalRate(const policy::PageParams& model,
@@ -436,6 +444,13 @@ policy::PageParams PriorRanking::Ranked(const policy::PageParams& prior) {
   policy::PageParams out = ranked_;
   out.importance = prior.importance;
   return out;
+}
+
+bool RerankAfterCrawl(const LearningState& state, int64_t n_cis,
+                      const policy::PageParams& current,
+                      const policy::PageParams& learnt, double threshold) {
+  return state.crawls == 1 || n_cis >= 2 ||
+         ChangedMeaningfully(current, learnt, threshold);
 }
 
 bool ChangedMeaningfully(const policy::PageParams& current,

@@ -160,11 +160,10 @@ double SignalRate(const LearningState& state, double open_signals,
 
 // Whether the n-th signal since a crawl re-estimates a page's signal rate
 // from its open interval: at n = 2, 4, 8, ..., so O(log n) times an
-// interval. SignalCountRefreshedRate(n): whether any of the first n did.
+// interval.
 inline bool SignalCountRefreshesRate(int64_t n) {
   return n >= 2 && (n & (n - 1)) == 0;
 }
-inline bool SignalCountRefreshedRate(int64_t n) { return n >= 2; }
 
 // `model` with signal rate γ = λΔ + ν set to `signal_rate`, keeping what the
 // crawl outcomes fit, α = (1 − λ)Δ and αβ = log(γ/ν) (App. E): λΔ and ν
@@ -197,6 +196,16 @@ class PriorRanking {
 // larger of the two, or λ by more than `threshold` absolute.
 bool ChangedMeaningfully(const policy::PageParams& current,
                          const policy::PageParams& learnt, double threshold);
+
+// Whether a crawl whose outcome made `state` (n_cis signals counted before
+// it) must re-rank its page by `learnt` while the index ranks it by
+// `current`: always after a first outcome, which replaces the optimistic
+// prior, and after an interval whose signal rate was refreshed
+// (SignalCountRefreshesRate), which the crawl has closed; otherwise when
+// the model changed meaningfully.
+bool RerankAfterCrawl(const LearningState& state, int64_t n_cis,
+                      const policy::PageParams& current,
+                      const policy::PageParams& learnt, double threshold);
 
 }  // namespace shard
 }  // namespace recrawl

@@ -279,14 +279,15 @@ class Shard {
                     UrlRecord* record);
 
   // shard_signals.cc
-  // Re-ranks the page at its `slot.n_cis`-th signal since its crawl at
-  // `last_crawl`, received at `t`, with its signal rate re-estimated over
+  // Re-ranks the page at its `slot.n_cis`-th signal since its crawl,
+  // received at `t` (`indexed`: the index's view of the page, whose model
+  // a signal does not change), with its signal rate re-estimated over
   // the open interval too (SignalCountRefreshesRate, SignalRate): signals
   // say how often a page is signalled long before crawls say how often it
   // changes. The store keeps the fitted model; after a restart the page
   // ranks by it until its next crawl or refresh.
-  void RankBySignalRate(PageId page, const PageSlot& slot, double last_crawl,
-                        double t);
+  void RankBySignalRate(PageId page, const PageSlot& slot,
+                        const PageView& indexed, double t);
   // The page has journaled signals or a lease its record lacks (from entry
   // `seq` on).
   void MarkUnfolded(PageId page, uint64_t seq);

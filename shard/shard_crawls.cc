@@ -283,12 +283,8 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
                                      slot.recall, slot.false_rate};
     if (!fit.ok || !IndexableModel(fit.params, options_.max_rate)) {
       ++rejected_fits_;
-    } else if (learning.crawls == 1 || SignalCountRefreshedRate(n_cis) ||
-               ChangedMeaningfully(current, fit.params,
-                                   options_.push_threshold)) {
-      // A first outcome replaces the optimistic prior the index ranked by,
-      // and a signal rate that counted the open interval (RankBySignalRate)
-      // is stale once the crawl closes it.
+    } else if (RerankAfterCrawl(learning, n_cis, current, fit.params,
+                                options_.push_threshold)) {
       slot.change_rate = static_cast<float>(fit.params.change_rate);
       slot.recall = static_cast<float>(fit.params.recall);
       slot.false_rate = static_cast<float>(fit.params.false_rate);

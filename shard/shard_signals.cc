@@ -98,7 +98,8 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     PageSlot& slot = pages_[page];
     // Signals from before the last crawl, or within T_DELAY after it, are
     // about changes the crawl already saw (App. C).
-    const double last_crawl = LastCrawl(page);
+    const PageView indexed = Indexed(page);
+    const double last_crawl = indexed.last_crawl;
     if (t < last_crawl + t_delay_) {
       ++stale;
       continue;
@@ -116,7 +117,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     }
     index_.RecordSignal(page, t);
     if (SignalCountRefreshesRate(slot.n_cis)) {
-      RankBySignalRate(page, slot, last_crawl, t);
+      RankBySignalRate(page, slot, indexed, t);
     }
     AppendJournalSignal({id, t, key}, &journal_entry_);
     MarkUnfolded(page, journal_seq_);
@@ -136,7 +137,8 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
 }
 
 void Shard::RankBySignalRate(PageId page, const PageSlot& slot,
-                             double last_crawl, double t) {
+                             const PageView& indexed, double t) {
+  const double last_crawl = indexed.last_crawl;
   const LearningState learning = pages_.Learning(page);
   // Signals within T_DELAY after the crawl were dropped, as in the crawls'
   // intervals (LearnFromCrawl).
@@ -149,7 +151,6 @@ void Shard::RankBySignalRate(PageId page, const PageSlot& slot,
       WithSignalRate(RankingModel(model, learning.crawls > 0), rate);
   if (!IndexableModel(ranked, options_.max_rate)) return;
   const policy::PageParams view = IndexView(ranked);
-  const PageView indexed = Indexed(page);
   if (!ChangedMeaningfully(indexed.params, view, options_.push_threshold)) {
     return;  // spares the index a re-key
   }

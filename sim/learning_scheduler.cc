@@ -89,10 +89,8 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
     ++rejected_;
     return;
   }
-  // A first outcome replaces the optimistic prior, and a model whose signal
-  // rate counted an open interval is stale once the crawl closes it.
-  if (learning_[page].crawls > 1 && !shard::SignalCountRefreshedRate(n_cis) &&
-      !shard::ChangedMeaningfully(model_[page], fit.params, options_.push_threshold)) {
+  if (!shard::RerankAfterCrawl(learning_[page], n_cis, model_[page], fit.params,
+                               options_.push_threshold)) {
     return;
   }
   if (!values_->UpdateModel(page, IndexView(fit.params, options_.min_signal_precision)).ok()) {

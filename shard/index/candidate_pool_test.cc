@@ -162,8 +162,9 @@ TEST(CandidatePoolTest, FirstPieceIsTight) {
 
 // The owner's table is written once per Add, however often the entry moves
 // (pieces expiring, shifts, voids, restarts, other entries' moves), and
-// slots are reused, so the pool's slot table stays as large as the pool has
-// been.
+// slots are reused, so the pool's slot table is no larger than the pool has
+// been. (A pool this small never compacts its slot table, which rewrites
+// the owner's table: ShrunkPoolCompactsItsSlotTable.)
 TEST(CandidatePoolTest, SlotsAreWrittenOncePerAddAndReused) {
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> u(0.0, 1.0);
