@@ -408,23 +408,34 @@ void CandidatePool::Touch(int k) {
   if (heap.capacity() > 3 * static_cast<size_t>(heap.size()) + 4) {
     heap.shrink_to_fit();
   }
+  // A block's cached best and its until time depend only on its classes'
+  // tops, so a change below a top (most pushes and erasures) leaves it valid.
   const int block = k / kBlockClasses;
-  dirty_blocks_ |= uint32_t{1} << block;
+  const uint32_t block_bit = uint32_t{1} << block;
   const uint64_t bit = uint64_t{1} << (k % 64);
-  if (classes_[k].empty()) {
+  const bool was_non_empty = (non_empty_[k / 64] & bit) != 0;
+  if (heap.empty()) {
+    if (!was_non_empty) return;
+    dirty_blocks_ |= block_bit;
     non_empty_[k / 64] &= ~bit;
     const int first = block * kBlockClasses;
     if (((non_empty_[first / 64] >> (first % 64)) &
          ((uint64_t{1} << kBlockClasses) - 1)) == 0) {
-      non_empty_blocks_ &= ~(uint32_t{1} << block);
+      non_empty_blocks_ &= ~block_bit;
     }
-  } else {
-    non_empty_[k / 64] |= bit;
-    non_empty_blocks_ |= uint32_t{1} << block;
-    const Entry& top = classes_[k].top();
-    top_intercept_[k] = k == kVoidClass ? kInf : top.intercept;
-    top_page_[k] = top.page;
+    return;
   }
+  const Entry& top = heap.top();
+  const double intercept = k == kVoidClass ? kInf : top.intercept;
+  if (was_non_empty && top_intercept_[k] == intercept &&
+      top_page_[k] == top.page) {
+    return;
+  }
+  dirty_blocks_ |= block_bit;
+  non_empty_[k / 64] |= bit;
+  non_empty_blocks_ |= block_bit;
+  top_intercept_[k] = intercept;
+  top_page_[k] = top.page;
 }
 
 std::vector<CandidatePool::Entry> CandidatePool::Entries() const {
