@@ -63,6 +63,16 @@ void BruteForceIndex::Lease(PageId page) {
   if (Contains(page)) pages_[page].leased = true;
 }
 
+bool BruteForceIndex::LeaseAt(PageId page, double t) {
+  if (!Contains(page) || pages_[page].leased ||
+      !hosts_.Allowed(pages_[page].host, t)) {
+    return false;
+  }
+  Lease(page);
+  hosts_.Hold(pages_[page].host, t);
+  return true;
+}
+
 void BruteForceIndex::ReleaseLease(PageId page) {
   if (Contains(page)) pages_[page].leased = false;
 }
@@ -106,10 +116,7 @@ std::vector<SlotPick> BruteForceIndex::PickSlots(
     if (top.empty()) continue;
     const PageId page = top[0].page;
     Lease(page);
-    HostTable::Host& host = hosts_.Get(pages_[page].host);
-    if (host.min_delay > 0.0) {
-      host.blocked_until = std::max(host.blocked_until, t + host.min_delay);
-    }
+    hosts_.Hold(pages_[page].host, t);
     picks.push_back({page, top[0].value, t, slot});
   }
   return picks;

@@ -83,6 +83,11 @@ class CrawlIndex {
   // RecordCrawl. (Deadlines are the shard's business.)
   virtual void Lease(PageId page) = 0;
   virtual void ReleaseLease(PageId page) = 0;
+  // Leases `page` for a crawl at t outside the argmax (an exploration crawl:
+  // shard/probe_queue.h) as PickSlots leases a pick, host hold included.
+  // False, changing nothing, when the page is absent or leased or its host
+  // does not allow a crawl at t.
+  virtual bool LeaseAt(PageId page, double t) = 0;
 
   // Politeness: minimum time between two crawls of the host's pages, and a
   // time before which none of its pages may be offered.

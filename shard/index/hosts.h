@@ -33,6 +33,13 @@ class HostTable {
     return host < hosts_.size() && hosts_[host].min_delay > 0.0;
   }
 
+  // A page of the host is crawled (leased) at t: no other before
+  // t + min_delay. Only ever later, so a key that was a lower bound stays one.
+  void Hold(HostId host, double t) {
+    Host& h = Get(host);
+    if (h.min_delay > 0.0) h.blocked_until = std::max(h.blocked_until, t + h.min_delay);
+  }
+
   Host& Get(HostId host) {
     if (host >= hosts_.size()) hosts_.resize(static_cast<size_t>(host) + 1);
     return hosts_[host];

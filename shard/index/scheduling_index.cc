@@ -373,6 +373,16 @@ void SchedulingIndex::Lease(PageId id) {
   pages_[id].state = kLeased;
 }
 
+bool SchedulingIndex::LeaseAt(PageId id, double t) {
+  if (!Contains(id) || pages_[id].state == kLeased ||
+      !hosts_.Allowed(pages_[id].host, t)) {
+    return false;
+  }
+  Lease(id);
+  hosts_.Hold(pages_[id].host, t);
+  return true;
+}
+
 void SchedulingIndex::ReleaseLease(PageId id) {
   if (!Contains(id) || pages_[id].state != kLeased) return;
   DropReserve();  // no time to value it at
@@ -715,11 +725,7 @@ std::vector<SlotPick> SchedulingIndex::PickSlots(
     const PageId id = picked[0].page;
     taken_.clear();
     pages_[id].state = kLeased;
-    HostTable::Host& host = hosts_.Get(pages_[id].host);
-    if (host.min_delay > 0.0) {
-      // Only ever later: keys stay lower bounds, no re-key.
-      host.blocked_until = std::max(host.blocked_until, t + host.min_delay);
-    }
+    hosts_.Hold(pages_[id].host, t);  // only ever later: no re-key
     slots.push_back({id, picked[0].value, t, slot});
     if (ShouldRaise()) Raise(t);
   }

@@ -96,6 +96,7 @@ class SchedulingIndex : public CrawlIndex {
   void RecordSignals(PageId page, double t, int64_t count) override;
   void RecordCrawl(PageId page, double t) override;
   void Lease(PageId page) override;
+  bool LeaseAt(PageId page, double t) override;
   void ReleaseLease(PageId page) override;
   void SetHostDelay(HostId host, double min_delay) override;
   void BlockHost(HostId host, double until) override;

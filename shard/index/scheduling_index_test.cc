@@ -118,8 +118,12 @@ void RunRandomEvents(uint64_t seed, int pages, int hosts, int steps,
       for (CrawlIndex* x : pair.both()) x->Upsert(page, p, h, t);
     } else if (what < 46) {
       for (CrawlIndex* x : pair.both()) x->Remove(page);
-    } else if (what < 49) {
+    } else if (what < 48) {
       for (CrawlIndex* x : pair.both()) x->Lease(page);
+    } else if (what < 49) {
+      // Out of turn (an exploration crawl): both refuse or both lease.
+      const bool want = pair.oracle.LeaseAt(page, t);
+      EXPECT_EQ(want, pair.index.LeaseAt(page, t)) << "t=" << t;
     } else if (what < 52) {
       for (CrawlIndex* x : pair.both()) x->ReleaseLease(page);
     } else if (what < 53) {
@@ -251,6 +255,25 @@ TEST(SchedulingIndexTest, LeasedAndBlockedPagesAreSkipped) {
   EXPECT_EQ(index.PickTop(3.0, 1)[0].page, 1u);
   index.ReleaseLease(0);
   EXPECT_EQ(index.PickTop(3.0, 2).size(), 2u);
+}
+
+TEST(SchedulingIndexTest, LeaseAtTakesAPageOutOfTurnPolitely) {
+  SchedulingIndex index;
+  const policy::PageParams p{1.0, 1.0, 0.5, 0.3};
+  index.Upsert(0, p, 0, 0.0);
+  index.Upsert(1, p, 0, 1.0);  // same host, lower value
+  index.Upsert(2, p, 1, 1.0);
+  index.SetHostDelay(0, 1.0);
+  ASSERT_EQ(index.PickTop(2.0, 1)[0].page, 0u);
+  EXPECT_FALSE(index.LeaseAt(7, 2.0));  // not in the index
+  EXPECT_TRUE(index.LeaseAt(1, 2.0));   // not the argmax, leased anyway
+  EXPECT_FALSE(index.LeaseAt(1, 2.0));  // already leased
+  // Its host is held for its minimum delay, as after a pick.
+  EXPECT_FALSE(index.LeaseAt(0, 2.5));
+  EXPECT_EQ(index.PickTop(2.5, 1)[0].page, 2u);
+  EXPECT_EQ(index.PickTop(3.0, 1)[0].page, 0u);
+  index.RecordCrawl(1, 3.0);  // the crawl ends the lease
+  EXPECT_EQ(index.View(1)->last_crawl, 3.0);
 }
 
 TEST(SchedulingIndexTest, ViewShowsTheIndexedState) {
