@@ -83,6 +83,11 @@ struct LearningOptions {
   // μτ·g(Δτ) ~ μΔτ²/2 at the τ it is weighed at with it: "optimism" that
   // never crawls it. The priors and data of docs/results.md stop near 0.2.
   double min_optimism_scale = 0.1;
+  // Probes (shard/probe_queue.h): a page whose first crawls, up to this
+  // many, all found a change is crawled once more soon after, at
+  // probe_delay_scale / Δ*. 0: no probes.
+  int probe_crawls = 3;
+  double probe_delay_scale = 1.0;
 };
 
 // The learning state of one URL. Floats: the fit needs a few digits, and

@@ -79,6 +79,7 @@ Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
       batch_(store_->NewBatch()),
       index_(options.policy, options.index),
       prior_ranking_(options.learning),
+      probes_(options.learning),
       policy_(options.policy),
       t_delay_(options.t_delay) {}
 
@@ -723,6 +724,8 @@ ShardStats Shard::GetStats(double now) {
   EstimatorHealth* e = s.mutable_estimator();
   e->set_urls_learning(urls_learning_);
   e->set_rejected_fits(rejected_fits_);
+  e->set_probe_leases_total(probes_total_);
+  e->set_probes_pending(probes_.size());
   e->set_mean_observed_crawls(
       urls_learning_ > 0
           ? static_cast<double>(observed_crawls_sum_) / urls_learning_

@@ -54,6 +54,7 @@
 #include "shard/host_registry.h"
 #include "shard/index/scheduling_index.h"
 #include "shard/learning.h"
+#include "shard/probe_queue.h"
 #include "shard/lease_table.h"
 #include "shard/page_table.h"
 #include "shard/rate_window.h"
@@ -250,6 +251,11 @@ class Shard {
   absl::Status Commit(bool sync);
   void WriteMeta();
   uint64_t NextLeaseId();
+  // Leases `page` (taken out of the index already) for slot `slot` of
+  // `req`, valued `value` at `time`, into `response` and the journal entry.
+  void GrantLease(PageId page, double value, double time, size_t slot,
+                  const LeaseRequest& req, double duration,
+                  LeaseResponse* response);
   // A time given by a client for an item: 0 means now; must be finite and
   // >= 0; ahead of now_ by at most the clock skew (else OUT_OF_RANGE, or
   // now_ with clamp_future_times); clamped to now_ otherwise.
@@ -319,6 +325,8 @@ class Shard {
 
   SchedulingIndex index_;
   PriorRanking prior_ranking_;
+  // Exploration crawls that Lease gives slots to ahead of the argmax.
+  ProbeQueue probes_;
   PageTable pages_;
   HostRegistry hosts_;
   LeaseTable leases_;
@@ -349,6 +357,7 @@ class Shard {
   // times): a request for an earlier time is answered for this one.
   double pick_time_ = 0.0;
   std::vector<double> slot_times_;  // Lease's, kept to spare an allocation
+  std::vector<double> run_times_;   // the slots of one PickSlots call
 
   // Stats.
   double level_ = 0.0;  // value of the latest lease
@@ -357,6 +366,7 @@ class Shard {
   RateWindow report_rate_;
   uint64_t signals_total_ = 0;
   uint64_t leases_total_ = 0;
+  uint64_t probes_total_ = 0;  // leases given to probes
   uint64_t reports_total_ = 0;
   uint64_t expired_leases_total_ = 0;
   uint64_t urls_learning_ = 0;

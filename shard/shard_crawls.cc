@@ -96,35 +96,66 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
     pick_time_ = std::max(pick_time_, slot_time);
     slot_times_.push_back(pick_time_);
   }
-  // Algorithm 1 slot by slot, in one call: each slot's pick comes out of
-  // the index leased, and a polite host of a pick is held back for its
-  // minimum delay from the slot time (the fetch will hit it then, as a crawl
-  // would; the index learns of the crawl itself only from the report).
-  for (const SlotPick& pick : index_.PickSlots(slot_times_)) {
-    const PageId page = pick.page;
-    const uint64_t id = NextLeaseId();
-    const double deadline = pick.time + duration;
-    leases_.Grant(id, page, req.holder(), deadline);
-    AppendJournalLease({pages_[page].id, id, deadline, req.holder()},
-                       &journal_entry_);
-    MarkUnfolded(page, journal_seq_);
-
-    LeasedUrl* out = response.add_leases();
-    pages_.AppendUrl(page, out->mutable_url());
-    out->set_lease_id(id);
-    // The slot asked for, not the later time it was valued at when the
-    // shard's pick time had passed it: the coordinator dealt distinct slots
-    // and paces by them (two fetchers' calls can reach a shard out of order).
-    out->set_slot_time(req.slot_times(static_cast<int>(pick.slot)));
-    out->set_deadline(deadline);
-    out->set_value(pick.value);
-    level_ = pick.value;
+  // Algorithm 1 slot by slot, one PickSlots call for each run of slots
+  // between probes: each slot's pick comes out of the index leased, and a
+  // polite host of a pick is held back for its minimum delay from the slot
+  // time (the fetch will hit it then, as a crawl would; the index learns of
+  // the crawl itself only from the report). A probe that is due
+  // (probe_queue.h) takes its slot first, unless its page was crawled since
+  // the crawl it follows or the index refuses it (leased, host held).
+  size_t run_start = 0;
+  auto pick_run = [&](size_t end) {
+    run_times_.assign(slot_times_.begin() + run_start, slot_times_.begin() + end);
+    for (const SlotPick& pick : index_.PickSlots(run_times_)) {
+      probes_.ObservePick(pick.value);
+      GrantLease(pick.page, pick.value, pick.time, run_start + pick.slot, req,
+                 duration, &response);
+    }
+    run_start = end;
+  };
+  for (size_t j = 0; j < slot_times_.size(); ++j) {
+    const double t = slot_times_[j];
+    uint32_t page = 0;
+    double after = 0.0;
+    while (probes_.PopDue(t, &page, &after)) {
+      const std::optional<PageView> view = index_.View(page);
+      if (!view.has_value() || view->last_crawl != after) continue;
+      pick_run(j);  // the slots before this one, in order
+      if (!index_.LeaseAt(page, t)) continue;
+      GrantLease(page, index_.Value(page, t), t, j, req, duration, &response);
+      run_start = j + 1;
+      ++probes_total_;
+      break;
+    }
   }
+  pick_run(slot_times_.size());
   leases_total_ += response.leases_size();
   pick_rate_.Add(now_, response.leases_size());
   FoldSignals();  // writes the entry
   if (absl::Status s = Commit(/*sync=*/false); !s.ok()) return s;
   return response;
+}
+
+void Shard::GrantLease(PageId page, double value, double time, size_t slot,
+                       const LeaseRequest& req, double duration,
+                       LeaseResponse* response) {
+  const uint64_t id = NextLeaseId();
+  const double deadline = time + duration;
+  leases_.Grant(id, page, req.holder(), deadline);
+  AppendJournalLease({pages_[page].id, id, deadline, req.holder()},
+                     &journal_entry_);
+  MarkUnfolded(page, journal_seq_);
+
+  LeasedUrl* out = response->add_leases();
+  pages_.AppendUrl(page, out->mutable_url());
+  out->set_lease_id(id);
+  // The slot asked for, not the later time it was valued at when the
+  // shard's pick time had passed it: the coordinator dealt distinct slots
+  // and paces by them (two fetchers' calls can reach a shard out of order).
+  out->set_slot_time(req.slot_times(static_cast<int>(slot)));
+  out->set_deadline(deadline);
+  out->set_value(value);
+  level_ = value;
 }
 
 absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
@@ -242,10 +273,12 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   UrlRecord& patch = patch_;
   patch.Clear();
   LearningState learning;
+  bool learnt = false;  // the outcome is in `learning`
   if (decided) {
     learning = pages_.Learning(page);
     const bool was_learning = learning.crawls > 0;
     if (LearnFromCrawl(tau, n_cis, changed, t_delay_, &learning)) {
+      learnt = true;
       pages_.SetLearning(page, learning);
       if (!was_learning) ++urls_learning_;
       ++observed_crawls_sum_;
@@ -283,16 +316,23 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
                                      slot.recall, slot.false_rate};
     if (!fit.ok || !IndexableModel(fit.params, options_.max_rate)) {
       ++rejected_fits_;
-    } else if (RerankAfterCrawl(learning, n_cis, current, fit.params,
-                                options_.push_threshold)) {
-      slot.change_rate = static_cast<float>(fit.params.change_rate);
-      slot.recall = static_cast<float>(fit.params.recall);
-      slot.false_rate = static_cast<float>(fit.params.false_rate);
-      index_.Upsert(page, IndexView(fit.params), indexed.host, fetch_time);
-      ChangeModel* estimate = patch.mutable_estimate();
-      estimate->set_change_rate(fit.params.change_rate);
-      estimate->set_recall(fit.params.recall);
-      estimate->set_false_rate(fit.params.false_rate);
+    } else {
+      const bool rerank = RerankAfterCrawl(learning, n_cis, current,
+                                           fit.params, options_.push_threshold);
+      if (rerank) {
+        slot.change_rate = static_cast<float>(fit.params.change_rate);
+        slot.recall = static_cast<float>(fit.params.recall);
+        slot.false_rate = static_cast<float>(fit.params.false_rate);
+        index_.Upsert(page, IndexView(fit.params), indexed.host, fetch_time);
+        ChangeModel* estimate = patch.mutable_estimate();
+        estimate->set_change_rate(fit.params.change_rate);
+        estimate->set_recall(fit.params.recall);
+        estimate->set_false_rate(fit.params.false_rate);
+      }
+      if (learnt) {
+        probes_.AfterCrawl(page, fetch_time, changed, learning,
+                           rerank ? fit.params : current);
+      }
     }
   }
 

@@ -127,6 +127,53 @@ TEST_F(ShardLearningTest, EstimatesConvergeOnSyntheticPopulation) {
   EXPECT_EQ(after.observed_crawls(), before.observed_crawls());
 }
 
+// A URL whose crawl found a change and which its ranked model puts below
+// the pick level (probe_queue.h) is leased once more at Λ/μ after the
+// crawl, ahead of the argmax; a crawl in between drops that probe.
+TEST_F(ShardLearningTest, ChangedUrlBelowTheLevelIsProbedSoonAfter) {
+  const std::string low = "https://low.example/a";
+  Add("https://high.example/1");
+  Add("https://high.example/2");
+  const double importance = 1.0 / 64;  // exact as the shard's float
+  Add(low, importance);
+  now_ += 30 * 86400.0;
+  const LeaseResponse first = Lease(1);
+  ASSERT_EQ(first.leases_size(), 1);
+  ASSERT_NE(first.leases(0).url(), low);
+  const double level = first.leases(0).value();  // Λ after one pick
+
+  ASSERT_EQ(Report({ByUrl(low, now_, CRAWL_OUTCOME_CHANGED)}).result().applied(), 1u);
+  EXPECT_EQ(shard_->GetStats(now_).estimator().probes_pending(), 1u);
+  const double probe_at = now_ + level / importance;
+
+  now_ = probe_at - 1.0;
+  const LeaseResponse before = Lease(1);
+  ASSERT_EQ(before.leases_size(), 1);
+  EXPECT_NE(before.leases(0).url(), low);  // the other high URL
+  EXPECT_EQ(shard_->GetStats(now_).estimator().probe_leases_total(), 0u);
+
+  now_ = probe_at;
+  const LeaseResponse probe = Lease(1);
+  ASSERT_EQ(probe.leases_size(), 1);
+  EXPECT_EQ(probe.leases(0).url(), low);
+  EXPECT_EQ(shard_->GetStats(now_).estimator().probe_leases_total(), 1u);
+
+  // Changed again: a second probe is due at the same delay from this
+  // crawl, but an unchanged crawl first makes it moot.
+  ASSERT_EQ(Report({ByLease(probe.leases(0).lease_id(), now_, CRAWL_OUTCOME_CHANGED)})
+                .result()
+                .applied(),
+            1u);
+  EXPECT_EQ(shard_->GetStats(now_).estimator().probes_pending(), 1u);
+  now_ += 10.0;
+  ASSERT_EQ(Report({ByUrl(low, now_, CRAWL_OUTCOME_UNCHANGED)}).result().applied(), 1u);
+  now_ += 1e9;
+  Lease(3);
+  const ShardStats stats = shard_->GetStats(now_);
+  EXPECT_EQ(stats.estimator().probe_leases_total(), 1u);
+  EXPECT_EQ(stats.estimator().probes_pending(), 0u);
+}
+
 }  // namespace
 }  // namespace shard
 }  // namespace recrawl

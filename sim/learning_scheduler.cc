@@ -46,7 +46,8 @@ LearningScheduler::LearningScheduler(std::unique_ptr<ValueScheduler> values,
       learning_(std::move(learning)),
       last_crawl_(model_.size(), 0.0),
       n_cis_(model_.size(), 0),
-      options_(options) {}
+      options_(options),
+      probes_(options.learning) {}
 
 void LearningScheduler::OnSignal(int page, double t) {
   // The crawler counts every signal for learning (n_cis of App. E), whether
@@ -67,7 +68,21 @@ void LearningScheduler::OnSignal(int page, double t) {
   model_[page] = ranked;
 }
 
-int LearningScheduler::Next(double t) { return values_->Next(t); }
+int LearningScheduler::Next(double t) {
+  // As Shard::Lease: a due probe takes the slot, unless the page was
+  // crawled since the crawl it follows.
+  uint32_t page = 0;
+  double after = 0.0;
+  while (probes_.PopDue(t, &page, &after)) {
+    if (last_crawl_[page] == after && values_->LeaseAt(static_cast<int>(page), t)) {
+      ++probes_done_;
+      return static_cast<int>(page);
+    }
+  }
+  const int next = values_->Next(t);
+  if (next != kIdle) probes_.ObservePick(values_->last_value());
+  return next;
+}
 
 void LearningScheduler::OnCrawl(int page, double t, bool changed) {
   values_->OnCrawl(page, t, changed);
@@ -91,6 +106,7 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
   }
   if (!shard::RerankAfterCrawl(learning_[page], n_cis, model_[page], fit.params,
                                options_.push_threshold)) {
+    probes_.AfterCrawl(static_cast<uint32_t>(page), t, changed, learning_[page], model_[page]);
     return;
   }
   if (!values_->UpdateModel(page, IndexView(fit.params, options_.min_signal_precision)).ok()) {
@@ -99,6 +115,7 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
   }
   model_[page] = fit.params;
   ++updates_;
+  probes_.AfterCrawl(static_cast<uint32_t>(page), t, changed, learning_[page], model_[page]);
 }
 
 }  // namespace sim

@@ -31,6 +31,7 @@
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
 #include "shard/learning.h"
+#include "shard/probe_queue.h"
 #include "sim/scheduler.h"
 #include "sim/value_scheduler.h"
 
@@ -70,6 +71,8 @@ class LearningScheduler : public Scheduler {
   const shard::LearningState& Learning(int page) const { return learning_[page]; }
   // Index upserts made, and crawl outcomes or fits that were rejected.
   int64_t updates() const { return updates_; }
+  // Probe crawls made (shard/probe_queue.h).
+  int64_t probes() const { return probes_done_; }
   int64_t rejected() const { return rejected_; }
 
  private:
@@ -84,8 +87,10 @@ class LearningScheduler : public Scheduler {
   std::vector<double> last_crawl_;
   std::vector<int64_t> n_cis_;  // signals since the last crawl
   LearningSchedulerOptions options_;
+  shard::ProbeQueue probes_;
   int64_t updates_ = 0;
   int64_t rejected_ = 0;
+  int64_t probes_done_ = 0;
 };
 
 // What the index is given for a model: signals of precision λΔ/(λΔ + ν)

@@ -124,7 +124,13 @@ void ValueScheduler::OnSignal(int page, double t) {
 
 int ValueScheduler::Next(double t) {
   const std::vector<shard::PickedPage> pick = index_->PickTop(t, 1);
-  return pick.empty() ? kIdle : static_cast<int>(pick[0].page);
+  if (pick.empty()) return kIdle;
+  last_value_ = pick[0].value;
+  return static_cast<int>(pick[0].page);
+}
+
+bool ValueScheduler::LeaseAt(int page, double t) {
+  return index_->LeaseAt(static_cast<shard::PageId>(page), t);
 }
 
 void ValueScheduler::OnCrawl(int page, double t, bool) {

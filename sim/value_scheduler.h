@@ -65,6 +65,11 @@ class ValueScheduler : public Scheduler {
   void OnCrawl(int page, double t, bool changed) override;
 
   double Value(int page, double t) const;
+  // The value of the page the last Next call returned.
+  double last_value() const { return last_value_; }
+  // Takes `page` for a crawl at t outside the argmax (a probe:
+  // shard/probe_queue.h); false when the index refuses (CrawlIndex::LeaseAt).
+  bool LeaseAt(int page, double t);
 
   // Replaces what the policy believes about `page` (importance as given to
   // Create, i.e. normalised if it was) by an index Upsert, as a shard does
@@ -84,6 +89,7 @@ class ValueScheduler : public Scheduler {
   std::vector<char> informative_;  // whether the belief uses signals
   std::vector<double> last_crawl_;
   ValueSchedulerOptions options_;
+  double last_value_ = 0.0;
 };
 
 }  // namespace sim

@@ -1,0 +1,48 @@
+#include "shard/probe_queue.h"
+
+#include <cmath>
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+// Weight of the newest pick in the level's exponential average.
+constexpr double kLevelWeight = 1.0 / 200;
+
+}  // namespace
+
+void ProbeQueue::ObservePick(double value) {
+  if (!std::isfinite(value) || value < 0.0) return;
+  level_ = level_ == 0.0 ? value : level_ + kLevelWeight * (value - level_);
+}
+
+double ProbeQueue::AfterCrawl(uint32_t page, double t, bool changed,
+                              const LearningState& state,
+                              const policy::PageParams& ranked) {
+  if (options_.probe_crawls <= 0 || !changed || !(level_ > 0.0)) return -1.0;
+  if (state.unchanged_tau > 0.0f ||
+      state.crawls > static_cast<uint32_t>(options_.probe_crawls)) {
+    return -1.0;  // an unchanged crawl already bounds Δ, or enough tries
+  }
+  if (!(ranked.importance > 0.0)) return -1.0;  // never worth a crawl
+  // Ranked at or above Λ eventually: Algorithm 1 crawls it without help.
+  if (ranked.change_rate > 0.0 && ranked.importance >= level_ * ranked.change_rate) {
+    return -1.0;
+  }
+  const double threshold = ranked.importance / level_;  // Δ*
+  const double at = t + options_.probe_delay_scale / threshold;
+  if (!std::isfinite(at)) return -1.0;
+  queue_.push({at, t, page});
+  return at;
+}
+
+bool ProbeQueue::PopDue(double t, uint32_t* page, double* after) {
+  if (queue_.empty() || queue_.top().at > t) return false;
+  *page = queue_.top().page;
+  *after = queue_.top().after;
+  queue_.pop();
+  return true;
+}
+
+}  // namespace shard
+}  // namespace recrawl
