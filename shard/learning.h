@@ -86,7 +86,7 @@ struct LearningOptions {
   // Probes (shard/probe_queue.h): a page whose first crawls, up to this
   // many, all found a change is crawled once more soon after, at
   // probe_delay_scale / Δ*. 0: no probes.
-  int probe_crawls = 3;
+  int probe_crawls = 5;
   double probe_delay_scale = 1.0;
 };
 

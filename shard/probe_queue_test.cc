@@ -51,9 +51,9 @@ TEST(ProbeQueueTest, NoProbeWhereTheCrawlsAlreadySay) {
   EXPECT_LT(probes.AfterCrawl(1, 100.0, false, After(1, 1), low), 0.0);
   // A changed crawl after an unchanged one.
   EXPECT_LT(probes.AfterCrawl(2, 100.0, true, After(1, 1), low), 0.0);
-  // More than probe_crawls (3) outcomes.
-  EXPECT_GT(probes.AfterCrawl(3, 100.0, true, After(3, 0), low), 0.0);
-  EXPECT_LT(probes.AfterCrawl(4, 100.0, true, After(4, 0), low), 0.0);
+  // More than probe_crawls (5) outcomes.
+  EXPECT_GT(probes.AfterCrawl(3, 100.0, true, After(5, 0), low), 0.0);
+  EXPECT_LT(probes.AfterCrawl(4, 100.0, true, After(6, 0), low), 0.0);
   // Its ceiling reaches Λ: the argmax will crawl it.
   const policy::PageParams high{1.0, 0.2, 0.5, 0.3};
   EXPECT_LT(probes.AfterCrawl(5, 100.0, true, After(1, 0), high), 0.0);

@@ -108,6 +108,7 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
     run_times_.assign(slot_times_.begin() + run_start, slot_times_.begin() + end);
     for (const SlotPick& pick : index_.PickSlots(run_times_)) {
       probes_.ObservePick(pick.value);
+      level_ = pick.value;
       GrantLease(pick.page, pick.value, pick.time, run_start + pick.slot, req,
                  duration, &response);
     }
@@ -155,7 +156,6 @@ void Shard::GrantLease(PageId page, double value, double time, size_t slot,
   out->set_slot_time(req.slot_times(static_cast<int>(slot)));
   out->set_deadline(deadline);
   out->set_value(value);
-  level_ = value;
 }
 
 absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(

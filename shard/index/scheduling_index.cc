@@ -262,7 +262,7 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
   policy::PageModel::Create(IndexedParams(params)).value();
   if (id >= pages_.size()) {
     pages_.resize(static_cast<size_t>(id) + 1,
-                  Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent});
+                  Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent, 0});
   }
   Page& p = pages_[id];
   const bool is_new = p.state == kAbsent;
