@@ -16,7 +16,7 @@ void ProbeQueue::ObservePick(double value) {
   level_ = level_ == 0.0 ? value : level_ + kLevelWeight * (value - level_);
 }
 
-double ProbeQueue::AfterCrawl(uint32_t page, double t, bool changed,
+double ProbeQueue::AfterCrawl(uint32_t page, double t, double tau, bool changed,
                               const LearningState& state,
                               const policy::PageParams& ranked) {
   if (options_.probe_crawls <= 0 || !changed || !(level_ > 0.0)) return -1.0;
@@ -30,7 +30,11 @@ double ProbeQueue::AfterCrawl(uint32_t page, double t, bool changed,
     return -1.0;
   }
   const double threshold = ranked.importance / level_;  // Δ*
-  const double at = t + options_.probe_delay_scale / threshold;
+  const double delay = options_.probe_delay_scale / threshold;
+  // This crawl already saw a change within the probe's interval (it may
+  // have been the probe): a probe would only repeat it.
+  if (!(tau > delay)) return -1.0;
+  const double at = t + delay;
   if (!std::isfinite(at)) return -1.0;
   queue_.push({at, t, page});
   return at;

@@ -330,7 +330,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
         estimate->set_false_rate(fit.params.false_rate);
       }
       if (learnt) {
-        probes_.AfterCrawl(page, fetch_time, changed, learning,
+        probes_.AfterCrawl(page, fetch_time, tau, changed, learning,
                            rerank ? fit.params : current);
       }
     }

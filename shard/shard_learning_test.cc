@@ -127,24 +127,27 @@ TEST_F(ShardLearningTest, EstimatesConvergeOnSyntheticPopulation) {
   EXPECT_EQ(after.observed_crawls(), before.observed_crawls());
 }
 
-// A URL whose crawl found a change and which its ranked model puts below
-// the pick level (probe_queue.h) is leased once more at Λ/μ after the
-// crawl, ahead of the argmax; a crawl in between drops that probe.
+// A URL whose crawl found a change after a long interval and which its
+// ranked model puts below the pick level (probe_queue.h) is leased once more
+// at Λ/μ after the crawl, ahead of the argmax. The probe's own change
+// schedules no other; a crawl before a probe is due drops it.
 TEST_F(ShardLearningTest, ChangedUrlBelowTheLevelIsProbedSoonAfter) {
   const std::string low = "https://low.example/a";
   Add("https://high.example/1");
   Add("https://high.example/2");
-  const double importance = 1.0 / 64;  // exact as the shard's float
+  const double importance = 0.25;  // exact as the shard's float
   Add(low, importance);
   now_ += 30 * 86400.0;
   const LeaseResponse first = Lease(1);
   ASSERT_EQ(first.leases_size(), 1);
   ASSERT_NE(first.leases(0).url(), low);
   const double level = first.leases(0).value();  // Λ after one pick
+  const double delay = level / importance;
+  ASSERT_LT(delay, 30 * 86400.0);  // shorter than the interval crawled
 
   ASSERT_EQ(Report({ByUrl(low, now_, CRAWL_OUTCOME_CHANGED)}).result().applied(), 1u);
   EXPECT_EQ(shard_->GetStats(now_).estimator().probes_pending(), 1u);
-  const double probe_at = now_ + level / importance;
+  const double probe_at = now_ + delay;
 
   now_ = probe_at - 1.0;
   const LeaseResponse before = Lease(1);
@@ -157,13 +160,19 @@ TEST_F(ShardLearningTest, ChangedUrlBelowTheLevelIsProbedSoonAfter) {
   ASSERT_EQ(probe.leases_size(), 1);
   EXPECT_EQ(probe.leases(0).url(), low);
   EXPECT_EQ(shard_->GetStats(now_).estimator().probe_leases_total(), 1u);
+  EXPECT_EQ(shard_->GetStats(now_).estimator().probes_pending(), 0u);
 
-  // Changed again: a second probe is due at the same delay from this
-  // crawl, but an unchanged crawl first makes it moot.
+  // Changed within the probe's interval: that was the probe's question.
   ASSERT_EQ(Report({ByLease(probe.leases(0).lease_id(), now_, CRAWL_OUTCOME_CHANGED)})
                 .result()
                 .applied(),
             1u);
+  EXPECT_EQ(shard_->GetStats(now_).estimator().probes_pending(), 0u);
+
+  // Changed after a long interval again: a probe; an unchanged crawl before
+  // it is due makes it moot.
+  now_ += 200 * 86400.0;
+  ASSERT_EQ(Report({ByUrl(low, now_, CRAWL_OUTCOME_CHANGED)}).result().applied(), 1u);
   EXPECT_EQ(shard_->GetStats(now_).estimator().probes_pending(), 1u);
   now_ += 10.0;
   ASSERT_EQ(Report({ByUrl(low, now_, CRAWL_OUTCOME_UNCHANGED)}).result().applied(), 1u);

@@ -106,7 +106,8 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
   }
   if (!shard::RerankAfterCrawl(learning_[page], n_cis, model_[page], fit.params,
                                options_.push_threshold)) {
-    probes_.AfterCrawl(static_cast<uint32_t>(page), t, changed, learning_[page], model_[page]);
+    probes_.AfterCrawl(static_cast<uint32_t>(page), t, tau, changed, learning_[page],
+                       model_[page]);
     return;
   }
   if (!values_->UpdateModel(page, IndexView(fit.params, options_.min_signal_precision)).ok()) {
@@ -115,7 +116,8 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
   }
   model_[page] = fit.params;
   ++updates_;
-  probes_.AfterCrawl(static_cast<uint32_t>(page), t, changed, learning_[page], model_[page]);
+  probes_.AfterCrawl(static_cast<uint32_t>(page), t, tau, changed, learning_[page],
+                       model_[page]);
 }
 
 }  // namespace sim
