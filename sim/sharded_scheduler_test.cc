@@ -96,7 +96,9 @@ TEST(ShardedSchedulerTest, EqualGivesEachShardROverNEvenlySpaced) {
   Drive(*equal, m, 4000, bandwidth, 6, [&](int j, double, int picked) {
     ASSERT_NE(picked, Scheduler::kIdle);
     const int s = picked % 4;
-    if (last_slot[s] > 0) EXPECT_EQ(j - last_slot[s], 4) << "slot " << j;
+    if (last_slot[s] > 0) {
+      EXPECT_EQ(j - last_slot[s], 4) << "slot " << j;
+    }
     last_slot[s] = j;
     ++count[s];
   });

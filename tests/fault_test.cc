@@ -60,7 +60,9 @@ struct Ledger {
   // Signals sent per URL (those rejected are taken off at the end).
   std::map<std::string, int64_t> signals_sent ABSL_GUARDED_BY(mu);
   std::set<std::string> upserted ABSL_GUARDED_BY(mu);
-  // (cluster time received, shard index) of every lease.
+  // (cluster time the Lease call that got it started, shard index) of every
+  // lease. Not the time it came back: the call may wait for slot times, so
+  // a lease a shard granted just before it was killed can arrive after.
   std::vector<std::pair<double, int>> lease_log ABSL_GUARDED_BY(mu);
   int64_t reports = 0 ABSL_GUARDED_BY(mu);
   std::vector<std::string> errors ABSL_GUARDED_BY(mu);
@@ -117,6 +119,7 @@ class FaultTest : public ClusterTest {
     client::FetcherClient fetcher(Options(Role::kFetcher), f);
     std::mt19937 rng(k);
     while (!stop_) {
+      const double asked = cluster_->Now();
       absl::StatusOr<std::vector<CoordinatorLease>> leased =
           fetcher.Lease(kLeaseBatch);
       if (!leased.ok()) {
@@ -128,7 +131,7 @@ class FaultTest : public ClusterTest {
       {
         absl::MutexLock lock(&ledger_.mu);
         for (const CoordinatorLease& l : *leased) {
-          ledger_.lease_log.emplace_back(cluster_->Now(), l.shard_index());
+          ledger_.lease_log.emplace_back(asked, l.shard_index());
           if (rng() % 8 == 0) {
             ledger_.held[l.lease_id()] = l.url();
             continue;
@@ -535,7 +538,9 @@ class StalledShardTest : public ClusterTest {
       EXPECT_EQ(state->last_crawl_time(), reports[k].fetch_time())
           << of_0[k].url() << "; " << LogTail("coordinator");
       // (Leased again afterwards, in the second case, as it may be.)
-      if (!lease_after) EXPECT_FALSE(state->has_lease()) << of_0[k].url();
+      if (!lease_after) {
+        EXPECT_FALSE(state->has_lease()) << of_0[k].url();
+      }
     }
   }
 };

@@ -6,8 +6,7 @@
 // each server's resident memory at the end is within 10% of what it was
 // after the warm-up.
 //
-//   bazel test //tests:soak_test --test_env=RECRAWL_SOAK_SECONDS=1800 \
-//       --test_timeout=3600
+//   bazel test //tests:soak_test --test_env=RECRAWL_SOAK_SECONDS=1800 --test_timeout=3600
 #include <algorithm>
 #include <atomic>
 #include <chrono>
