@@ -57,6 +57,8 @@ ShardMetrics::ShardMetrics()
                               "URLs whose estimate rests on crawl outcomes")),
       rejected_fits_(NewGauge(*registry_, "recrawl_shard_rejected_fits",
                               "Estimates or outcomes rejected since start")),
+      probe_leases_(NewGauge(*registry_, "recrawl_shard_probe_leases",
+                             "Leases given to probe crawls since start")),
       memory_(NewGauge(*registry_, "recrawl_shard_memory_bytes",
                        "Bytes of the core's in-memory tables")),
       expired_leases_(NewGauge(*registry_, "recrawl_shard_expired_leases",
@@ -91,6 +93,7 @@ void ShardMetrics::Update(const ShardStats& stats, uint64_t memory_bytes) {
   level_.Set(stats.crawl_value_level());
   urls_learning_.Set(static_cast<double>(stats.estimator().urls_learning()));
   rejected_fits_.Set(static_cast<double>(stats.estimator().rejected_fits()));
+  probe_leases_.Set(static_cast<double>(stats.estimator().probe_leases_total()));
   memory_.Set(static_cast<double>(memory_bytes));
   expired_leases_.Set(static_cast<double>(stats.expired_leases_total()));
   index_candidates_.Set(static_cast<double>(stats.index().candidates()));

@@ -42,6 +42,7 @@ class ShardMetrics {
   prometheus::Gauge& level_;
   prometheus::Gauge& urls_learning_;
   prometheus::Gauge& rejected_fits_;
+  prometheus::Gauge& probe_leases_;
   prometheus::Gauge& memory_;
   prometheus::Gauge& expired_leases_;
   prometheus::Gauge& index_candidates_;
