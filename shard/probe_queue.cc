@@ -1,6 +1,7 @@
 #include "shard/probe_queue.h"
 
 #include <cmath>
+#include <optional>
 
 namespace recrawl {
 namespace shard {
@@ -41,11 +42,25 @@ double ProbeQueue::AfterCrawl(uint32_t page, double t, double tau, bool changed,
 }
 
 bool ProbeQueue::PopDue(double t, uint32_t* page, double* after) {
-  if (queue_.empty() || queue_.top().at > t) return false;
+  if (!Due(t)) return false;
   *page = queue_.top().page;
   *after = queue_.top().after;
   queue_.pop();
   return true;
+}
+
+bool ProbeQueue::TakeDue(double t, CrawlIndex* index, PageId* page) {
+  uint32_t due = 0;
+  double after = 0.0;
+  while (PopDue(t, &due, &after)) {
+    const std::optional<PageView> view = index->View(due);
+    if (!view.has_value() || view->last_crawl != after) continue;
+    if (!index->LeaseAt(due, t)) continue;
+    *page = due;
+    ++taken_;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace shard

@@ -34,11 +34,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <queue>
 #include <vector>
 
 #include "policy/page_model.h"
+#include "shard/index/crawl_index.h"
 #include "shard/learning.h"
 
 namespace recrawl {
@@ -63,12 +63,21 @@ class ProbeQueue {
                     const LearningState& state,
                     const policy::PageParams& ranked);
 
+  // Whether a probe is due at or before t.
+  bool Due(double t) const { return !queue_.empty() && queue_.top().at <= t; }
   // The earliest probe due at or before t, if any, removed from the queue:
-  // its page and the time of the crawl that scheduled it (the caller drops
-  // it when the page was crawled since). False when none is due.
+  // its page and the time of the crawl that scheduled it. False when none
+  // is due.
   bool PopDue(double t, uint32_t* page, double* after);
+  // Takes due probes off the queue until `index` leases one's page for a
+  // crawl at t (CrawlIndex::LeaseAt) and returns it in `page`. Probes whose
+  // page was crawled since the crawl they follow, is gone, is leased or
+  // whose host is held are dropped on the way. False when none was leased.
+  bool TakeDue(double t, CrawlIndex* index, PageId* page);
 
   size_t size() const { return queue_.size(); }
+  // Probes leased by TakeDue so far.
+  uint64_t taken() const { return taken_; }
 
  private:
   struct Probe {
@@ -84,6 +93,7 @@ class ProbeQueue {
 
   const LearningOptions options_;
   double level_ = 0.0;
+  uint64_t taken_ = 0;
   std::priority_queue<Probe, std::vector<Probe>, Later> queue_;
 };
 

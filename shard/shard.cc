@@ -724,7 +724,7 @@ ShardStats Shard::GetStats(double now) {
   EstimatorHealth* e = s.mutable_estimator();
   e->set_urls_learning(urls_learning_);
   e->set_rejected_fits(rejected_fits_);
-  e->set_probe_leases_total(probes_total_);
+  e->set_probe_leases_total(probes_.taken());
   e->set_probes_pending(probes_.size());
   e->set_mean_observed_crawls(
       urls_learning_ > 0

@@ -54,9 +54,9 @@
 #include "shard/host_registry.h"
 #include "shard/index/scheduling_index.h"
 #include "shard/learning.h"
-#include "shard/probe_queue.h"
 #include "shard/lease_table.h"
 #include "shard/page_table.h"
+#include "shard/probe_queue.h"
 #include "shard/rate_window.h"
 #include "shard/signal_journal.h"
 #include "shard/store/url_store.h"
@@ -366,7 +366,6 @@ class Shard {
   RateWindow report_rate_;
   uint64_t signals_total_ = 0;
   uint64_t leases_total_ = 0;
-  uint64_t probes_total_ = 0;  // leases given to probes
   uint64_t reports_total_ = 0;
   uint64_t expired_leases_total_ = 0;
   uint64_t urls_learning_ = 0;

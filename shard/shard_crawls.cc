@@ -101,8 +101,9 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
   // polite host of a pick is held back for its minimum delay from the slot
   // time (the fetch will hit it then, as a crawl would; the index learns of
   // the crawl itself only from the report). A probe that is due
-  // (probe_queue.h) takes its slot first, unless its page was crawled since
-  // the crawl it follows or the index refuses it (leased, host held).
+  // (probe_queue.h) takes its slot first, unless it is moot
+  // (ProbeQueue::TakeDue); the slots before it are picked before it is
+  // taken, so picks and probes are leased in slot order.
   size_t run_start = 0;
   auto pick_run = [&](size_t end) {
     run_times_.assign(slot_times_.begin() + run_start, slot_times_.begin() + end);
@@ -116,17 +117,12 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
   };
   for (size_t j = 0; j < slot_times_.size(); ++j) {
     const double t = slot_times_[j];
-    uint32_t page = 0;
-    double after = 0.0;
-    while (probes_.PopDue(t, &page, &after)) {
-      const std::optional<PageView> view = index_.View(page);
-      if (!view.has_value() || view->last_crawl != after) continue;
-      pick_run(j);  // the slots before this one, in order
-      if (!index_.LeaseAt(page, t)) continue;
+    if (!probes_.Due(t)) continue;
+    pick_run(j);
+    PageId page = 0;
+    if (probes_.TakeDue(t, &index_, &page)) {
       GrantLease(page, index_.Value(page, t), t, j, req, duration, &response);
       run_start = j + 1;
-      ++probes_total_;
-      break;
     }
   }
   pick_run(slot_times_.size());

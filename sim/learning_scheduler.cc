@@ -69,16 +69,9 @@ void LearningScheduler::OnSignal(int page, double t) {
 }
 
 int LearningScheduler::Next(double t) {
-  // As Shard::Lease: a due probe takes the slot, unless the page was
-  // crawled since the crawl it follows.
-  uint32_t page = 0;
-  double after = 0.0;
-  while (probes_.PopDue(t, &page, &after)) {
-    if (last_crawl_[page] == after && values_->LeaseAt(static_cast<int>(page), t)) {
-      ++probes_done_;
-      return static_cast<int>(page);
-    }
-  }
+  // As Shard::Lease: a due probe takes the slot unless it is moot.
+  shard::PageId page = 0;
+  if (probes_.TakeDue(t, values_->index(), &page)) return static_cast<int>(page);
   const int next = values_->Next(t);
   if (next != kIdle) probes_.ObservePick(values_->last_value());
   return next;
@@ -104,20 +97,17 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
     ++rejected_;
     return;
   }
-  if (!shard::RerankAfterCrawl(learning_[page], n_cis, model_[page], fit.params,
-                               options_.push_threshold)) {
-    probes_.AfterCrawl(static_cast<uint32_t>(page), t, tau, changed, learning_[page],
-                       model_[page]);
-    return;
+  if (shard::RerankAfterCrawl(learning_[page], n_cis, model_[page], fit.params,
+                              options_.push_threshold)) {
+    if (!values_->UpdateModel(page, IndexView(fit.params, options_.min_signal_precision)).ok()) {
+      ++rejected_;
+      return;
+    }
+    model_[page] = fit.params;
+    ++updates_;
   }
-  if (!values_->UpdateModel(page, IndexView(fit.params, options_.min_signal_precision)).ok()) {
-    ++rejected_;
-    return;
-  }
-  model_[page] = fit.params;
-  ++updates_;
   probes_.AfterCrawl(static_cast<uint32_t>(page), t, tau, changed, learning_[page],
-                       model_[page]);
+                     model_[page]);
 }
 
 }  // namespace sim

@@ -72,7 +72,7 @@ class LearningScheduler : public Scheduler {
   // Index upserts made, and crawl outcomes or fits that were rejected.
   int64_t updates() const { return updates_; }
   // Probe crawls made (shard/probe_queue.h).
-  int64_t probes() const { return probes_done_; }
+  int64_t probes() const { return static_cast<int64_t>(probes_.taken()); }
   int64_t rejected() const { return rejected_; }
 
  private:
@@ -90,7 +90,6 @@ class LearningScheduler : public Scheduler {
   shard::ProbeQueue probes_;
   int64_t updates_ = 0;
   int64_t rejected_ = 0;
-  int64_t probes_done_ = 0;
 };
 
 // What the index is given for a model: signals of precision λΔ/(λΔ + ν)

@@ -129,9 +129,6 @@ int ValueScheduler::Next(double t) {
   return static_cast<int>(pick[0].page);
 }
 
-bool ValueScheduler::LeaseAt(int page, double t) {
-  return index_->LeaseAt(static_cast<shard::PageId>(page), t);
-}
 
 void ValueScheduler::OnCrawl(int page, double t, bool) {
   last_crawl_[page] = t;

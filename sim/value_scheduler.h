@@ -67,9 +67,9 @@ class ValueScheduler : public Scheduler {
   double Value(int page, double t) const;
   // The value of the page the last Next call returned.
   double last_value() const { return last_value_; }
-  // Takes `page` for a crawl at t outside the argmax (a probe:
-  // shard/probe_queue.h); false when the index refuses (CrawlIndex::LeaseAt).
-  bool LeaseAt(int page, double t);
+  // The index, for crawls outside the argmax (ProbeQueue::TakeDue leases
+  // probes from it; a lease ends at OnCrawl, as a pick's does).
+  shard::CrawlIndex* index() { return index_.get(); }
 
   // Replaces what the policy believes about `page` (importance as given to
   // Create, i.e. normalised if it was) by an index Upsert, as a shard does
