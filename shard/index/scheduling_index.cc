@@ -72,7 +72,6 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
                                  const Options& options)
     : policy_(policy),
       options_(options),
-      queue_(EarlierKey(), Unindexed()),
       page_slots_(&pages_),
       candidates_(&page_slots_),
       raise_above_(static_cast<size_t>(std::max(options.max_candidates, 1))) {}
@@ -308,7 +307,7 @@ void SchedulingIndex::Remove(PageId id) {
 
 void SchedulingIndex::Reserve(size_t pages, size_t hosts) {
   pages_.reserve(pages);
-  queue_.reserve(pages);
+  queue_.Reserve(pages);
   hosts_.Reserve(hosts);
 }
 
@@ -476,12 +475,12 @@ void SchedulingIndex::Requeue(PageId id) {
 
 void SchedulingIndex::PushQueued(PageId id, double key,
                                  int64_t keyed_signals) {
-  if (queue_.size() == queue_.capacity()) {
+  if (queue_.full()) {
     const size_t stale = queue_.size() - queued_;
     if (stale > 0 && stale * 16 >= queue_.size()) {
       Compact();
     } else {
-      queue_.reserve(queue_.size() + queue_.size() / 16 + 64);
+      queue_.Grow();
     }
   }
   queue_.Push({key, id, Restamp(pages_[id], keyed_signals)});
@@ -495,12 +494,7 @@ uint32_t SchedulingIndex::Restamp(Page& p, int64_t keyed_signals) {
 }
 
 void SchedulingIndex::Compact() {
-  uint32_t kept = 0;
-  for (uint32_t i = 0; i < queue_.size(); ++i) {
-    if (Live(queue_.at(i))) queue_.at(kept++) = queue_.at(i);
-  }
-  queue_.Truncate(kept);
-  queue_.Heapify();
+  queue_.Rewrite([this](Queued* e) { return Live(*e); });
 }
 
 void SchedulingIndex::AddCandidate(PageId id, double t, const Assessment& a) {
@@ -547,9 +541,8 @@ void SchedulingIndex::Wake(PageId id, double t,
 
 void SchedulingIndex::Drain(double t) {
   deferred_.clear();
-  while (!queue_.empty() && queue_.top().key <= t) {
-    const Queued top = queue_.top();
-    queue_.Erase(0);
+  Queued top;
+  while (queue_.PopDue(t, &top)) {
     if (!Live(top)) continue;
     // Out of the queue (any duplicate of the entry is stale now); Wake
     // makes it a candidate or it is queued again.
@@ -559,6 +552,9 @@ void SchedulingIndex::Drain(double t) {
   }
   // Pushed after the loop: a key that rounds back to <= t must not spin.
   for (PageId id : deferred_) Enqueue(id);
+  // The next page to wake, in a slot or so: its record (read by Live and
+  // Wake) is then in cache.
+  if (const Queued* next = queue_.Next()) Prefetch(next->page);
 }
 
 // The best k eligible candidates at t. Candidates leave the pool in order of
@@ -747,7 +743,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   needs_rebuild_ = false;
   needs_rekey_ = false;
   candidates_.Clear();
-  queue_.clear();
+  queue_.Clear();
   queued_ = 0;
   // Value and growth bounds, per page.
   std::vector<Assessment> found(pages_.size(), Assessment{0.0, {}});
@@ -787,7 +783,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     reserve_growth_ = 0.0;
     reserve_.reserve(std::max(2 * target, size_ / 4) + 64);  // ties aside
   }
-  queue_.reserve(size_);
+  queue_.Reserve(size_);
   for (PageId id = 0; id < pages_.size(); ++id) {
     Page& p = pages_[id];
     if (p.state == kAbsent || p.state == kLeased) continue;
@@ -810,9 +806,8 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     }
     p.state = kQueued;
     ++queued_;
-    queue_.Append({KeyOf(p, b, p.n_cis), id, Restamp(p, p.n_cis)});
+    queue_.Push({KeyOf(p, b, p.n_cis), id, Restamp(p, p.n_cis)});
   }
-  queue_.Heapify();
   std::make_heap(reserve_.begin(), reserve_.end(), HigherReserved);
   if (!(reserve_growth_ < kInf)) DropReserve();
 }
@@ -951,17 +946,12 @@ size_t SchedulingIndex::RefillTarget(int k) const {
 void SchedulingIndex::RekeyAll() {
   needs_rekey_ = false;
   DropReserve();  // keys at hosts' allowed times would be lost
-  uint32_t kept = 0;
-  for (uint32_t i = 0; i < queue_.size(); ++i) {
-    Queued q = queue_.at(i);
-    if (!Live(q)) continue;
-    const Page& p = pages_[q.page];
-    q.key = KeyOf(p, Belief(p),
-                  std::max<int64_t>(p.n_cis, p.keyed_signals));
-    queue_.at(kept++) = q;
-  }
-  queue_.Truncate(kept);
-  queue_.Heapify();
+  queue_.Rewrite([this](Queued* q) {
+    if (!Live(*q)) return false;
+    const Page& p = pages_[q->page];
+    q->key = KeyOf(p, Belief(p), std::max<int64_t>(p.n_cis, p.keyed_signals));
+    return true;
+  });
 }
 
 }  // namespace shard

@@ -43,9 +43,9 @@
 #include "policy/page_model.h"
 #include "shard/index/candidate_pool.h"
 #include "shard/index/crawl_index.h"
+#include "shard/index/due_queue.h"
 #include "shard/index/hosts.h"
 #include "shard/index/huge_page_allocator.h"
-#include "shard/index/indexed_heap.h"
 
 namespace recrawl {
 namespace shard {
@@ -172,19 +172,8 @@ class SchedulingIndex : public CrawlIndex {
   // that can give the page back a stamp one of its stale entries carries,
   // which then wakes it again for nothing (an evaluation and a due-time
   // solve).
-  struct Queued {
-    double key;  // lower bound on the time the page may reach adm_
-    PageId page;
-    uint32_t stamp;
-  };
-  struct Unindexed {
-    void operator()(const Queued&, uint32_t) const {}
-  };
-  struct EarlierKey {
-    bool operator()(const Queued& a, const Queued& b) const {
-      return a.key < b.key;
-    }
-  };
+  // Its key: a lower bound on the time the page may reach adm_.
+  using Queued = DueQueue::Entry;
   // The candidate pool keeps each candidate's slot in the page table.
   class PageTableSlots : public CandidatePool::PageSlots {
    public:
@@ -333,9 +322,9 @@ class SchedulingIndex : public CrawlIndex {
   HugePageVector<Page> pages_;
   size_t size_ = 0;
   HostTable hosts_;
-  // 4-ary: half the levels, so half the cache misses of a pop (a page
-  // wakes once per crawl) in a queue of m entries.
-  IndexedHeap<Queued, EarlierKey, Unindexed, 4> queue_;
+  // A radix heap: a page wakes once per crawl, and a pop reads entries in
+  // sequence instead of log m scattered ones (due_queue.h).
+  DueQueue queue_;
   size_t queued_ = 0;  // pages in state kQueued (live entries)
   // The last stamp given. It wraps after 2^32 pushes; a stale entry that
   // old meeting its page's stamp again would only wake the page once more.
