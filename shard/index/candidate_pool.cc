@@ -400,12 +400,12 @@ CandidatePool::Entry CandidatePool::PopTop() {
 
 void CandidatePool::Touch(int k) {
   // Classes fill and drain as slopes drift; without this each would keep
-  // its high-water capacity. Amortised: it takes 2/3 of the capacity in
-  // erasures. (Over 3x, not 4x, and little constant slack: some hundreds of
-  // classes hold entries, and their slack counts against the index's 64
-  // bytes a page.)
+  // its high-water capacity. Amortised: it takes half the capacity in
+  // erasures. (Over 2x, not 4x, and little constant slack: some hundreds of
+  // classes hold entries, most of them a few, and their slack counts
+  // against the index's 64 bytes a page.)
   Heap& heap = classes_[k];
-  if (heap.capacity() > 3 * static_cast<size_t>(heap.size()) + 4) {
+  if (heap.capacity() > 2 * static_cast<size_t>(heap.size()) + 2) {
     heap.shrink_to_fit();
   }
   // A block's cached best and its until time depend only on its classes'
