@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace recrawl {
@@ -17,6 +19,7 @@ constexpr double kRoundingSlack = 1e-12;
 constexpr double kFirstPiece = 1.0 / 32;
 // Past this many doublings the later slope is used.
 constexpr int kMaxPieces = 24;
+static_assert(kMaxPieces < 32, "Entry::piece has 5 bits");
 
 float RoundUp(double x) {
   float f = static_cast<float>(x);
@@ -104,6 +107,11 @@ uint32_t CandidatePool::NewSlot() {
     if (slots_.size() == slots_.capacity()) {
       slots_.reserve(slots_.size() + slots_.size() / 8 + 64);
     }
+    if (slots_.size() >= kMaxSlots) {
+      // 2^27 candidates: some 10^10 pages a shard at the default targets.
+      std::fprintf(stderr, "CandidatePool: over %u candidates\n", kMaxSlots);
+      std::abort();
+    }
     slots_.push_back({kNone, kNone, 0});
     return static_cast<uint32_t>(slots_.size() - 1);
   }
@@ -166,7 +174,7 @@ void CandidatePool::Place(Entry e, double from, double bound) {
 }
 
 void CandidatePool::Add(PageId page, double value, double at,
-                        const Growth& growth) {
+                        const Growth& growth, uint32_t tag) {
   Entry e;
   e.value = value;
   e.at = at;
@@ -175,6 +183,7 @@ void CandidatePool::Add(PageId page, double value, double at,
   e.rise = RoundUp(growth.rise);
   e.later_slope = RoundUp(growth.later_slope);
   e.page = page;
+  e.tag = tag;
   e.slot = NewSlot();
   e.piece = 0;
   page_slots_->SetSlot(page, e.slot);

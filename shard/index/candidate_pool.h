@@ -54,9 +54,13 @@ class CandidatePool {
     float rise;
     float later_slope;
     PageId page;
+    // The owner's, carried along (the index keeps the page's host here, so
+    // that checking a candidate's host and valuing it read the host table
+    // and the page record at once, not one after the other).
+    uint32_t tag;
     // The page's slot in the pool's slot table while it is in the pool.
-    uint32_t slot;
-    uint8_t piece;  // index j of the current piece
+    uint32_t slot : 27;
+    uint32_t piece : 5;  // index j of the current piece
   };
   // Kept at 56 bytes: a heap move copies an entry, and Top's scans read
   // them.
@@ -92,7 +96,8 @@ class CandidatePool {
   size_t MemoryBytes() const;
 
   // Adds a page valued `value` at `at`.
-  void Add(PageId page, double value, double at, const Growth& growth);
+  void Add(PageId page, double value, double at, const Growth& growth,
+           uint32_t tag = 0);
   // The page's value jumped (a signal): its bound is +∞ until re-added.
   void Void(PageId page);
   // The page's value is a function of an effective time that just jumped
@@ -131,6 +136,7 @@ class CandidatePool {
 
  private:
   static constexpr uint32_t kNone = ~uint32_t{0};
+  static constexpr uint32_t kMaxSlots = uint32_t{1} << 27;  // Entry::slot
   // Slot tables of fewer slots are not compacted.
   static constexpr size_t kMinSlotsToCompact = 1024;
   // Where a candidate's entries are: its class, its position in that class

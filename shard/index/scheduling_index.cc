@@ -499,7 +499,7 @@ void SchedulingIndex::Compact() {
 
 void SchedulingIndex::AddCandidate(PageId id, double t, const Assessment& a) {
   pages_[id].state = kCandidate;
-  candidates_.Add(id, a.value, t, a.growth);
+  candidates_.Add(id, a.value, t, a.growth, pages_[id].host);
 }
 
 void SchedulingIndex::SetLevel(double level) {
@@ -616,7 +616,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         candidates_.PopTop();
       }
       const PageId id = top.page;
-      if (!hosts_.Allowed(pages_[id].host, t)) {
+      if (!hosts_.Allowed(top.tag, t)) {  // the page's host
         // Its host was crawled meanwhile: back to the queue until allowed
         // (its ι_lb is still a lower bound at this level).
         requeue_.push_back(id);
