@@ -100,7 +100,7 @@ double CandidatePool::BoundAt(int slope_class, const Entry& e,
 }
 
 uint32_t CandidatePool::NewSlot() {
-  if (slots_.size() > 2 * size_ + kMinSlotsToCompact) CompactSlots();
+  if (slots_.size() > size_ + size_ / 2 + kMinSlotsToCompact) CompactSlots();
   if (free_slot_ == kNone) {
     // An eighth more, not doubled: the table counts against the index's
     // 64 bytes a page.
@@ -127,8 +127,8 @@ void CandidatePool::FreeSlot(uint32_t slot) {
 
 // Renumbers the slots of the entries in the pool 0..size_-1 and drops the
 // rest of the table, which otherwise keeps the size of the largest pool
-// since the last Clear. Called once the table is over twice the pool: after
-// at least size_ frees, so amortised O(1) a slot.
+// since the last Clear. Called once the table is over 1.5 times the pool:
+// after at least size_/2 frees, so amortised O(1) a slot.
 void CandidatePool::CompactSlots() {
   std::vector<uint32_t> renumbered(slots_.size(), kNone);
   std::vector<Slot> compact;
@@ -206,7 +206,9 @@ CandidatePool::Entry CandidatePool::TakeOut(uint32_t slot) {
 }
 
 void CandidatePool::Expire(double t) {
-  if (expiry_.capacity() > 4 * static_cast<size_t>(expiry_.size()) + 16) {
+  // As the class heaps (Touch): the pool's slack counts against the
+  // index's 64 bytes a page.
+  if (expiry_.capacity() > 2 * static_cast<size_t>(expiry_.size()) + 16) {
     expiry_.shrink_to_fit();
   }
   while (!expiry_.empty() && expiry_.top().at <= t) {
@@ -412,9 +414,11 @@ void CandidatePool::Touch(int k) {
   // its high-water capacity. Amortised: it takes half the capacity in
   // erasures. (Over 2x, not 4x, and little constant slack: some hundreds of
   // classes hold entries, most of them a few, and their slack counts
-  // against the index's 64 bytes a page.)
+  // against the index's 64 bytes a page; an emptied class gives back
+  // all.)
   Heap& heap = classes_[k];
-  if (heap.capacity() > 2 * static_cast<size_t>(heap.size()) + 2) {
+  if (heap.capacity() > 2 * static_cast<size_t>(heap.size()) + 2 ||
+      (heap.empty() && heap.capacity() > 0)) {
     heap.shrink_to_fit();
   }
   // A block's cached best and its until time depend only on its classes'

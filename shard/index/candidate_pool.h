@@ -138,11 +138,12 @@ class CandidatePool {
   static constexpr uint32_t kNone = ~uint32_t{0};
   static constexpr uint32_t kMaxSlots = uint32_t{1} << 27;  // Entry::slot
   // Slot tables of fewer slots are not compacted.
-  static constexpr size_t kMinSlotsToCompact = 1024;
+  static constexpr size_t kMinSlotsToCompact = 256;
   // Where a candidate's entries are: its class, its position in that class
   // and its position in the expiry heap. Slots are reused (a free list
   // threaded through `pos`), and the table is compacted once it is over
-  // twice the pool (CompactSlots), so it stays about the pool's size.
+  // 1.5 times the pool (CompactSlots), so it stays about the pool's size
+  // (which swings by 4x between raises of Λ).
   struct Slot {
     uint32_t pos;         // in classes_[slope_class]; while free: the next
     uint32_t expiry_pos;  // kNone, or the position in expiry_

@@ -10,12 +10,13 @@
 //     few hundred pages are above it, and raised only when far more pile up
 //     (bandwidth fell). In steady state every page crosses Λ once per crawl
 //     and is picked soon after, so Λ stays put (Sec. 5.2's level Λ);
-//   * a min-heap of the other pages keyed by a lower bound on d_i(Λ): ι_i(Λ)
+//   * a queue of the other pages (a radix heap, due_queue.h) keyed by a
+//     lower bound on d_i(Λ): ι_i(Λ)
 //     is found once (steps from below along the growth bound of V, which is
 //     exact to first order: Lemma 3's dV/dι) and kept across crawls, so a
 //     crawl re-keys a page at t + ι_i without evaluating V, a signal moves
-//     the key earlier by β (O(log m)), and a page wakes once per crawl
-//     (entries are deleted lazily: no heap move writes into the pages);
+//     the key earlier by β, and a page wakes once per crawl (entries are
+//     deleted lazily: no queue move writes into the pages);
 //   * the candidates (V ≥ Λ when they woke) in a CandidatePool, which bounds
 //     each value by its last exact value and a bound on dV/dτ_eff (App. F's
 //     tiers in miniature); PickTop evaluates exactly only the candidates
@@ -164,8 +165,8 @@ class SchedulingIndex : public CrawlIndex {
   static_assert(sizeof(Page) <= 40, "Page grew");
   // The due-time queue deletes lazily: an entry is live while its page is
   // queued with the same stamp (Page::pos). A re-key (a signal) pushes a new
-  // entry and a page leaving the queue just changes state, so no heap move
-  // writes into the page table (a random cache miss per level of a pop);
+  // entry and a page leaving the queue just changes state, so no queue move
+  // writes into the page table (a random cache miss a move);
   // stale entries are dropped when popped or by Compact. Stamps come from
   // one counter (next_stamp_), not from the page's last stamp: while the
   // page was a candidate Page::pos held its pool slot, and counting on from
