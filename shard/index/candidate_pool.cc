@@ -150,7 +150,8 @@ void CandidatePool::CompactSlots() {
   free_slot_ = kNone;
 }
 
-void CandidatePool::Place(Entry e, double from, double bound) {
+CandidatePool::Line CandidatePool::LineOf(const Entry& e, double from,
+                                          double bound) const {
   const double slope = e.slope, rise = e.rise, later = e.later_slope;
   double piece_slope = later;
   double piece_end = kInf;
@@ -164,13 +165,31 @@ void CandidatePool::Place(Entry e, double from, double bound) {
     }
   }
   const int k = ClassOf(piece_slope);
-  e.intercept = bound - ClassSlope(k) * from;
+  return {k, bound - ClassSlope(k) * from, piece_end};
+}
+
+void CandidatePool::Place(Entry e, double from, double bound) {
+  const Line line = LineOf(e, from, bound);
+  e.intercept = line.intercept;
   Slot& s = slots_[e.slot];
-  s.slope_class = static_cast<uint16_t>(k);
+  s.slope_class = static_cast<uint16_t>(line.slope_class);
   s.expiry_pos = kNone;
-  classes_[k].Push(e);
-  Touch(k);
-  if (piece_end < kInf) expiry_.Push({piece_end, e.slot});
+  classes_[line.slope_class].Push(e);
+  Touch(line.slope_class);
+  if (line.piece_end < kInf) expiry_.Push({line.piece_end, e.slot});
+}
+
+void CandidatePool::SetExpiry(uint32_t slot, double piece_end) {
+  Slot& s = slots_[slot];
+  if (s.expiry_pos == kNone) {
+    if (piece_end < kInf) expiry_.Push({piece_end, slot});
+  } else if (piece_end < kInf) {
+    expiry_.at(s.expiry_pos).at = piece_end;
+    expiry_.Update(s.expiry_pos);
+  } else {
+    expiry_.Erase(s.expiry_pos);
+    s.expiry_pos = kNone;
+  }
 }
 
 void CandidatePool::Add(PageId page, double value, double at,
@@ -287,7 +306,8 @@ double CandidatePool::GrowthBound(const Entry& e, double t) const {
 }
 
 double CandidatePool::RestartTop(double t, double bound) {
-  Entry e = TakeOut(classes_[top_class_].top().slot);
+  Heap& heap = classes_[top_class_];
+  Entry e = heap.top();
   const double d = std::max(t - e.at, 0.0);
   const double slope =
       std::min(static_cast<double>(e.later_slope),
@@ -296,7 +316,19 @@ double CandidatePool::RestartTop(double t, double bound) {
   e.at = t;
   e.base = bound;
   e.piece = 0;
-  Place(e, t, bound);
+  const Line line = LineOf(e, t, bound);
+  if (line.slope_class == top_class_) {
+    // Same class, a lower line (`bound` is at most the old line at t): the
+    // entry sinks from the top, with no erase and push.
+    e.intercept = line.intercept;
+    heap.at(0) = e;
+    heap.Update(0);
+    Touch(top_class_);
+    SetExpiry(e.slot, line.piece_end);
+  } else {
+    TakeOut(e.slot);
+    Place(e, t, bound);
+  }
   const Slot& s = slots_[e.slot];
   return BoundAt(s.slope_class, classes_[s.slope_class].at(s.pos), t);
 }
@@ -449,6 +481,7 @@ void CandidatePool::Touch(int k) {
   non_empty_blocks_ |= block_bit;
   top_intercept_[k] = intercept;
   top_page_[k] = top.page;
+  page_slots_->Prefetch(top.page, top.tag);
 }
 
 std::vector<CandidatePool::Entry> CandidatePool::Entries() const {

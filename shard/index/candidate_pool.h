@@ -85,6 +85,9 @@ class CandidatePool {
     virtual ~PageSlots() = default;
     virtual void SetSlot(PageId page, uint32_t slot) = 0;
     virtual uint32_t Slot(PageId page) const = 0;
+    // The page (with owner's tag) just became the top of its class, the
+    // candidates the owner values: a hint to load what that reads.
+    virtual void Prefetch(PageId page, uint32_t tag) const {}
   };
 
   explicit CandidatePool(PageSlots* page_slots);
@@ -196,8 +199,18 @@ class CandidatePool {
   // Removes the slot's entry from its class and the expiry heap (size_ and
   // the slot are the caller's) and returns it.
   Entry TakeOut(uint32_t slot);
+  // The line of e's current piece through `bound` at `from`: its class,
+  // e's intercept on it, and when the piece ends (+∞: the last).
+  struct Line {
+    int slope_class;
+    double intercept;
+    double piece_end;
+  };
+  Line LineOf(const Entry& e, double from, double bound) const;
   // Puts `e` (bounded by `bound` at `from`) on the line of its piece.
   void Place(Entry e, double from, double bound);
+  // Points the slot's expiry entry at `piece_end` (+∞: none).
+  void SetExpiry(uint32_t slot, double piece_end);
 
   PageSlots* page_slots_;
   std::vector<Slot> slots_;

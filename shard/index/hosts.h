@@ -28,6 +28,10 @@ class HostTable {
     return std::max(h.blocked_until, h.last_crawl + h.min_delay);
   }
   bool Allowed(HostId host, double t) const { return t >= AllowedFrom(host); }
+  // Loads the host's entry into the cache (ahead of an Allowed).
+  void Prefetch(HostId host) const {
+    if (host < hosts_.size()) __builtin_prefetch(&hosts_[host]);
+  }
   // Whether PickTop may return a second page of the host at the same time.
   bool OnePerPick(HostId host) const {
     return host < hosts_.size() && hosts_[host].min_delay > 0.0;

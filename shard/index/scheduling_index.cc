@@ -72,7 +72,7 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
                                  const Options& options)
     : policy_(policy),
       options_(options),
-      page_slots_(&pages_),
+      page_slots_(&pages_, &hosts_),
       candidates_(&page_slots_),
       raise_above_(static_cast<size_t>(std::max(options.max_candidates, 1))) {}
 

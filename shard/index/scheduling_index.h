@@ -178,14 +178,21 @@ class SchedulingIndex : public CrawlIndex {
   // The candidate pool keeps each candidate's slot in the page table.
   class PageTableSlots : public CandidatePool::PageSlots {
    public:
-    explicit PageTableSlots(HugePageVector<Page>* pages) : pages_(pages) {}
+    PageTableSlots(HugePageVector<Page>* pages, const HostTable* hosts)
+        : pages_(pages), hosts_(hosts) {}
     void SetSlot(PageId page, uint32_t slot) override {
       (*pages_)[page].pos = slot;
     }
     uint32_t Slot(PageId page) const override { return (*pages_)[page].pos; }
+    // What Select reads to value a candidate: its record and its host.
+    void Prefetch(PageId page, uint32_t host) const override {
+      __builtin_prefetch(&(*pages_)[page]);
+      hosts_->Prefetch(host);
+    }
 
    private:
     HugePageVector<Page>* pages_;
+    const HostTable* hosts_;
   };
 
   // A page's exact value at t and how fast it may grow until its next
