@@ -345,12 +345,16 @@ void CandidatePool::ScanBlock(int b, double t) {
   const uint32_t bits = static_cast<uint32_t>(
       (non_empty_[first / 64] >> (first % 64)) &
       ((uint64_t{1} << kBlockClasses) - 1));
+  // Every class's bound, the empty ones' too (from a stale top; unused):
+  // one pass with no branch, which the two loops below then read.
+  double bounds[kBlockClasses];
+  for (int j = 0; j < kBlockClasses; ++j) bounds[j] = TopBound(first + j, t);
   int best = -1;
   double best_bound = -kInf;
   PageId best_page = 0;
   for (uint32_t mask = bits; mask != 0; mask &= mask - 1) {
     const int k = first + __builtin_ctz(mask);
-    const double bound = TopBound(k, t);
+    const double bound = bounds[k - first];
     if (best < 0 || bound > best_bound ||
         (bound == best_bound && top_page_[k] < best_page)) {
       best = k;
@@ -378,7 +382,7 @@ void CandidatePool::ScanBlock(int b, double t) {
         const int k = first + __builtin_ctz(mask);
         const double slope = ClassSlope(k);
         if (k == best || slope <= best_slope) continue;
-        const double gap = best_bound - TopBound(k, t);
+        const double gap = best_bound - bounds[k - first];
         const double margin =
             1e-13 * (best_size + std::fabs(top_intercept_[k]) + slope * t);
         if (!(gap > margin)) {

@@ -684,6 +684,11 @@ void SchedulingIndex::PickExact(double t, int k,
           (reserve_active_ && picked->back().value > ClearBound(t))));
     if (exact) {
       picks_ += picked->size();
+      // Drain prefetched the next page to wake; its record has come in
+      // meanwhile, so its host (which Wake reads first) can follow.
+      if (const Queued* next = queue_.Next()) {
+        hosts_.Prefetch(pages_[next->page].host);
+      }
       return;
     }
     ReturnTaken(t);
