@@ -346,9 +346,11 @@ void CandidatePool::ScanBlock(int b, double t) {
       (non_empty_[first / 64] >> (first % 64)) &
       ((uint64_t{1} << kBlockClasses) - 1));
   // Every class's bound, the empty ones' too (from a stale top; unused):
-  // one pass with no branch, which the two loops below then read.
+  // one pass with no branch, which the two loops below then read. (The
+  // last block is short.)
   double bounds[kBlockClasses];
-  for (int j = 0; j < kBlockClasses; ++j) bounds[j] = TopBound(first + j, t);
+  const int classes = std::min(kBlockClasses, kClasses - first);
+  for (int j = 0; j < classes; ++j) bounds[j] = TopBound(first + j, t);
   int best = -1;
   double best_bound = -kInf;
   PageId best_page = 0;
