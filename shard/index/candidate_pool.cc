@@ -176,7 +176,7 @@ void CandidatePool::Place(Entry e, double from, double bound) {
   s.expiry_pos = kNone;
   classes_[line.slope_class].Push(e);
   Touch(line.slope_class);
-  if (line.piece_end < kInf) expiry_.Push({line.piece_end, e.slot});
+  SetExpiry(e.slot, line.piece_end);
 }
 
 void CandidatePool::SetExpiry(uint32_t slot, double piece_end) {
@@ -455,8 +455,8 @@ void CandidatePool::Touch(int k) {
   // against the index's 64 bytes a page; an emptied class gives back
   // all.)
   Heap& heap = classes_[k];
-  if (heap.capacity() > 2 * static_cast<size_t>(heap.size()) + 2 ||
-      (heap.empty() && heap.capacity() > 0)) {
+  if (heap.capacity() >
+      (heap.empty() ? 0 : 2 * static_cast<size_t>(heap.size()) + 2)) {
     heap.shrink_to_fit();
   }
   // A block's cached best and its until time depend only on its classes'

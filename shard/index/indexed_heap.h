@@ -1,7 +1,6 @@
 // A binary heap that tells its owner where each entry sits, so that an entry
 // can be re-keyed or erased in O(log n) given its position. The scheduling
-// index's candidate pool keeps one per slope class and one of piece ends;
-// its due-time queue, which deletes lazily, uses it with a no-op `Moved`.
+// index's candidate pool keeps one per slope class and one of piece ends.
 #ifndef RECRAWL_SHARD_INDEX_INDEXED_HEAP_H_
 #define RECRAWL_SHARD_INDEX_INDEXED_HEAP_H_
 
@@ -37,9 +36,6 @@ class IndexedHeap {
   void reserve(size_t n) { entries_.reserve(n); }
   void shrink_to_fit() { entries_.shrink_to_fit(); }
   void clear() { entries_.clear(); }
-  // Keeps the first n entries (call Heapify before the next other
-  // operation).
-  void Truncate(uint32_t n) { entries_.resize(n); }
 
   void Push(const Entry& e) {
     entries_.push_back(e);
@@ -62,16 +58,6 @@ class IndexedHeap {
       Update(i);
     } else {
       entries_.pop_back();
-    }
-  }
-  // Appends without ordering; call Heapify before the next other operation.
-  void Append(const Entry& e) {
-    entries_.push_back(e);
-    moved_(entries_.back(), size() - 1);
-  }
-  void Heapify() {
-    for (uint32_t i = size() / Arity + 1; i-- > 0;) {
-      if (i < size()) SiftDown(i);
     }
   }
 
