@@ -128,15 +128,15 @@ ValueGrowth NoisySignalValue(const PageModel& page, double tau, int64_t n,
     // Each residual only needs the absolute accuracy that keeps its weighted
     // contribution below kResidualTolerance of the partial sum.
     const double allowed = kResidualTolerance * sum;
-    const double a =
-        q_pow * ResidualGivenExp(i, x_all, exp_all.Next(x_all), allowed / q_pow);
-    const double e_signals = exp_signals.Next(x_signals);
+    double r_all, r_signals;
+    ResidualsGivenExp(i, {x_all, exp_all.Next(x_all), q_pow},
+                      {x_signals, exp_signals.Next(x_signals), decay_over_gamma},
+                      allowed, &r_all, &r_signals);
+    const double a = q_pow * r_all;
     if (max_terms == 0 && a * tail_factor <= kValueTruncationTolerance * sum) {
       break;
     }
-    const double signalled =
-        decay_over_gamma * ResidualGivenExp(i, x_signals, e_signals,
-                                            allowed / decay_over_gamma);
+    const double signalled = decay_over_gamma * r_signals;
     sum += a - signalled;
     psi_part += signalled;
     q_pow *= q;

@@ -99,22 +99,42 @@ bool InDirectRange(int64_t i, double x) {
   return i < kDirectPmfMaxK && x <= kDirectPmfMaxX;
 }
 
-// R^i(x) for 1 <= i < kDirectPmfMaxK, x <= 700, given e^{−x}. The lower tail
-// Q = e^{−x} Σ_{j<=i} x^j/j! (Horner) has relative error below (i + 3)·eps,
-// and 1 − Q multiplies that by at most Q/(1 − Q) <= 9 when Q <= 0.9; beyond,
-// R < 0.1 is summed directly from the pmf at i + 1 — unless the caller accepts
-// the absolute error of 1 − Q, about (i + 3)·eps.
-double DirectResidual(int64_t i, double x, double exp_neg_x, double abs_tol) {
+// Σ_{j<=i} x^j/j! = e^x P(Poisson(x) <= i) for i >= 1, in Horner form
+// 1 + x/1 (1 + x/2 (… (1 + x/i))).
+double LowerTailSum(int64_t i, double x) {
   double sum = 1.0;
   for (int64_t j = i; j >= 1; --j) sum = 1.0 + sum * x * kReciprocal[j];
-  const double lower = exp_neg_x * sum;
-  if (lower <= 0.9) return 1.0 - lower;
-  if (abs_tol >= 2.0 * static_cast<double>(i + 3) * kEps) {
-    return std::max(0.0, 1.0 - lower);
-  }
+  return sum;
+}
+
+// R < 0.1, summed from the pmf at i + 1: DirectResidual's rare path, out of
+// line so that the common one inlines.
+__attribute__((noinline)) double SmallDirectResidual(int64_t i, double x,
+                                                     double exp_neg_x) {
   double pmf = exp_neg_x;
   for (int64_t j = 1; j <= i + 1; ++j) pmf *= x * kReciprocal[j];
   return pmf * UpperTailSeries(static_cast<double>(i) + 1.0, x);
+}
+
+// R^i(x) for 1 <= i < kDirectPmfMaxK, x <= 700, given e^{−x} and the lower
+// tail's sum (LowerTailSum). The lower tail Q = e^{−x} · sum has relative
+// error below (i + 3)·eps, and 1 − Q multiplies that by at most
+// Q/(1 − Q) <= 9 when Q <= 0.9; beyond, R < 0.1 is summed directly from the
+// pmf at i + 1 — unless the caller accepts the absolute error of 1 − Q,
+// about (i + 3)·eps. The caller's accuracy is abs_tol / weight (weight > 0),
+// divided out only on that path.
+inline double DirectResidual(int64_t i, double x, double exp_neg_x,
+                             double abs_tol, double weight, double lower_sum) {
+  const double lower = exp_neg_x * lower_sum;
+  if (lower <= 0.9) return 1.0 - lower;
+  if (abs_tol >= 2.0 * static_cast<double>(i + 3) * kEps * weight) {
+    return std::max(0.0, 1.0 - lower);
+  }
+  return SmallDirectResidual(i, x, exp_neg_x);
+}
+
+double DirectResidual(int64_t i, double x, double exp_neg_x, double abs_tol) {
+  return DirectResidual(i, x, exp_neg_x, abs_tol, 1.0, LowerTailSum(i, x));
 }
 
 }  // namespace
@@ -151,6 +171,27 @@ double ResidualGivenExp(int64_t i, double x, double exp_neg_x,
   if (i == 0) return x < 0.5 ? -std::expm1(-x) : 1.0 - exp_neg_x;
   if (InDirectRange(i, x)) return DirectResidual(i, x, exp_neg_x, abs_tol);
   return Residual(i, x);
+}
+
+void ResidualsGivenExp(int64_t i, const ResidualArgs& a,
+                       const ResidualArgs& b, double abs_tol, double* ra,
+                       double* rb) {
+  if (i >= 1 && a.x > 0.0 && b.x > 0.0 && InDirectRange(i, a.x) &&
+      InDirectRange(i, b.x)) {
+    // LowerTailSum twice, interleaved: each step of a Horner sum waits for
+    // the last, so two independent sums take the time of one.
+    double sum_a = 1.0;
+    double sum_b = 1.0;
+    for (int64_t j = i; j >= 1; --j) {
+      sum_a = 1.0 + sum_a * a.x * kReciprocal[j];
+      sum_b = 1.0 + sum_b * b.x * kReciprocal[j];
+    }
+    *ra = DirectResidual(i, a.x, a.exp_neg_x, abs_tol, a.weight, sum_a);
+    *rb = DirectResidual(i, b.x, b.exp_neg_x, abs_tol, b.weight, sum_b);
+    return;
+  }
+  *ra = ResidualGivenExp(i, a.x, a.exp_neg_x, abs_tol / a.weight);
+  *rb = ResidualGivenExp(i, b.x, b.exp_neg_x, abs_tol / b.weight);
 }
 
 double ResidualComplement(int64_t i, double x) {

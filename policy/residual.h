@@ -31,6 +31,19 @@ double Residual(int64_t i, double x);
 double ResidualGivenExp(int64_t i, double x, double exp_neg_x,
                         double abs_tol = 0.0);
 
+// ResidualGivenExp at two arguments of one order i (a term of the NCIS sum
+// has two), in about the time of one: the two series are summed in one loop.
+// Each result is weighted by the caller, so it needs absolute accuracy
+// abs_tol / weight (weight > 0; computed only where it matters, sparing two
+// divisions a term).
+struct ResidualArgs {
+  double x;
+  double exp_neg_x;
+  double weight;
+};
+void ResidualsGivenExp(int64_t i, const ResidualArgs& a, const ResidualArgs& b,
+                       double abs_tol, double* ra, double* rb);
+
 // 1 − R^i(x) = P(Poisson(x) <= i), accurate when it is small.
 double ResidualComplement(int64_t i, double x);
 

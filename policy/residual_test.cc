@@ -109,6 +109,29 @@ TEST(ResidualTest, GivenExpMatchesAndHonoursAbsoluteTolerance) {
   }
 }
 
+// The paired call is ResidualGivenExp twice: the same results, bit for bit,
+// on both the direct path and the others, with the tolerance divided by
+// each weight.
+TEST(ResidualTest, PairMatchesTwoSingleCalls) {
+  const double xs[] = {0.0, 1e-9, 0.3, 2.0, 9.5, 30.0, 650.0, 800.0};
+  for (int64_t i : {0, 1, 4, 12, 31, 40}) {
+    for (double xa : xs) {
+      for (double xb : xs) {
+        for (double tol : {0.0, 1e-13, 1e-9}) {
+          const ResidualArgs a{xa, std::exp(-xa), 0.5};
+          const ResidualArgs b{xb, std::exp(-xb), 3.0};
+          double ra = -1.0, rb = -1.0;
+          ResidualsGivenExp(i, a, b, tol, &ra, &rb);
+          EXPECT_EQ(ra, ResidualGivenExp(i, xa, a.exp_neg_x, tol / a.weight))
+              << i << " " << xa << " " << tol;
+          EXPECT_EQ(rb, ResidualGivenExp(i, xb, b.exp_neg_x, tol / b.weight))
+              << i << " " << xb << " " << tol;
+        }
+      }
+    }
+  }
+}
+
 TEST(ResidualTest, EdgeValues) {
   EXPECT_EQ(Residual(0, 0.0), 0.0);
   EXPECT_EQ(Residual(5, 0.0), 0.0);
