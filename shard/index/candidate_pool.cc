@@ -380,6 +380,11 @@ void CandidatePool::ScanBlock(int b, double t) {
       const double best_slope = ClassSlope(best);
       const double best_size =
           std::fabs(top_intercept_[best]) + best_slope * t;
+      // The earliest overtaking, min over the steeper classes of
+      // (gap − margin) / closing, kept as a fraction num/den and compared
+      // by cross-multiplying: one division a scan instead of one a class.
+      double num = kInf;
+      double den = 1.0;
       for (uint32_t mask = bits; mask != 0; mask &= mask - 1) {
         const int k = first + __builtin_ctz(mask);
         const double slope = ClassSlope(k);
@@ -388,12 +393,16 @@ void CandidatePool::ScanBlock(int b, double t) {
         const double margin =
             1e-13 * (best_size + std::fabs(top_intercept_[k]) + slope * t);
         if (!(gap > margin)) {
-          until = t;
+          num = 0.0;
           break;
         }
         const double closing = (slope - best_slope) * (1.0 + 1e-9);
-        until = std::min(until, t + (gap - margin) / closing);
+        if ((gap - margin) * den < num * closing) {
+          num = gap - margin;
+          den = closing;
+        }
       }
+      until = num == 0.0 ? t : t + num / den;
     }
   }
   block_until_[b] = until;
@@ -404,28 +413,34 @@ int CandidatePool::BestClass(double t, double* bound) {
     cache_t_ = t;
     stale_bounds_ = ~uint32_t{0};
   }
-  int best = -1;
-  double best_bound = -kInf;
-  PageId best_page = 0;
-  for (uint32_t blocks = non_empty_blocks_; blocks != 0; blocks &= blocks - 1) {
+  // Bring every non-empty block's best up to date at t, then take the best
+  // of them in two passes with no data-dependent branch in the first.
+  for (uint32_t blocks = non_empty_blocks_ & (dirty_blocks_ | stale_bounds_);
+       blocks != 0; blocks &= blocks - 1) {
     const int b = __builtin_ctz(blocks);
     const uint32_t bit = uint32_t{1} << b;
     if ((dirty_blocks_ & bit) != 0 ||
         !(t == block_at_[b] || t < block_until_[b])) {
       ScanBlock(b, t);
       dirty_blocks_ &= ~bit;
-      stale_bounds_ &= ~bit;
-    } else if ((stale_bounds_ & bit) != 0) {
+    } else {
       block_bound_[b] = TopBound(block_best_[b], t);
-      stale_bounds_ &= ~bit;
     }
+    stale_bounds_ &= ~bit;
+  }
+  double best_bound = -kInf;
+  for (uint32_t blocks = non_empty_blocks_; blocks != 0;
+       blocks &= blocks - 1) {
+    best_bound = std::max(best_bound, block_bound_[__builtin_ctz(blocks)]);
+  }
+  int best = -1;
+  for (uint32_t blocks = non_empty_blocks_; blocks != 0;
+       blocks &= blocks - 1) {
+    const int b = __builtin_ctz(blocks);
     const int k = block_best_[b];
-    const double b_bound = block_bound_[b];
-    if (best < 0 || b_bound > best_bound ||
-        (b_bound == best_bound && top_page_[k] < best_page)) {
+    if (block_bound_[b] == best_bound &&
+        (best < 0 || top_page_[k] < top_page_[best])) {
       best = k;
-      best_bound = b_bound;
-      best_page = top_page_[k];
     }
   }
   if (best >= 0) best_bound = BoundAt(best, classes_[best].top(), t);
