@@ -100,10 +100,11 @@ bool InDirectRange(int64_t i, double x) {
 }
 
 // Σ_{j<=i} x^j/j! = e^x P(Poisson(x) <= i) for i >= 1, in Horner form
-// 1 + x/1 (1 + x/2 (… (1 + x/i))).
+// 1 + x/1 (1 + x/2 (… (1 + x/i))). Each x/j is formed off the chain of
+// dependent steps, which is then one multiply-add a step.
 double LowerTailSum(int64_t i, double x) {
   double sum = 1.0;
-  for (int64_t j = i; j >= 1; --j) sum = 1.0 + sum * x * kReciprocal[j];
+  for (int64_t j = i; j >= 1; --j) sum = 1.0 + sum * (x * kReciprocal[j]);
   return sum;
 }
 
@@ -183,8 +184,8 @@ void ResidualsGivenExp(int64_t i, const ResidualArgs& a,
     double sum_a = 1.0;
     double sum_b = 1.0;
     for (int64_t j = i; j >= 1; --j) {
-      sum_a = 1.0 + sum_a * a.x * kReciprocal[j];
-      sum_b = 1.0 + sum_b * b.x * kReciprocal[j];
+      sum_a = 1.0 + sum_a * (a.x * kReciprocal[j]);
+      sum_b = 1.0 + sum_b * (b.x * kReciprocal[j]);
     }
     *ra = DirectResidual(i, a.x, a.exp_neg_x, abs_tol, a.weight, sum_a);
     *rb = DirectResidual(i, b.x, b.exp_neg_x, abs_tol, b.weight, sum_b);
