@@ -43,7 +43,7 @@ CandidatePool::CandidatePool(PageSlots* page_slots)
 size_t CandidatePool::MemoryBytes() const {
   size_t bytes = 0;
   for (const Heap& h : classes_) bytes += h.MemoryBytes();
-  return bytes + expiry_.MemoryBytes() + slots_.capacity() * sizeof(Slot);
+  return bytes + expiry_.MemoryBytes() + records_.capacity() * sizeof(Record);
 }
 
 // Class (e − 1 − kMinExponent)·kStepsPerOctave + j holds the slopes in
@@ -91,37 +91,58 @@ inline double CandidatePool::ClassSlope(int slope_class) {
   return kSlopeTable.slopes[slope_class];
 }
 
-double CandidatePool::BoundAt(int slope_class, const Entry& e,
+double CandidatePool::BoundAt(int slope_class, double intercept,
                               double t) const {
   if (slope_class == kVoidClass) return kInf;
   const double m = ClassSlope(slope_class);
-  const double line = e.intercept + m * t;
-  return line + kRoundingSlack * (std::fabs(e.intercept) + std::fabs(m * t));
+  const double line = intercept + m * t;
+  return line + kRoundingSlack * (std::fabs(intercept) + std::fabs(m * t));
+}
+
+CandidatePool::Entry CandidatePool::EntryOf(const Key& key) const {
+  const Record& r = records_[key.slot];
+  Entry e;
+  e.intercept = key.intercept;
+  e.value = r.value;
+  e.at = r.at;
+  e.base = r.base;
+  e.slope = r.slope;
+  e.rise = r.rise;
+  e.later_slope = r.later_slope;
+  e.page = key.page;
+  e.tag = key.tag;
+  e.slot = key.slot;
+  e.piece = r.piece;
+  return e;
 }
 
 uint32_t CandidatePool::NewSlot() {
-  if (slots_.size() > size_ + size_ / 2 + kMinSlotsToCompact) CompactSlots();
+  if (records_.size() > size_ + size_ / 2 + kMinSlotsToCompact) {
+    CompactSlots();
+  }
   if (free_slot_ == kNone) {
     // An eighth more, not doubled: the table counts against the index's
     // 64 bytes a page.
-    if (slots_.size() == slots_.capacity()) {
-      slots_.reserve(slots_.size() + slots_.size() / 8 + 64);
+    if (records_.size() == records_.capacity()) {
+      records_.reserve(records_.size() + records_.size() / 8 + 64);
     }
-    if (slots_.size() >= kMaxSlots) {
+    if (records_.size() >= kMaxSlots) {
       // 2^27 candidates: some 10^10 pages a shard at the default targets.
       std::fprintf(stderr, "CandidatePool: over %u candidates\n", kMaxSlots);
       std::abort();
     }
-    slots_.push_back({kNone, kNone, 0});
-    return static_cast<uint32_t>(slots_.size() - 1);
+    records_.push_back({});
+    records_.back().pos = kNone;
+    records_.back().expiry_pos = kNone;
+    return static_cast<uint32_t>(records_.size() - 1);
   }
   const uint32_t slot = free_slot_;
-  free_slot_ = slots_[slot].pos;
+  free_slot_ = records_[slot].pos;
   return slot;
 }
 
 void CandidatePool::FreeSlot(uint32_t slot) {
-  slots_[slot].pos = free_slot_;
+  records_[slot].pos = free_slot_;
   free_slot_ = slot;
 }
 
@@ -130,57 +151,57 @@ void CandidatePool::FreeSlot(uint32_t slot) {
 // since the last Clear. Called once the table is over 1.5 times the pool:
 // after at least size_/2 frees, so amortised O(1) a slot.
 void CandidatePool::CompactSlots() {
-  std::vector<uint32_t> renumbered(slots_.size(), kNone);
-  std::vector<Slot> compact;
+  std::vector<uint32_t> renumbered(records_.size(), kNone);
+  std::vector<Record> compact;
   compact.reserve(size_ + size_ / 8 + 64);
   for (Heap& h : classes_) {
     for (uint32_t i = 0; i < h.size(); ++i) {
-      Entry& e = h.at(i);
+      Key& key = h.at(i);
       const uint32_t slot = static_cast<uint32_t>(compact.size());
-      compact.push_back(slots_[e.slot]);
-      renumbered[e.slot] = slot;
-      e.slot = slot;
-      page_slots_->SetSlot(e.page, slot);
+      compact.push_back(records_[key.slot]);
+      renumbered[key.slot] = slot;
+      key.slot = slot;
+      page_slots_->SetSlot(key.page, slot);
     }
   }
   for (uint32_t i = 0; i < expiry_.size(); ++i) {
     expiry_.at(i).slot = renumbered[expiry_.at(i).slot];
   }
-  slots_.swap(compact);
+  records_.swap(compact);
   free_slot_ = kNone;
 }
 
-CandidatePool::Line CandidatePool::LineOf(const Entry& e, double from,
+CandidatePool::Line CandidatePool::LineOf(const Record& r, double from,
                                           double bound) const {
-  const double slope = e.slope, rise = e.rise, later = e.later_slope;
+  const double slope = r.slope, rise = r.rise, later = r.later_slope;
   double piece_slope = later;
   double piece_end = kInf;
-  if (slope > 0.0 && rise > 0.0 && e.piece < kMaxPieces) {
+  if (slope > 0.0 && rise > 0.0 && r.piece < kMaxPieces) {
     const double first = kFirstPiece * slope / rise;
-    const double span = first * (std::ldexp(1.0, e.piece + 1) - 1.0);
+    const double span = first * (std::ldexp(1.0, r.piece + 1) - 1.0);
     const double steep = slope + rise * span;
     if (steep < later) {
       piece_slope = steep;
-      piece_end = e.at + span;
+      piece_end = r.at + span;
     }
   }
   const int k = ClassOf(piece_slope);
   return {k, bound - ClassSlope(k) * from, piece_end};
 }
 
-void CandidatePool::Place(Entry e, double from, double bound) {
-  const Line line = LineOf(e, from, bound);
-  e.intercept = line.intercept;
-  Slot& s = slots_[e.slot];
-  s.slope_class = static_cast<uint16_t>(line.slope_class);
-  s.expiry_pos = kNone;
-  classes_[line.slope_class].Push(e);
+void CandidatePool::Place(Key key, double from, double bound) {
+  Record& r = records_[key.slot];
+  const Line line = LineOf(r, from, bound);
+  key.intercept = line.intercept;
+  r.slope_class = static_cast<uint16_t>(line.slope_class);
+  r.expiry_pos = kNone;
+  classes_[line.slope_class].Push(key);
   Touch(line.slope_class);
-  SetExpiry(e.slot, line.piece_end);
+  SetExpiry(key.slot, line.piece_end);
 }
 
 void CandidatePool::SetExpiry(uint32_t slot, double piece_end) {
-  Slot& s = slots_[slot];
+  Record& s = records_[slot];
   if (s.expiry_pos == kNone) {
     if (piece_end < kInf) expiry_.Push({piece_end, slot});
   } else if (piece_end < kInf) {
@@ -194,34 +215,32 @@ void CandidatePool::SetExpiry(uint32_t slot, double piece_end) {
 
 void CandidatePool::Add(PageId page, double value, double at,
                         const Growth& growth, uint32_t tag) {
-  Entry e;
-  e.value = value;
-  e.at = at;
-  e.base = value;
-  e.slope = RoundUp(growth.slope);
-  e.rise = RoundUp(growth.rise);
-  e.later_slope = RoundUp(growth.later_slope);
-  e.page = page;
-  e.tag = tag;
-  e.slot = NewSlot();
-  e.piece = 0;
-  page_slots_->SetSlot(page, e.slot);
-  Place(e, at, value);
+  const uint32_t slot = NewSlot();
+  Record& r = records_[slot];
+  r.value = value;
+  r.at = at;
+  r.base = value;
+  r.slope = RoundUp(growth.slope);
+  r.rise = RoundUp(growth.rise);
+  r.later_slope = RoundUp(growth.later_slope);
+  r.piece = 0;
+  page_slots_->SetSlot(page, slot);
+  Place({0.0, page, slot, tag}, at, value);
   ++size_;
 }
 
-CandidatePool::Entry CandidatePool::TakeOut(uint32_t slot) {
-  Slot& s = slots_[slot];
-  const int k = s.slope_class;
-  const uint32_t pos = s.pos;
-  if (s.expiry_pos != kNone) {
-    expiry_.Erase(s.expiry_pos);
-    s.expiry_pos = kNone;
+CandidatePool::Key CandidatePool::TakeOut(uint32_t slot) {
+  Record& r = records_[slot];
+  const int k = r.slope_class;
+  const uint32_t pos = r.pos;
+  if (r.expiry_pos != kNone) {
+    expiry_.Erase(r.expiry_pos);
+    r.expiry_pos = kNone;
   }
-  const Entry e = classes_[k].at(pos);
+  const Key key = classes_[k].at(pos);
   classes_[k].Erase(pos);
   Touch(k);
-  return e;
+  return key;
 }
 
 void CandidatePool::Expire(double t) {
@@ -233,37 +252,39 @@ void CandidatePool::Expire(double t) {
   while (!expiry_.empty() && expiry_.top().at <= t) {
     const Expiry x = expiry_.top();
     expiry_.Erase(0);
-    slots_[x.slot].expiry_pos = kNone;  // just left the expiry heap
-    const int k = slots_[x.slot].slope_class;
-    Entry e = TakeOut(x.slot);
+    records_[x.slot].expiry_pos = kNone;  // just left the expiry heap
+    const int k = records_[x.slot].slope_class;
+    const Key key = TakeOut(x.slot);
     // The next piece starts from this one's bound at its end.
-    const double bound = BoundAt(k, e, x.at);
-    ++e.piece;
-    Place(e, x.at, bound);
+    const double bound = BoundAt(k, key.intercept, x.at);
+    ++records_[x.slot].piece;
+    Place(key, x.at, bound);
   }
 }
 
 void CandidatePool::Void(PageId page) {
   const uint32_t slot = page_slots_->Slot(page);
-  if (slots_[slot].slope_class == kVoidClass) return;
-  Entry e = TakeOut(slot);
-  e.value = -kInf;
-  e.at = -kInf;
-  e.base = kInf;
-  e.intercept = kInf;
-  slots_[slot].slope_class = kVoidClass;
-  classes_[kVoidClass].Push(e);
+  if (records_[slot].slope_class == kVoidClass) return;
+  Key key = TakeOut(slot);
+  Record& r = records_[slot];
+  r.value = -kInf;
+  r.at = -kInf;
+  r.base = kInf;
+  r.slope_class = kVoidClass;
+  key.intercept = kInf;
+  classes_[kVoidClass].Push(key);
   Touch(kVoidClass);
 }
 
 void CandidatePool::Shift(PageId page, double shift) {
   const uint32_t slot = page_slots_->Slot(page);
-  if (slots_[slot].slope_class == kVoidClass) return;
-  Entry e = TakeOut(slot);
+  if (records_[slot].slope_class == kVoidClass) return;
+  const Key key = TakeOut(slot);
+  Record& r = records_[slot];
   // Pieces that end before now are moved on by the next Expire.
-  e.at -= shift;
-  e.piece = 0;
-  Place(e, e.at, e.base);
+  r.at -= shift;
+  r.piece = 0;
+  Place(key, r.at, r.base);
 }
 
 void CandidatePool::Remove(PageId page) {
@@ -279,7 +300,7 @@ void CandidatePool::Clear() {
   // Released: a rebuild, which clears the pool, may have made a far larger
   // pool than the one it makes now (a lease burst's rebuilds grow their
   // target 4x at a time), and the pool starts empty.
-  std::vector<Slot>().swap(slots_);
+  std::vector<Record>().swap(records_);
   free_slot_ = kNone;
   non_empty_.fill(0);
   non_empty_blocks_ = 0;
@@ -288,7 +309,7 @@ void CandidatePool::Clear() {
 }
 
 double CandidatePool::GrowthBound(const Entry& e, double t) const {
-  if (slots_[e.slot].slope_class == kVoidClass) return kInf;
+  if (records_[e.slot].slope_class == kVoidClass) return kInf;
   const double d = t - e.at;
   double gain = 0.0;
   if (d > 0.0) {
@@ -307,30 +328,30 @@ double CandidatePool::GrowthBound(const Entry& e, double t) const {
 
 double CandidatePool::RestartTop(double t, double bound) {
   Heap& heap = classes_[top_class_];
-  Entry e = heap.top();
-  const double d = std::max(t - e.at, 0.0);
+  const uint32_t slot = heap.top().slot;
+  Record& r = records_[slot];
+  const double d = std::max(t - r.at, 0.0);
   const double slope =
-      std::min(static_cast<double>(e.later_slope),
-               static_cast<double>(e.slope) + static_cast<double>(e.rise) * d);
-  e.slope = RoundUp(slope);
-  e.at = t;
-  e.base = bound;
-  e.piece = 0;
-  const Line line = LineOf(e, t, bound);
+      std::min(static_cast<double>(r.later_slope),
+               static_cast<double>(r.slope) + static_cast<double>(r.rise) * d);
+  r.slope = RoundUp(slope);
+  r.at = t;
+  r.base = bound;
+  r.piece = 0;
+  const Line line = LineOf(r, t, bound);
   if (line.slope_class == top_class_) {
     // Same class, a lower line (`bound` is at most the old line at t): the
-    // entry sinks from the top, with no erase and push.
-    e.intercept = line.intercept;
-    heap.at(0) = e;
+    // key sinks from the top, with no erase and push.
+    heap.at(0).intercept = line.intercept;
     heap.Update(0);
     Touch(top_class_);
-    SetExpiry(e.slot, line.piece_end);
+    SetExpiry(slot, line.piece_end);
   } else {
-    TakeOut(e.slot);
-    Place(e, t, bound);
+    Place(TakeOut(slot), t, bound);
   }
-  const Slot& s = slots_[e.slot];
-  return BoundAt(s.slope_class, classes_[s.slope_class].at(s.pos), t);
+  const Record& s = records_[slot];
+  return BoundAt(s.slope_class, classes_[s.slope_class].at(s.pos).intercept,
+                 t);
 }
 
 double CandidatePool::TopBound(int k, double t) const {
@@ -443,7 +464,9 @@ int CandidatePool::BestClass(double t, double* bound) {
       best = k;
     }
   }
-  if (best >= 0) best_bound = BoundAt(best, classes_[best].top(), t);
+  if (best >= 0) {
+    best_bound = BoundAt(best, classes_[best].top().intercept, t);
+  }
   *bound = best_bound;
   return best;
 }
@@ -451,13 +474,15 @@ int CandidatePool::BestClass(double t, double* bound) {
 bool CandidatePool::Top(double t, Entry* entry, double* bound) {
   top_class_ = BestClass(t, bound);
   if (top_class_ < 0) return false;
-  *entry = classes_[top_class_].top();
+  *entry = EntryOf(classes_[top_class_].top());
   return true;
 }
 
 CandidatePool::Entry CandidatePool::PopTop() {
-  const Entry e = TakeOut(classes_[top_class_].top().slot);
-  FreeSlot(e.slot);
+  const Key key = classes_[top_class_].top();
+  const Entry e = EntryOf(key);
+  TakeOut(key.slot);
+  FreeSlot(key.slot);
   --size_;
   return e;
 }
@@ -491,7 +516,7 @@ void CandidatePool::Touch(int k) {
     }
     return;
   }
-  const Entry& top = heap.top();
+  const Key& top = heap.top();
   const double intercept = k == kVoidClass ? kInf : top.intercept;
   if (was_non_empty && top_intercept_[k] == intercept &&
       top_page_[k] == top.page) {
@@ -502,6 +527,8 @@ void CandidatePool::Touch(int k) {
   non_empty_blocks_ |= block_bit;
   top_intercept_[k] = intercept;
   top_page_[k] = top.page;
+  // The candidates Select values next: their records here and the owner's.
+  __builtin_prefetch(&records_[top.slot]);
   page_slots_->Prefetch(top.page, top.tag);
 }
 
@@ -509,7 +536,7 @@ std::vector<CandidatePool::Entry> CandidatePool::Entries() const {
   std::vector<Entry> all;
   all.reserve(size_);
   for (const Heap& h : classes_) {
-    for (uint32_t i = 0; i < h.size(); ++i) all.push_back(h.at(i));
+    for (uint32_t i = 0; i < h.size(); ++i) all.push_back(EntryOf(h.at(i)));
   }
   return all;
 }

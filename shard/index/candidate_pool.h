@@ -62,8 +62,8 @@ class CandidatePool {
     uint32_t slot : 27;
     uint32_t piece : 5;  // index j of the current piece
   };
-  // Kept at 56 bytes: a heap move copies an entry, and Top's scans read
-  // them.
+  // The pool's view of a candidate, as Top and PopTop return it; inside,
+  // it is split into a heap key and a record (Key, Record).
   static_assert(sizeof(Entry) <= 56, "Entry grew");
   static constexpr int kStepsPerOctave = 8;
   static constexpr int kMinExponent = -40;
@@ -142,30 +142,49 @@ class CandidatePool {
   static constexpr uint32_t kMaxSlots = uint32_t{1} << 27;  // Entry::slot
   // Slot tables of fewer slots are not compacted.
   static constexpr size_t kMinSlotsToCompact = 256;
-  // Where a candidate's entries are: its class, its position in that class
-  // and its position in the expiry heap. Slots are reused (a free list
-  // threaded through `pos`), and the table is compacted once it is over
-  // 1.5 times the pool (CompactSlots), so it stays about the pool's size
-  // (which swings by 4x between raises of Λ).
-  struct Slot {
+  // A candidate's state, by slot: its growth and where its keys are (its
+  // class, its position there and in the expiry heap). Slots are reused (a
+  // free list threaded through `pos`), and the table is compacted once it
+  // is over 1.5 times the pool (CompactSlots), so it stays about the pool's
+  // size (which swings by 4x between raises of Λ).
+  struct Record {
+    double value;
+    double at;
+    double base;
+    float slope;
+    float rise;
+    float later_slope;
     uint32_t pos;         // in classes_[slope_class]; while free: the next
     uint32_t expiry_pos;  // kNone, or the position in expiry_
     uint16_t slope_class;
+    uint8_t piece;
   };
-  static_assert(kClasses <= (1 << 16), "Slot::slope_class bits");
+  static_assert(sizeof(Record) <= 48, "Record grew");
+  static_assert(kClasses <= (1 << 16), "Record::slope_class bits");
+  // What a class heap orders and moves: 24 bytes, so that a sift reads two
+  // or three keys a cache line rather than one 56-byte entry (the class
+  // heaps outgrow the caches at 10^7 pages). The page and its tag ride
+  // along for the ties and for the prefetch when a key becomes a top.
+  struct Key {
+    double intercept;  // the bound is intercept + M_class·t
+    PageId page;
+    uint32_t slot;
+    uint32_t tag;
+  };
+  static_assert(sizeof(Key) <= 24, "Key grew");
   struct SetPos {
     CandidatePool* pool;
-    void operator()(const Entry& e, uint32_t pos) const {
-      pool->slots_[e.slot].pos = pos;
+    void operator()(const Key& k, uint32_t pos) const {
+      pool->records_[k.slot].pos = pos;
     }
   };
   struct HigherIntercept {
-    bool operator()(const Entry& a, const Entry& b) const {
+    bool operator()(const Key& a, const Key& b) const {
       return a.intercept > b.intercept ||
              (a.intercept == b.intercept && a.page < b.page);
     }
   };
-  using Heap = IndexedHeap<Entry, HigherIntercept, SetPos>;
+  using Heap = IndexedHeap<Key, HigherIntercept, SetPos>;
   struct Expiry {
     double at;
     uint32_t slot;
@@ -173,7 +192,7 @@ class CandidatePool {
   struct SetExpiryPos {
     CandidatePool* pool;
     void operator()(const Expiry& e, uint32_t pos) const {
-      pool->slots_[e.slot].expiry_pos = pos;
+      pool->records_[e.slot].expiry_pos = pos;
     }
   };
   struct EarlierExpiry {
@@ -186,7 +205,8 @@ class CandidatePool {
 
   static int ClassOf(double slope);
   static double ClassSlope(int slope_class);
-  double BoundAt(int slope_class, const Entry& e, double t) const;
+  double BoundAt(int slope_class, double intercept, double t) const;
+  Entry EntryOf(const Key& key) const;
   int BestClass(double t, double* bound);
   // Block b's best class at t, and until when it stays the best.
   void ScanBlock(int b, double t);
@@ -196,24 +216,25 @@ class CandidatePool {
   uint32_t NewSlot();
   void FreeSlot(uint32_t slot);
   void CompactSlots();
-  // Removes the slot's entry from its class and the expiry heap (size_ and
-  // the slot are the caller's) and returns it.
-  Entry TakeOut(uint32_t slot);
-  // The line of e's current piece through `bound` at `from`: its class,
-  // e's intercept on it, and when the piece ends (+∞: the last).
+  // Removes the slot's key from its class and the expiry heap (size_ and
+  // the slot, with its record, are the caller's) and returns it.
+  Key TakeOut(uint32_t slot);
+  // The line of r's current piece through `bound` at `from`: its class,
+  // r's intercept on it, and when the piece ends (+∞: the last).
   struct Line {
     int slope_class;
     double intercept;
     double piece_end;
   };
-  Line LineOf(const Entry& e, double from, double bound) const;
-  // Puts `e` (bounded by `bound` at `from`) on the line of its piece.
-  void Place(Entry e, double from, double bound);
+  Line LineOf(const Record& r, double from, double bound) const;
+  // Puts the key's candidate (bounded by `bound` at `from`) on the line of
+  // its record's piece.
+  void Place(Key key, double from, double bound);
   // Points the slot's expiry entry at `piece_end` (+∞: none).
   void SetExpiry(uint32_t slot, double piece_end);
 
   PageSlots* page_slots_;
-  std::vector<Slot> slots_;
+  std::vector<Record> records_;
   uint32_t free_slot_ = kNone;  // head of the free list
   std::vector<Heap> classes_;
   ExpiryHeap expiry_;
