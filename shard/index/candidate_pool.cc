@@ -102,7 +102,6 @@ double CandidatePool::BoundAt(int slope_class, double intercept,
 CandidatePool::Entry CandidatePool::EntryOf(const Key& key) const {
   const Record& r = records_[key.slot];
   Entry e;
-  e.intercept = key.intercept;
   e.value = r.value;
   e.at = r.at;
   e.base = r.base;
@@ -112,7 +111,6 @@ CandidatePool::Entry CandidatePool::EntryOf(const Key& key) const {
   e.page = key.page;
   e.tag = key.tag;
   e.slot = key.slot;
-  e.piece = r.piece;
   return e;
 }
 
@@ -127,7 +125,7 @@ uint32_t CandidatePool::NewSlot() {
       records_.reserve(records_.size() + records_.size() / 8 + 64);
     }
     if (records_.size() >= kMaxSlots) {
-      // 2^27 candidates: some 10^10 pages a shard at the default targets.
+      // 2^32 candidates: some 10^11 pages a shard at the default targets.
       std::fprintf(stderr, "CandidatePool: over %u candidates\n", kMaxSlots);
       std::abort();
     }

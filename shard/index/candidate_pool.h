@@ -45,12 +45,13 @@ class CandidatePool {
     double rise = 0.0;         // the slope grows at most this fast
     double later_slope = 0.0;  // and never exceeds this
   };
+  // The pool's view of a candidate, as Top and PopTop return it (inside,
+  // a heap key and a record by slot: Key, Record).
   struct Entry {
-    double intercept;  // the bound is intercept + M_class·t
-    double value;      // a lower bound on V (exact at evaluation); −∞: unknown
-    double at;         // where the bound's pieces start, from `base`
-    double base;       // an upper bound on V at `at` (`value` when added)
-    float slope;        // Growth, rounded up to floats
+    double value;  // a lower bound on V (exact at evaluation); −∞: unknown
+    double at;     // where the bound's pieces start, from `base`
+    double base;   // an upper bound on V at `at` (`value` when added)
+    float slope;   // Growth, rounded up to floats
     float rise;
     float later_slope;
     PageId page;
@@ -58,13 +59,9 @@ class CandidatePool {
     // that checking a candidate's host and valuing it read the host table
     // and the page record at once, not one after the other).
     uint32_t tag;
-    // The page's slot in the pool's slot table while it is in the pool.
-    uint32_t slot : 27;
-    uint32_t piece : 5;  // index j of the current piece
+    // The page's slot in the pool's tables while it is in the pool.
+    uint32_t slot;
   };
-  // The pool's view of a candidate, as Top and PopTop return it; inside,
-  // it is split into a heap key and a record (Key, Record).
-  static_assert(sizeof(Entry) <= 56, "Entry grew");
   static constexpr int kStepsPerOctave = 8;
   static constexpr int kMinExponent = -40;
   static constexpr int kMaxExponent = 20;
@@ -74,12 +71,12 @@ class CandidatePool {
   static constexpr int kVoidClass = kSlopedClasses + 1;  // bound +∞
   static constexpr int kClasses = kSlopedClasses + 2;
 
-  // Each candidate's slot in the pool's slot table, kept in the owner's page
+  // Each candidate's slot in the pool's record table, kept in the owner's page
   // table to spare a map. It is set when the page is added (and again when
   // the pool compacts its table) and read only by the calls that name a
-  // page (Void, Shift, Remove); heap moves
-  // write into the slot table, which is about the pool's size and stays in
-  // cache, instead of into the page table (a random cache miss a move).
+  // page (Void, Shift, Remove); heap moves write into the pool's record
+  // table, which is about the pool's size, instead of into the page table
+  // (a random cache miss a move).
   class PageSlots {
    public:
     virtual ~PageSlots() = default;
@@ -139,7 +136,8 @@ class CandidatePool {
 
  private:
   static constexpr uint32_t kNone = ~uint32_t{0};
-  static constexpr uint32_t kMaxSlots = uint32_t{1} << 27;  // Entry::slot
+  // Slots are 32-bit and kNone ends the free list.
+  static constexpr uint32_t kMaxSlots = kNone;
   // Slot tables of fewer slots are not compacted.
   static constexpr size_t kMinSlotsToCompact = 256;
   // A candidate's state, by slot: its growth and where its keys are (its
