@@ -73,8 +73,7 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
     : policy_(policy),
       options_(options),
       page_slots_(&pages_, &hosts_),
-      candidates_(&page_slots_),
-      raise_above_(static_cast<size_t>(std::max(options.max_candidates, 1))) {}
+      candidates_(&page_slots_) {}
 
 policy::PageModel SchedulingIndex::Belief(const Page& p) const {
   const PageId id = static_cast<PageId>(&p - pages_.data());
@@ -744,7 +743,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   rebuild_target_ = target;
   picks_at_rebuild_ = picks_;
   size_at_rebuild_ = size_;
-  raise_above_ = MaxCandidates(target);
+  retry_raise_above_ = 0;
   needs_rebuild_ = false;
   needs_rekey_ = false;
   candidates_.Clear();
@@ -879,46 +878,53 @@ void SchedulingIndex::DropReserve() {
 // Not while the reserve is active: the pick level has just been falling
 // (the pool ran dry), and the reserve's pulls are what filled the pool.
 bool SchedulingIndex::ShouldRaise() const {
-  return !reserve_active_ && candidates_.size() > raise_above_;
+  return !reserve_active_ &&
+         candidates_.size() >
+             std::max(MaxCandidates(PoolTarget()), retry_raise_above_);
 }
 
-// Too many candidates: raise Λ to the target-th largest known lower bound
-// (so at least that many candidates stay) and send back to the queue those
-// that provably fell below it. Keys stay valid: crossing a higher level
-// cannot happen earlier.
+// Too many candidates: value every candidate at t, raise Λ to the
+// target-th largest value (so that that many candidates stay) and send the
+// ones below it back to the queue, each with its due time solved for the
+// new level. Keys stay valid: crossing a higher level cannot happen earlier.
+// The candidates' last exact values would not do: most date from when they
+// woke, just above Λ, so in a pool of more than a few thousand the
+// target-th largest of them is Λ itself and Λ could not rise while the pool
+// grew. Valuing them all costs max_candidates valuations a raise, amortised
+// over the picks that filled the pool; those that stay get fresh bounds.
 void SchedulingIndex::Raise(double t) {
   ++stats_.raises;
-  const std::vector<CandidatePool::Entry> entries = candidates_.Entries();
-  std::vector<double> lows;
-  lows.reserve(entries.size());
-  for (const CandidatePool::Entry& e : entries) lows.push_back(e.value);
-  const size_t target = std::max(TargetCandidates(), rebuild_target_);
-  if (lows.size() <= target) return;
-  std::nth_element(lows.begin(), lows.begin() + (target - 1), lows.end(),
+  const size_t target = PoolTarget();
+  if (candidates_.size() <= target) return;
+  std::vector<Exact> valued;
+  valued.reserve(candidates_.size());
+  for (const CandidatePool::Entry& e : candidates_.Entries()) {
+    valued.push_back({e.page, Evaluate(e.page, t)});
+  }
+  std::vector<double> values;
+  values.reserve(valued.size());
+  for (const Exact& e : valued) values.push_back(e.a.value);
+  std::nth_element(values.begin(), values.begin() + (target - 1), values.end(),
                    std::greater<double>());
-  const double level = lows[target - 1];
+  const double level = values[target - 1];
   if (!(level > level_)) {
-    // The known values are too stale to raise Λ: try again when the pool
-    // has doubled, so that this O(pool) step stays amortised.
-    raise_above_ = 2 * candidates_.size();
+    // Ties at Λ: try again when the pool has doubled, so that this
+    // O(pool) step stays amortised.
+    retry_raise_above_ = 2 * candidates_.size();
     return;
   }
-  raise_above_ = MaxCandidates(target);
+  retry_raise_above_ = 0;
   DropReserve();  // the pages it sends back are not valued at the floor
   SetLevel(level);
-  for (const CandidatePool::Entry& e : entries) {
-    if (e.value >= admit_) continue;
-    const PageId id = e.page;
-    candidates_.Remove(id);
-    Page& p = pages_[id];
-    const policy::PageModel b = Belief(p);
-    const Assessment a = Evaluate(id, t);
-    if (a.value >= admit_) {
-      AddCandidate(id, t, a);
+  candidates_.Clear();
+  for (const Exact& e : valued) {
+    if (e.a.value >= admit_) {
+      AddCandidate(e.page, t, e.a);
       continue;
     }
-    Refine(p, b, t, a, /*solve=*/true);
-    Enqueue(id);
+    Page& p = pages_[e.page];
+    Refine(p, Belief(p), t, e.a, /*solve=*/true);
+    Enqueue(e.page);
   }
 }
 
@@ -934,6 +940,13 @@ size_t SchedulingIndex::MaxCandidates(size_t target) const {
                        std::max(options_.target_candidates, 1);
   return std::max(static_cast<size_t>(std::max(options_.max_candidates, 1)),
                   static_cast<size_t>(ratio * static_cast<double>(target)));
+}
+
+size_t SchedulingIndex::PoolTarget() const {
+  const bool falling =
+      rebuild_target_ > 0 && picks_ - picks_at_rebuild_ < 2 * rebuild_target_;
+  return falling ? std::max(TargetCandidates(), rebuild_target_)
+                 : TargetCandidates();
 }
 
 size_t SchedulingIndex::RefillTarget(int k) const {

@@ -56,18 +56,22 @@ class SchedulingIndex : public CrawlIndex {
   struct Options {
     // A rebuild sets Λ so that about this many pages are candidates. By
     // Little's law the pool then holds R × (wait from crossing Λ to being
-    // picked) pages; a large pool is cheap (a heap) and keeps random dips
-    // of the picked values from emptying it, which would cost a rebuild.
+    // picked) pages. A larger pool keeps random dips of the picked values
+    // from emptying it, which would cost a rebuild; a smaller one is
+    // faster: the wait is shorter, so the candidates' growth bounds are
+    // tighter when they compete for a pick (fewer valuations), and the
+    // class heaps are smaller.
     int target_candidates = 1024;
     // Above this many candidates Λ is raised back to target_candidates.
     int max_candidates = 4096;
     // Both scale up with the pages held, to at least this share of them
-    // (keeping their ratio). The pool's size is R × the wait between
-    // crossing Λ and being picked; with a fixed size that wait shrinks as R
-    // grows with m, the random drift of the pick level crosses it sooner,
-    // and every raise of Λ makes each page re-solve its due time once.
-    // Scaled with m, raises are as rare per crawl cycle at every m.
-    double target_fraction = 1.0 / 128;
+    // (keeping their ratio): with a fixed size the wait shrinks as R grows
+    // with m, the random drift of the pick level crosses it sooner, and
+    // every raise of Λ makes each page re-solve its due time once. At m/1024
+    // the pool is about 3 raises a crawl cycle at 10^7 pages and 1 at 10^6,
+    // with no rebuild in 10 cycles; m/128 made a pick 25–45% dearer at
+    // 10^6–10^7 (docs/benchmarks.md, stop 19).
+    double target_fraction = 1.0 / 1024;
   };
   // Work counters, for tests and the benchmark.
   struct Stats {
@@ -320,6 +324,11 @@ class SchedulingIndex : public CrawlIndex {
   // a rebuild of the same depth would follow as soon: rebuild 4× deeper
   // (up to size_/16 pages), so that each O(m) rebuild serves more picks.
   size_t RefillTarget(int k) const;
+  // The pool size a raise of Λ keeps: a deeper rebuild's target while its
+  // pool has served fewer than twice that many picks (as RefillTarget
+  // reads it: the pick level was falling fast), TargetCandidates() after.
+  // Without the decay a burst's deep pool would stay deep for good.
+  size_t PoolTarget() const;
   // Puts the last PickTop's picks that are still kPicked back in the pool.
   void RestorePicks();
   void RekeyAll();
@@ -342,9 +351,9 @@ class SchedulingIndex : public CrawlIndex {
   double level_ = 0.0;  // Λ: every eligible page with V ≥ Λ is a candidate
   double adm_ = 0.0;    // level the keys are solved for, just below Λ
   double admit_ = 0.0;  // a woken page at or above it is a candidate
-  // Raise when the pool is larger (max_candidates, more after a raise that
-  // found nothing to raise).
-  size_t raise_above_;
+  // A raise that found nothing to raise (ties at Λ) waits until the pool
+  // is larger than this (0: no such wait).
+  size_t retry_raise_above_ = 0;
   bool needs_rebuild_ = true;
   // Picks returned so far, and at the last rebuild, which aimed at
   // rebuild_target_ candidates (for RefillTarget).
