@@ -68,9 +68,9 @@ class SchedulingIndex : public CrawlIndex {
     // (keeping their ratio): with a fixed size the wait shrinks as R grows
     // with m, the random drift of the pick level crosses it sooner, and
     // every raise of Λ makes each page re-solve its due time once. At m/1024
-    // the pool is about 3 raises a crawl cycle at 10^7 pages and 1 at 10^6,
-    // with no rebuild in 10 cycles; m/128 made a pick 25–45% dearer at
-    // 10^6–10^7 (docs/benchmarks.md, stop 19).
+    // the benchmark saw 1 raise in 13 crawl cycles at 10^6 pages and 1 in
+    // the cycle it timed at 10^7, and no rebuild; m/128 made a pick 28–46%
+    // dearer at 10^6–10^7 (docs/benchmarks.md, stop 19).
     double target_fraction = 1.0 / 1024;
   };
   // Work counters, for tests and the benchmark.
