@@ -273,7 +273,7 @@ class SchedulingIndex : public CrawlIndex {
 
   // The burst reserve. A lease burst picks many slots at (nearly) one time,
   // faster than pages cross Λ, so the pool runs dry and Λ must come down;
-  // without this each time is an O(m) rebuild (every ~m/128 picks). A
+  // without this each time is an O(m) rebuild (every pool's worth of picks). A
   // rebuild values every page anyway, so it keeps the next pages below Λ
   // (down to the floor, the size_/4-th value) in a max-heap by their value
   // at reserve_at_. With G >= every page's later slope, every eligible page
