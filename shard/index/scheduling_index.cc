@@ -901,12 +901,12 @@ void SchedulingIndex::Raise(double t) {
   for (const CandidatePool::Entry& e : candidates_.Entries()) {
     valued.push_back({e.page, Evaluate(e.page, t)});
   }
-  std::vector<double> values;
-  values.reserve(valued.size());
-  for (const Exact& e : valued) values.push_back(e.a.value);
-  std::nth_element(values.begin(), values.begin() + (target - 1), values.end(),
-                   std::greater<double>());
-  const double level = values[target - 1];
+  // The loop below visits every candidate, so their order may change.
+  std::nth_element(valued.begin(), valued.begin() + (target - 1), valued.end(),
+                   [](const Exact& a, const Exact& b) {
+                     return a.a.value > b.a.value;
+                   });
+  const double level = valued[target - 1].a.value;
   if (!(level > level_)) {
     // Ties at Λ: try again when the pool has doubled, so that this
     // O(pool) step stays amortised.
@@ -942,11 +942,13 @@ size_t SchedulingIndex::MaxCandidates(size_t target) const {
                   static_cast<size_t>(ratio * static_cast<double>(target)));
 }
 
+bool SchedulingIndex::LevelFalling() const {
+  return rebuild_target_ > 0 && picks_ - picks_at_rebuild_ < 2 * rebuild_target_;
+}
+
 size_t SchedulingIndex::PoolTarget() const {
-  const bool falling =
-      rebuild_target_ > 0 && picks_ - picks_at_rebuild_ < 2 * rebuild_target_;
-  return falling ? std::max(TargetCandidates(), rebuild_target_)
-                 : TargetCandidates();
+  return LevelFalling() ? std::max(TargetCandidates(), rebuild_target_)
+                        : TargetCandidates();
 }
 
 size_t SchedulingIndex::RefillTarget(int k) const {
@@ -954,9 +956,7 @@ size_t SchedulingIndex::RefillTarget(int k) const {
   // (which would drop the new reserve).
   const size_t target =
       std::max(TargetCandidates(), 2 * static_cast<size_t>(k));
-  if (rebuild_target_ == 0 || picks_ - picks_at_rebuild_ >= 2 * rebuild_target_) {
-    return target;
-  }
+  if (!LevelFalling()) return target;
   const size_t deepest = std::max(target, size_ / 16);
   return std::max(target, std::min(4 * rebuild_target_, deepest));
 }

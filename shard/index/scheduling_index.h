@@ -324,10 +324,12 @@ class SchedulingIndex : public CrawlIndex {
   // a rebuild of the same depth would follow as soon: rebuild 4× deeper
   // (up to size_/16 pages), so that each O(m) rebuild serves more picks.
   size_t RefillTarget(int k) const;
-  // The pool size a raise of Λ keeps: a deeper rebuild's target while its
-  // pool has served fewer than twice that many picks (as RefillTarget
-  // reads it: the pick level was falling fast), TargetCandidates() after.
-  // Without the decay a burst's deep pool would stay deep for good.
+  // Whether the last rebuild's pool has served fewer than twice its target
+  // in picks: the pick level is falling fast (RefillTarget, PoolTarget).
+  bool LevelFalling() const;
+  // The pool size a raise of Λ keeps: the last rebuild's target while the
+  // level is falling, TargetCandidates() after. Without the decay a burst's
+  // deep pool would stay deep for good.
   size_t PoolTarget() const;
   // Puts the last PickTop's picks that are still kPicked back in the pool.
   void RestorePicks();
