@@ -24,15 +24,12 @@ uint64_t DueQueue::Bits(double key) {
   return (bits & kSign) != 0 ? ~bits : bits | kSign;
 }
 
-void DueQueue::Grow() {
-  Reserve(slab_.size() + slab_.size() / 16);
-}
-
 void DueQueue::Reserve(size_t entries) {
-  // And the slack full() asks, twice: some buckets' first chunks are part
-  // full. The chunks' links in step (doubling them would cost more than
-  // the slab's growth).
-  const size_t chunks = (entries + kChunk - 1) / kChunk + 2 * kSlackChunks;
+  // The chunks' links in step (doubling them would cost more than the
+  // slab's growth).
+  const size_t chunks = (entries + kChunk - 1) / kChunk + kSlackChunks;
+  if (chunks * kChunk <= slab_.capacity()) return;
+  work_.growth_copies += slab_.size();
   slab_.reserve(chunks * kChunk);
   next_.reserve(chunks);
   fill_.reserve(chunks);
@@ -123,6 +120,7 @@ void DueQueue::Split(int b) {
     for (uint32_t i = 0; i < fill_[c]; ++i) {
       const Entry e = slab_[c * kChunk + i];  // Append may move the slab
       Append(BucketOf(Bits(e.key)), e);
+      ++work_.split_moves;
     }
     FreeChunk(c);
     c = next;
@@ -136,9 +134,7 @@ uint32_t DueQueue::NewChunk() {
     --free_chunks_;
   } else {
     if (slab_.size() + kChunk > slab_.capacity()) {
-      // Not Grow: the owner, told by full(), chooses between growing and
-      // dropping entries at its next push.
-      Reserve(slab_.size());
+      Reserve(slab_.size() + slab_.size() / kGrowthDivisor);
     }
     c = static_cast<uint32_t>(slab_.size() / kChunk);
     slab_.resize(slab_.size() + kChunk);

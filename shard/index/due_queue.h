@@ -48,22 +48,25 @@ class DueQueue {
   DueQueue(const DueQueue&) = delete;
   DueQueue& operator=(const DueQueue&) = delete;
 
+  // Work done moving entries, for tests that bound it: a split moves each
+  // entry of the bucket it empties, a Rewrite each entry it keeps, and the
+  // slab's growth copies every entry in it. Each entry is split at most 64
+  // times in its life (its bucket falls each time); growth by a fixed share
+  // copies each entry a bounded number of times in all (kGrowthDivisor).
+  struct Work {
+    uint64_t split_moves = 0;
+    uint64_t rewrite_moves = 0;
+    uint64_t growth_copies = 0;
+  };
+
   // Entries held, whatever the owner thinks of them.
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  // True when the room left is under kSlackChunks: a split (which spreads
-  // a bucket's entries over the buckets below it, freeing its chunks as it
-  // goes) or a Rewrite may then have to grow the slab. The owner may prefer
-  // to drop entries first (Rewrite), or Grow.
-  bool full() const {
-    return free_chunks_ + (slab_.capacity() - slab_.size()) / kChunk <
-           kSlackChunks;
-  }
-  // Makes room for a sixteenth more entries (and the slack full() asks).
-  void Grow();
-  // Makes room for `entries` entries.
+  // Makes room for `entries` entries up front. Optional: the slab grows on
+  // its own by a 1/kGrowthDivisor share when a push or split finds it full.
   void Reserve(size_t entries);
   size_t MemoryBytes() const;
+  const Work& work() const { return work_; }
 
   void Push(const Entry& e);
   // Removes the entry with the smallest key into *e if that key is <= t
@@ -81,11 +84,14 @@ class DueQueue {
  private:
   static constexpr uint32_t kChunk = 64;
   static constexpr int kBuckets = 65;
-  // A split needs a new chunk for each bucket it fills that has no room at
-  // its head: keys near each other leave some 15 buckets in use, most with
-  // room. When it needs more, the slab grows by this much there and then,
-  // and full() tells the owner at its next push.
-  static constexpr uint32_t kSlackChunks = 8;
+  // A full slab grows by this share of itself: the copies of all growths
+  // sum to at most kGrowthDivisor times the slab's final size (a geometric
+  // series), and at most that share of the slab is unused after a growth.
+  static constexpr size_t kGrowthDivisor = 8;
+  // Chunks a Reserve adds beyond the entries asked for: some buckets' first
+  // chunks are part full (keys near each other leave some 15 buckets in
+  // use, most with room).
+  static constexpr uint32_t kSlackChunks = 16;
   static constexpr uint32_t kNoChunk = ~uint32_t{0};
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -119,6 +125,7 @@ class DueQueue {
   uint64_t last_ = 0;
   std::vector<Entry> early_;  // keys below last_: a min-heap
   size_t size_ = 0;
+  Work work_;
 };
 
 template <typename Update>
@@ -135,6 +142,7 @@ void DueQueue::Rewrite(Update update) {
       if (!update(&e)) continue;
       if (e.key < smallest) smallest = e.key;
       slab_[c * kChunk + kept++] = e;
+      ++work_.rewrite_moves;
     }
     fill_[c] = static_cast<uint8_t>(kept);
   }

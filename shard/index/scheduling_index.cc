@@ -474,15 +474,12 @@ void SchedulingIndex::Requeue(PageId id) {
 
 void SchedulingIndex::PushQueued(PageId id, double key,
                                  int64_t keyed_signals) {
-  if (queue_.full()) {
-    const size_t stale = queue_.size() - queued_;
-    if (stale > 0 && stale * 16 >= queue_.size()) {
-      Compact();
-    } else {
-      queue_.Grow();
-    }
-  }
   queue_.Push({key, id, Restamp(pages_[id], keyed_signals)});
+  // Every queued page has one live entry, so the rest are stale. Dropping
+  // them once they are a sixteenth of the queue costs O(queue) for every
+  // queue/16 stale entries made: amortised O(1) a push.
+  const size_t stale = queue_.size() - queued_;
+  if (stale >= kMinStaleToCompact && 16 * stale >= queue_.size()) Compact();
 }
 
 uint32_t SchedulingIndex::Restamp(Page& p, int64_t keyed_signals) {
@@ -493,6 +490,7 @@ uint32_t SchedulingIndex::Restamp(Page& p, int64_t keyed_signals) {
 }
 
 void SchedulingIndex::Compact() {
+  ++stats_.compactions;
   queue_.Rewrite([this](Queued* e) { return Live(*e); });
 }
 

@@ -87,6 +87,7 @@ class SchedulingIndex : public CrawlIndex {
     // Signals that gave a queued page a new queue entry (the others were
     // within the signal count its key allows for).
     uint64_t signal_rekeys = 0;
+    uint64_t compactions = 0;  // stale queue entries dropped (Compact)
   };
 
   explicit SchedulingIndex(
@@ -126,6 +127,10 @@ class SchedulingIndex : public CrawlIndex {
   double level() const { return level_; }
   size_t candidates() const { return candidates_.size(); }
   const Stats& stats() const { return stats_; }
+  // Entries the due-time queue moved (splits, compactions, growth).
+  const DueQueue::Work& queue_work() const { return queue_.work(); }
+  // Entries in the due-time queue, live and stale.
+  size_t queue_entries() const { return queue_.size(); }
   // Bytes held by the index's tables (capacity, not size).
   size_t MemoryBytes() const;
 
@@ -254,7 +259,9 @@ class SchedulingIndex : public CrawlIndex {
     return p.state == kQueued && p.pos == e.stamp;
   }
   // Drops the stale entries (when they are 1/16 of the queue, so that the
-  // queue stays within 17 bytes a page).
+  // queue stays within 17 bytes a page; and at least this many, so that a
+  // small queue is not rewritten for every stale entry).
+  static constexpr size_t kMinStaleToCompact = 64;
   void Compact();
   // The best k eligible candidates at t into *picked; the picks are taken
   // out of the pool (into taken_) for the caller to lease or put back.

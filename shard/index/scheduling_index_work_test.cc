@@ -1,0 +1,117 @@
+// The scheduling index's work at the sizes shards hold, counted rather than
+// timed: loading pages, signals and picks move each due-queue entry a
+// bounded number of times, whether or not the caller sized the tables.
+#include <cstdint>
+#include <cstdio>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "policy/crawl_policy.h"
+#include "policy/page_model.h"
+#include "shard/index/scheduling_index.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+// Growth copies each entry at most kGrowthDivisor (8) times in all and a
+// compaction moves at most 16 entries for each stale one made (due_queue.h,
+// SchedulingIndex::PushQueued); the bound leaves room for the slack chunks.
+constexpr uint64_t kMovesPerPush = 32;
+
+uint64_t MaintenanceMoves(const SchedulingIndex& index) {
+  return index.queue_work().rewrite_moves + index.queue_work().growth_copies;
+}
+
+policy::PageParams RandomPage(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  policy::PageParams p;
+  p.importance = 0.01 + u(rng);
+  p.change_rate = 1e-5 * (0.1 + u(rng));
+  p.recall = u(rng);
+  p.false_rate = 1e-6 * u(rng);
+  return p;
+}
+
+// A bulk load with no Reserve: the queue grows by itself, and no stale
+// entry exists, so it is never compacted. Checked as it goes, so that a
+// quadratic path fails at the first step that shows it.
+TEST(SchedulingIndexWorkTest, LoadWithoutReserveMovesEachEntryBoundedTimes) {
+  constexpr uint32_t kPages = 1000000;
+  constexpr uint32_t kHosts = 100000;
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SchedulingIndex index;
+  const double now = 1e6;
+  for (PageId id = 0; id < kPages; ++id) {
+    index.Upsert(id, RandomPage(rng), id % kHosts, now - 86400 * u(rng));
+    if (id % 4096 == 0 || id + 1 == kPages) {
+      ASSERT_LE(MaintenanceMoves(index), 10 * (uint64_t{id} + 1) + 100000)
+          << "after " << id + 1 << " pages";
+    }
+  }
+  EXPECT_EQ(index.stats().compactions, 0u);
+  EXPECT_EQ(index.queue_entries(), kPages);
+  std::printf("load of %u pages: %llu growth copies, %llu rewrite moves\n",
+              kPages,
+              static_cast<unsigned long long>(index.queue_work().growth_copies),
+              static_cast<unsigned long long>(index.queue_work().rewrite_moves));
+  // The first pick levels the index in one O(m) pass; it finds the top.
+  const std::vector<PickedPage> top = index.PickTop(now, 1);
+  ASSERT_EQ(top.size(), 1u);
+}
+
+// Upserts (new and existing pages), signals that re-key queued pages, and
+// picks with crawls, interleaved: every such call may push one entry and
+// leave one stale. The maintenance moves stay within a constant a call,
+// and stale entries within a sixteenth of the queue.
+TEST(SchedulingIndexWorkTest, InterleavedCallsMoveEntriesLinearly) {
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SchedulingIndex index;
+  double t = 1e6;
+  PageId next_page = 0;
+  uint64_t calls = 0;
+  for (int step = 0; step < 300000; ++step) {
+    const double r = u(rng);
+    if (r < 0.35 || next_page < 1000) {
+      // Mostly new pages; an existing one's model replaced.
+      const PageId id =
+          next_page == 0 || u(rng) < 0.8 ? next_page++ : rng() % next_page;
+      index.Upsert(id, RandomPage(rng), id % 5000, t - 86400 * u(rng));
+      ++calls;
+    } else if (r < 0.85) {
+      // Bursts of signals: each past the count its key allows re-keys.
+      index.RecordSignals(rng() % next_page, t, 1 + rng() % 50);
+      ++calls;
+    } else {
+      t += 1.0;
+      for (const PickedPage& p : index.PickTop(t, 8)) {
+        index.RecordCrawl(p.page, t);
+        ++calls;
+      }
+      ++calls;
+    }
+    if (step % 1000 == 0) {
+      ASSERT_LE(MaintenanceMoves(index), kMovesPerPush * calls + 100000)
+          << "step " << step;
+      // Live entries are at most the pages; stale ones under 1/16 of the
+      // queue (or fewer than the minimum a compaction waits for).
+      ASSERT_LE(15 * index.queue_entries(), 16 * index.size() + 15 * 64)
+          << "step " << step;
+    }
+  }
+  EXPECT_GT(index.stats().compactions, 0u);
+  EXPECT_GT(index.stats().signal_rekeys, 10000u);
+  std::printf("%llu calls: %llu compactions, %llu rewrite moves, %llu growth "
+              "copies, %llu split moves\n",
+              static_cast<unsigned long long>(calls),
+              static_cast<unsigned long long>(index.stats().compactions),
+              static_cast<unsigned long long>(index.queue_work().rewrite_moves),
+              static_cast<unsigned long long>(index.queue_work().growth_copies),
+              static_cast<unsigned long long>(index.queue_work().split_moves));
+}
+
+}  // namespace
+}  // namespace shard
+}  // namespace recrawl
