@@ -264,7 +264,6 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
   }
   Page& p = pages_[id];
   const bool is_new = p.state == kAbsent;
-  DropReserve();  // no time to value it at
   if (!is_new) Detach(id);
   const State previous = static_cast<State>(p.state);
   p.importance = static_cast<float>(params.importance);
@@ -291,9 +290,10 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
   }
   if (previous == kLeased) {
     p.state = kLeased;
-  } else {
-    Enqueue(id);
+    return;
   }
+  Enqueue(id);
+  RecertifyQueued(id);  // its key is for Λ, not for the reserve's floor
 }
 
 void SchedulingIndex::Remove(PageId id) {
@@ -383,8 +383,8 @@ bool SchedulingIndex::LeaseAt(PageId id, double t) {
 
 void SchedulingIndex::ReleaseLease(PageId id) {
   if (!Contains(id) || pages_[id].state != kLeased) return;
-  DropReserve();  // no time to value it at
   Enqueue(id);
+  RecertifyQueued(id);  // its key is for Λ, not for the reserve's floor
 }
 
 void SchedulingIndex::SetHostDelay(HostId host, double min_delay) {
@@ -663,6 +663,7 @@ void SchedulingIndex::RestorePicks() {
 
 void SchedulingIndex::PickExact(double t, int k,
                                 std::vector<PickedPage>* picked) {
+  last_pick_at_ = std::max(last_pick_at_, t);
   RestorePicks();
   if (needs_rebuild_) Rebuild(t, TargetCandidates());
   if (needs_rekey_) RekeyAll();
@@ -865,6 +866,14 @@ bool SchedulingIndex::PullReserve(double t, int k) {
     }
   }
   return true;
+}
+
+void SchedulingIndex::RecertifyQueued(PageId id) {
+  if (!reserve_active_) return;
+  // Not after the next pick (picks never go back), so that the certificate
+  // holds from then on; not before the reserve's values.
+  const double at = std::max(reserve_at_, last_pick_at_);
+  Recertify(id, at, Evaluate(id, at));
 }
 
 void SchedulingIndex::DropReserve() {

@@ -290,8 +290,12 @@ class SchedulingIndex : public CrawlIndex {
   // next chunk of the reserve into the pool (one valuation a page) instead
   // of rebuilding. Pages that change meanwhile are re-certified below the
   // floor (valued: signals, crawls) or go to the pool; events that cannot
-  // be checked cheaply (ReleaseLease, Upsert, re-keys, raises) drop it, and
-  // so does time once the floor's bound has passed Λ (it no longer helps).
+  // be checked cheaply (re-keys, raises) drop it, and so does time once the
+  // floor's bound has passed Λ (it no longer helps). A page whose model
+  // changed (Upsert) or whose lease ended (ReleaseLease) is valued and
+  // re-certified, at the last pick's time: reports re-fit models all the
+  // time, and a reserve dropped at each would leave a falling level to
+  // O(m) rebuilds.
   // 8 bytes, so that a reserve of size_/4 pages costs 2 bytes a page.
   struct Reserved {
     float value;  // V at reserve_at_, rounded up (an upper bound)
@@ -313,6 +317,10 @@ class SchedulingIndex : public CrawlIndex {
   // moves it to the pool (or, when its host is held, keys it at the host's
   // allowed time). True when it left the queue's normal keying.
   bool Recertify(PageId id, double t, const Assessment& a);
+  // Recertify for a queued page that changed between picks, valued at the
+  // latest of the reserve's time and the last pick's (no-op without an
+  // active reserve).
+  void RecertifyQueued(PageId id);
   // Queues a page that left the pool unvalued (its host is held): keyed
   // at the host's allowed time while the reserve is active.
   void Requeue(PageId id);
@@ -404,6 +412,8 @@ class SchedulingIndex : public CrawlIndex {
   // The last PickTop's picks (kPicked), as assessed at picked_at_.
   std::vector<Exact> picked_;
   double picked_at_ = 0.0;
+  // The latest time picked at (picks never go back).
+  double last_pick_at_ = -std::numeric_limits<double>::infinity();
 };
 
 }  // namespace shard

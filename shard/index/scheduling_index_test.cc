@@ -444,6 +444,67 @@ TEST(SchedulingIndexTest, LeaseBurstsMatchBruteForce) {
   EXPECT_GT(index.stats().pulls, 0u);
 }
 
+// As above, with what a shard does between lease batches besides reports:
+// models re-fitted (Upsert of leased and queued pages), new pages, and
+// leases released. The reserve stays active through them (each changed
+// page is re-certified against its floor), so Λ falls by pulls, not by
+// O(m) rebuilds, and every slot is still the oracle's.
+TEST(SchedulingIndexTest, LeaseBurstsWithUpsertsAndReleasesMatchBruteForce) {
+  std::mt19937_64 rng(22);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SchedulingIndex::Options small;
+  small.target_candidates = 32;
+  small.max_candidates = 128;
+  BruteForceIndex oracle;
+  SchedulingIndex index(policy::CrawlPolicy::GreedyNcis(), small);
+  int m = 2000;
+  FillAlike({&oracle, &index}, m, /*edgy=*/true, 5, 0.002, rng);
+  double t = 0.0;
+  std::vector<PageId> leased;
+  for (int round = 0; round < 40; ++round) {
+    t += u(rng) < 0.7 ? 0.0 : 0.001 * u(rng);
+    for (int s = 0; s < 8; ++s) {
+      // A re-fitted model for a page of any state, and a new page.
+      const PageId page = static_cast<PageId>(u(rng) * m);
+      const policy::PageParams params = EdgyPage(rng);
+      const HostId host = page / 4;
+      oracle.Upsert(page, params, host, 0.0);
+      index.Upsert(page, params, host, 0.0);
+      const policy::PageParams fresh = Fig6Page(rng);
+      oracle.Upsert(m, fresh, m / 4, t);
+      index.Upsert(m, fresh, m / 4, t);
+      ++m;
+    }
+    const std::vector<double> times(64, t);
+    const std::vector<SlotPick> want = oracle.PickSlots(times);
+    const std::vector<SlotPick> got = index.PickSlots(times);
+    ASSERT_EQ(want.size(), got.size()) << "round " << round;
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(want[i].page, got[i].page) << "round " << round << " slot " << i;
+      ASSERT_EQ(want[i].value, got[i].value) << "round " << round;
+      leased.push_back(got[i].page);
+    }
+    // A few leases end unfetched; the rest are reported every 8 rounds.
+    for (int r = 0; r < 4 && !leased.empty(); ++r) {
+      const size_t i = static_cast<size_t>(u(rng) * leased.size());
+      oracle.ReleaseLease(leased[i]);
+      index.ReleaseLease(leased[i]);
+      leased.erase(leased.begin() + i);
+    }
+    if (round % 8 == 7) {
+      for (PageId page : leased) {
+        oracle.RecordCrawl(page, t);
+        index.RecordCrawl(page, t);
+      }
+      leased.clear();
+    }
+  }
+  EXPECT_GT(index.stats().pulls, 0u);
+  // The bursts alone (the test above) rebuild 10 times; dropping the
+  // reserve at every change made it 33.
+  EXPECT_LE(index.stats().rebuilds, 16u);
+}
+
 // A shard picks once at start-up, before any URL is loaded: that rebuild of
 // an empty index leaves Λ = 0, which admits every page. Once the pages have
 // grown past the pool's size the next pick rebuilds instead of waking every
