@@ -57,6 +57,9 @@ ABSL_FLAG(bool, keep, false, "Keep the directory afterwards");
 ABSL_FLAG(bool, restart_only, false,
           "Only the restarts, of the store a --keep run left in --dir (to "
           "profile start-up)");
+ABSL_FLAG(bool, reuse_store, false,
+          "Open the store a --keep run left in --dir instead of the raw put "
+          "baseline and the load (to profile the later phases)");
 
 namespace recrawl {
 namespace shard {
@@ -138,17 +141,20 @@ void Run() {
     Restarts(dir, n, now + 86400);
     return;
   }
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-
-  const double raw = RawPutRate(dir + "/raw", n);
-  std::filesystem::remove_all(dir + "/raw");
-  std::printf("rocksdb raw put (120 B, WAL, batches of 1000): %.0fK/s\n",
-              raw / 1e3);
+  const bool reuse = absl::GetFlag(FLAGS_reuse_store);
+  double raw = 0.0;
+  if (!reuse) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    raw = RawPutRate(dir + "/raw", n);
+    std::filesystem::remove_all(dir + "/raw");
+    std::printf("rocksdb raw put (120 B, WAL, batches of 1000): %.0fK/s\n",
+                raw / 1e3);
+  }
 
   const int64_t rss_before = ResidentBytes();
   std::unique_ptr<Shard> shard = OpenShard(dir + "/shard", now);
-  {
+  if (!reuse) {
     const Clock::time_point start = Clock::now();
     UpsertUrlsRequest req;
     for (int64_t i = 0; i < n; ++i) {
@@ -332,6 +338,7 @@ void Restarts(const std::string& dir, int64_t n, double now) {
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // phases show as they end
   if (absl::GetFlag(FLAGS_shard_malloc_options)) {
     recrawl::shard::SetShardMallocOptions();
   }

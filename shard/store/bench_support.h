@@ -27,7 +27,9 @@ void Check(const absl::Status& status);
 // named `<name>_<pid>` under the system's temporary directory.
 std::string BenchDir(const std::string& flag_dir, const std::string& name);
 
-// URL number i of a synthetic web: 50,000 hosts, query strings, ~60 bytes.
+// URL number i of a synthetic web: query strings, ~60 bytes; hosts of
+// Zipf-like sizes (rank r has a share ∝ 1/r of the URLs, 2·10^6 ranks, so
+// 4·10^4 hosts hold URLs at 10^5 URLs, 2.6·10^5 at 10^6).
 std::string SyntheticUrl(int64_t i);
 
 // Evicts the files under `dir` from the page cache (for a cold start)
