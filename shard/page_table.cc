@@ -8,7 +8,7 @@ namespace recrawl {
 namespace shard {
 namespace {
 
-void PutVarint(size_t v, std::vector<char>* out) {
+void PutVarint(size_t v, HugePageVector<char>* out) {
   while (v >= 0x80) {
     out->push_back(static_cast<char>((v & 0x7f) | 0x80));
     v >>= 7;
@@ -16,7 +16,7 @@ void PutVarint(size_t v, std::vector<char>* out) {
   out->push_back(static_cast<char>(v));
 }
 
-size_t GetVarint(const std::vector<char>& arena, size_t* i) {
+size_t GetVarint(const HugePageVector<char>& arena, size_t* i) {
   size_t v = 0;
   for (int shift = 0;; shift += 7) {
     const unsigned char b = static_cast<unsigned char>(arena[(*i)++]);
@@ -27,7 +27,7 @@ size_t GetVarint(const std::vector<char>& arena, size_t* i) {
 
 // The entry at `offset`: its path bytes, its prefix id, and the size of the
 // whole entry.
-absl::string_view GetEntry(const std::vector<char>& arena, size_t offset,
+absl::string_view GetEntry(const HugePageVector<char>& arena, size_t offset,
                            uint32_t* prefix, size_t* entry_size) {
   size_t i = offset;
   *prefix = static_cast<uint32_t>(GetVarint(arena, &i));
@@ -254,7 +254,7 @@ std::string PageTable::Url(PageId page) const {
 
 // Copies the live entries into a new arena, in page order.
 void PageTable::CompactArena() {
-  std::vector<char> arena;
+  HugePageVector<char> arena;
   arena.reserve(arena_.size() - garbage_);
   for (PageSlot& slot : slots_) {
     if (!slot.in_use || slot.path == kNoPath) continue;
@@ -271,11 +271,10 @@ void PageTable::CompactArena() {
 }
 
 size_t PageTable::MemoryBytes() const {
-  return slots_.capacity() * sizeof(PageSlot) +
-         free_.capacity() * sizeof(PageId) +
+  return AllocatedBytes(slots_) + free_.capacity() * sizeof(PageId) +
          crawl_states_.size() * sizeof(CrawlState) +
          crawl_states_free_.capacity() * sizeof(uint32_t) +
-         ids_.capacity() * (sizeof(PageId) + 1) + arena_.capacity() +
+         ids_.capacity() * (sizeof(PageId) + 1) + AllocatedBytes(arena_) +
          prefixes_.MemoryBytes();
 }
 

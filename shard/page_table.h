@@ -23,6 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "shard/index/crawl_index.h"
 #include "shard/learning.h"
+#include "shard/index/huge_page_allocator.h"
 #include "shard/string_interner.h"
 #include "shard/url_id.h"
 
@@ -149,14 +150,14 @@ class PageTable {
   };
   struct Hash {
     using is_transparent = void;
-    const std::vector<PageSlot>* slots;
+    const HugePageVector<PageSlot>* slots;
     // UrlIds are already well-mixed fingerprints.
     size_t operator()(PageId p) const { return (*slots)[p].id; }
     size_t operator()(ByUrl k) const { return k.id; }
   };
   struct Eq {
     using is_transparent = void;
-    const std::vector<PageSlot>* slots;
+    const HugePageVector<PageSlot>* slots;
     UrlId Id(PageId p) const { return (*slots)[p].id; }
     UrlId Id(ByUrl k) const { return k.id; }
     template <typename A, typename B>
@@ -185,7 +186,10 @@ class PageTable {
   void MaybeFreeEntry(PageSlot& slot);
   void FreeEntry(PageSlot& slot);
 
-  std::vector<PageSlot> slots_;
+  // On 2 MiB pages where the kernel allows (huge_page_allocator.h): a
+  // load touches them in growing runs, and on 4 KiB pages each first touch
+  // is a page fault.
+  HugePageVector<PageSlot> slots_;
   std::vector<PageId> free_;
   // Crawl states by PageSlot::crawl_state; freed ones are reused. A deque
   // grows in small blocks, where a vector's doubling could leave up to half
@@ -196,7 +200,7 @@ class PageTable {
   StringInterner prefixes_;
   // Varint length, then the bytes; freed entries are garbage until the next
   // compaction.
-  std::vector<char> arena_;
+  HugePageVector<char> arena_;
   size_t garbage_ = 0;
   // Between the first AddUnindexed and IndexAll.
   bool bulk_loading_ = false;
