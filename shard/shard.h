@@ -278,8 +278,9 @@ class Shard {
                                   bool learnt);
 
   // shard_urls.cc
+  // `id` is UrlIdOf(url.spec()).
   absl::Status UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
-                         bool* created);
+                         UrlId id, bool* created);
   PageId CreatePage(UrlId id, const NormalizedUrl& url, absl::string_view host,
                     const policy::PageParams& model, double last_crawl,
                     UrlRecord* record);

@@ -75,7 +75,8 @@ absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
       AddRejection(i, url.status(), result);
       continue;
     }
-    auto [it, first] = seen.emplace(UrlIdOf(url->spec()), i);
+    const UrlId id = UrlIdOf(url->spec());
+    auto [it, first] = seen.emplace(id, i);
     if (!first) {
       AddRejection(i,
                    absl::InvalidArgumentError(absl::StrCat(
@@ -85,7 +86,7 @@ absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
       continue;
     }
     bool created = false;
-    if (absl::Status s = UpsertOne(spec, *url, &created); !s.ok()) {
+    if (absl::Status s = UpsertOne(spec, *url, id, &created); !s.ok()) {
       AddRejection(i, s, result);
       continue;
     }
@@ -97,7 +98,7 @@ absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
 }
 
 absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
-                              bool* created) {
+                              UrlId id, bool* created) {
   std::string host(url.host());
   if (!spec.politeness_host().empty()) {
     absl::StatusOr<std::string> given = NormalizeHost(spec.politeness_host());
@@ -118,7 +119,6 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
       !s.ok()) {
     return s;
   }
-  const UrlId id = UrlIdOf(url.spec());
   PageId page = pages_.Find(id);
 
   if (page == kNoPage) {
@@ -209,16 +209,15 @@ PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
   index_.Upsert(page, IndexView(RankingModel(model, /*learnt=*/false)),
                 hosts_.Intern(host), last_crawl);
 
+  // What a new URL's record leaves out reads as its start: the estimate
+  // as the prior, no crawls, signals or learning (records.proto). That is
+  // about half of what the record would be.
   record->set_url(url.spec());
   record->set_politeness_host(std::string(host));
   record->set_importance(model.importance);
   SetChangeModel(model, record->mutable_prior());
-  SetChangeModel(model, record->mutable_estimate());
-  record->set_observed_crawls(0);
   record->set_last_crawl_time(last_crawl);
-  record->set_signals_since_crawl(0);
   record->set_signal_seq(journal_seq_);
-  LearningToRecord(pages_.Learning(page), record->mutable_learning());
   return page;
 }
 
