@@ -57,6 +57,8 @@ ABSL_FLAG(bool, keep, false, "Keep the directory afterwards");
 ABSL_FLAG(bool, restart_only, false,
           "Only the restarts, of the store a --keep run left in --dir (to "
           "profile start-up)");
+ABSL_FLAG(bool, load_only, false,
+          "Stop after the raw put baseline and the load (and its memory)");
 ABSL_FLAG(bool, reuse_store, false,
           "Open the store a --keep run left in --dir instead of the raw put "
           "baseline and the load (to profile the later phases)");
@@ -184,6 +186,10 @@ void Run() {
               static_cast<double>(shard->index().MemoryBytes()) / n,
               sizeof(PageSlot));
 
+  if (absl::GetFlag(FLAGS_load_only)) {
+    if (!absl::GetFlag(FLAGS_keep)) std::filesystem::remove_all(dir);
+    return;
+  }
   std::vector<std::string> urls(n);
   for (int64_t i = 0; i < n; ++i) urls[i] = bench::SyntheticUrl(i);
   {
