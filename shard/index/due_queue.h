@@ -62,6 +62,12 @@ class DueQueue {
   // Entries held, whatever the owner thinks of them.
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
+  // True when a push that needs a new chunk would grow the slab (no free
+  // chunk and no capacity left): the owner may drop stale entries first
+  // (Rewrite) rather than let it grow.
+  bool full() const {
+    return free_chunks_ == 0 && slab_.size() + kChunk > slab_.capacity();
+  }
   // Makes room for `entries` entries up front. Optional: the slab grows on
   // its own by a 1/kGrowthDivisor share when a push or split finds it full.
   void Reserve(size_t entries);

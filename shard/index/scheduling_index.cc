@@ -474,12 +474,19 @@ void SchedulingIndex::Requeue(PageId id) {
 
 void SchedulingIndex::PushQueued(PageId id, double key,
                                  int64_t keyed_signals) {
-  queue_.Push({key, id, Restamp(pages_[id], keyed_signals)});
-  // Every queued page has one live entry, so the rest are stale. Dropping
-  // them once they are a sixteenth of the queue costs O(queue) for every
-  // queue/16 stale entries made: amortised O(1) a push.
-  const size_t stale = queue_.size() - queued_;
-  if (stale >= kMinStaleToCompact && 16 * stale >= queue_.size()) Compact();
+  // Any older entry of the page is stale from here on, and every other
+  // queued page has one live entry: the rest of the queue is stale. They
+  // are dropped when the queue would otherwise grow and they are at least
+  // a sixteenth of it, so a compaction (O(queue)) comes after queue/16
+  // stale entries were made: amortised O(1) a push; until then they cost
+  // only memory the queue has anyway.
+  const uint32_t stamp = Restamp(pages_[id], keyed_signals);
+  const size_t stale = queue_.size() - (queued_ - 1);
+  if (queue_.full() && stale >= kMinStaleToCompact &&
+      16 * stale >= queue_.size()) {
+    Compact();
+  }
+  queue_.Push({key, id, stamp});
 }
 
 uint32_t SchedulingIndex::Restamp(Page& p, int64_t keyed_signals) {

@@ -258,9 +258,9 @@ class SchedulingIndex : public CrawlIndex {
     const Page& p = pages_[e.page];
     return p.state == kQueued && p.pos == e.stamp;
   }
-  // Drops the stale entries (when they are 1/16 of the queue, so that the
-  // queue stays within 17 bytes a page; and at least this many, so that a
-  // small queue is not rewritten for every stale entry).
+  // Drops the stale entries (when the queue is full and they are 1/16 of
+  // it, so that the queue stays within 17 bytes a page; and at least this
+  // many, so that a small queue is not rewritten for every stale entry).
   static constexpr size_t kMinStaleToCompact = 64;
   void Compact();
   // The best k eligible candidates at t into *picked; the picks are taken
