@@ -3,7 +3,7 @@
 namespace recrawl {
 namespace shard {
 
-HostId HostRegistry::Intern(absl::string_view host) {
+HostId HostRegistry::Intern(const StringInterner::Hashed& host) {
   const HostId id = names_.Intern(host);
   politeness_.Get(id);
   return id;

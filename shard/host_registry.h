@@ -21,7 +21,10 @@ inline constexpr HostId kNoHost = ~HostId{0};
 class HostRegistry {
  public:
   // The id of a normalised host name, new if needed.
-  HostId Intern(absl::string_view host);
+  HostId Intern(absl::string_view host) {
+    return Intern(StringInterner::Hashed{host, StringInterner::HashOf(host)});
+  }
+  HostId Intern(const StringInterner::Hashed& host);
   // kNoHost if unknown.
   HostId Find(absl::string_view host) const;
   absl::string_view Name(HostId host) const { return names_.Get(host); }

@@ -206,7 +206,7 @@ void PageTable::FreePath(PageId page) {
   garbage_ += entry_size;
 }
 
-bool PageTable::SetUrl(PageId page, absl::string_view prefix,
+bool PageTable::SetUrl(PageId page, const StringInterner::Hashed& prefix,
                        absl::string_view path, uint32_t* prefix_id_out) {
   // Offsets are 32 bits: 4 GiB of paths, ~50M URLs.
   const size_t limit = kNoPath - 16;

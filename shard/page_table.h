@@ -110,7 +110,12 @@ class PageTable {
   // prefix's interned id into *prefix_id if given. False if the arena is
   // full (4 GiB of paths).
   bool SetUrl(PageId page, absl::string_view prefix, absl::string_view path,
-              uint32_t* prefix_id = nullptr);
+              uint32_t* prefix_id = nullptr) {
+    return SetUrl(page, {prefix, StringInterner::HashOf(prefix)}, path,
+                  prefix_id);
+  }
+  bool SetUrl(PageId page, const StringInterner::Hashed& prefix,
+              absl::string_view path, uint32_t* prefix_id = nullptr);
   std::string Url(PageId page) const;
   void AppendUrl(PageId page, std::string* out) const;
 

@@ -56,6 +56,10 @@ struct Shard::LoadedUrl {
   std::string url;
   size_t path = 0;   // where the URL's path begins
   std::string host;  // the politeness host
+  // StringInterner::HashOf the URL's prefix and of the host, computed by the
+  // scanning threads.
+  uint32_t prefix_hash = 0;
+  uint32_t host_hash = 0;
   policy::PageParams model;
   LearningState learning;
   double last_crawl = 0.0;
@@ -238,6 +242,9 @@ void Shard::DecodeRecord(const UrlRecord& record, LoadedUrl* out) const {
     return;
   }
   out->path = PathBegin(out->url);
+  out->prefix_hash =
+      StringInterner::HashOf(absl::string_view(out->url).substr(0, out->path));
+  out->host_hash = StringInterner::HashOf(out->host);
   out->model = model;
   out->learning = LearningFromRecord(record.learning(), prior);
   out->n_cis = static_cast<uint16_t>(
@@ -304,8 +311,8 @@ void Shard::LoadUrl(int part, const LoadedUrl& u) {
   last_id = u.id;
   const absl::string_view url = u.url;
   uint32_t prefix = 0;
-  if (!pages_.SetUrl(page, url.substr(0, u.path), url.substr(u.path),
-                     &prefix)) {
+  if (!pages_.SetUrl(page, {url.substr(0, u.path), u.prefix_hash},
+                     url.substr(u.path), &prefix)) {
     pages_.Remove(page);
     malformed("URL text arena full");
     return;
@@ -318,7 +325,7 @@ void Shard::LoadUrl(int part, const LoadedUrl& u) {
   }
   HostId& host = load_prefix_host_[prefix];
   if (host == kNoHost || hosts_.Name(host) != u.host) {
-    host = hosts_.Intern(u.host);
+    host = hosts_.Intern({u.host, u.host_hash});
   }
   PageSlot& slot = pages_[page];
   slot.importance = static_cast<float>(u.model.importance);

@@ -30,8 +30,19 @@ class StringInterner {
   StringInterner(const StringInterner&) = delete;
   StringInterner& operator=(const StringInterner&) = delete;
 
+  // A string with its hash (HashOf), for a caller that computes hashes
+  // elsewhere (e.g. on the threads that decode a start-up scan).
+  struct Hashed {
+    absl::string_view s;
+    uint32_t hash;
+  };
+  static uint32_t HashOf(absl::string_view s) {
+    return static_cast<uint32_t>(absl::Hash<absl::string_view>()(s));
+  }
+
   // The id of `s`, new (the next one) if needed.
-  uint32_t Intern(absl::string_view s);
+  uint32_t Intern(absl::string_view s) { return Intern(Hashed{s, HashOf(s)}); }
+  uint32_t Intern(const Hashed& s);
   // kNone if `s` was never interned.
   uint32_t Find(absl::string_view s) const;
   absl::string_view Get(uint32_t id) const {
@@ -43,21 +54,19 @@ class StringInterner {
   size_t MemoryBytes() const;
 
  private:
+  // Each id's hash is kept (4 bytes), so that growing the set rehashes
+  // without reading the strings.
   struct Hash {
     using is_transparent = void;
     const StringInterner* interner;
-    size_t operator()(uint32_t id) const {
-      return absl::Hash<absl::string_view>()(interner->Get(id));
-    }
-    size_t operator()(absl::string_view s) const {
-      return absl::Hash<absl::string_view>()(s);
-    }
+    size_t operator()(uint32_t id) const { return interner->hashes_[id]; }
+    size_t operator()(const Hashed& s) const { return s.hash; }
   };
   struct Eq {
     using is_transparent = void;
     const StringInterner* interner;
     absl::string_view View(uint32_t id) const { return interner->Get(id); }
-    absl::string_view View(absl::string_view s) const { return s; }
+    absl::string_view View(const Hashed& s) const { return s.s; }
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const {
       return View(a) == View(b);
@@ -67,6 +76,7 @@ class StringInterner {
   std::vector<char> bytes_;
   // String id's bytes are [offsets_[id], offsets_[id + 1]).
   std::vector<uint32_t> offsets_;
+  std::vector<uint32_t> hashes_;  // by id
   absl::flat_hash_set<uint32_t, Hash, Eq> ids_;
 };
 
