@@ -323,6 +323,7 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
   const int64_t added = p.n_cis - before;
   if (added == 0) return;  // saturated: V does not move
   if (p.state == kPicked) RestorePicks();  // its bound must move with it
+  if (needs_rebuild_) return;  // it values every page at its count
   if (p.state != kQueued && p.state != kCandidate) return;
   if (p.state == kQueued && !reserve_active_ &&
       p.n_cis <= p.keyed_signals) {
@@ -455,7 +456,8 @@ void SchedulingIndex::Detach(PageId id) {
 
 void SchedulingIndex::Enqueue(PageId id) {
   const Page& p = pages_[id];
-  EnqueueAt(id, KeyOf(p, Belief(p), p.n_cis));
+  // A pending rebuild keys every page anew (PushQueued): no key to solve.
+  EnqueueAt(id, needs_rebuild_ ? 0.0 : KeyOf(p, Belief(p), p.n_cis));
 }
 
 void SchedulingIndex::EnqueueAt(PageId id, double key) {
@@ -481,6 +483,10 @@ void SchedulingIndex::PushQueued(PageId id, double key,
   // stale entries were made: amortised O(1) a push; until then they cost
   // only memory the queue has anyway.
   const uint32_t stamp = Restamp(pages_[id], keyed_signals);
+  // A pending rebuild (a start-up's load, a new policy) clears the queue
+  // and pushes every page with a key for its new level: until then pages
+  // are only marked queued.
+  if (needs_rebuild_) return;
   const size_t stale = queue_.size() - (queued_ - 1);
   if (queue_.full() && stale >= kMinStaleToCompact &&
       16 * stale >= queue_.size()) {
@@ -837,6 +843,13 @@ double SchedulingIndex::ClearBound(double t) const {
 bool SchedulingIndex::Recertify(PageId id, double t, const Assessment& a) {
   reserve_growth_ = std::max(reserve_growth_, a.growth.later_slope);
   if (a.value < FloorBound(t)) return false;  // certified below the floor
+  if (a.value < admit_) {
+    // Among the reserve's pages: a pull brings it to the pool in its turn.
+    // V(t) >= V(reserve_at_), so the value stays an upper bound there.
+    reserve_.push_back({CeilFloat(a.value), id});
+    std::push_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+    return false;
+  }
   Detach(id);
   const HostId host = pages_[id].host;
   if (hosts_.Allowed(host, t)) {

@@ -313,9 +313,10 @@ class SchedulingIndex : public CrawlIndex {
     return reserve_active_ ? std::min(admit_, FloorBound(t)) : admit_;
   }
   // After page `id` (queued) was valued `a` at t while the reserve is
-  // active: raises G to its later slope and, at or above the floor's bound,
-  // moves it to the pool (or, when its host is held, keys it at the host's
-  // allowed time). True when it left the queue's normal keying.
+  // active: raises G to its later slope; between the floor's bound and Λ's
+  // admission level adds it to the reserve; above, moves it to the pool (or,
+  // when its host is held, keys it at the host's allowed time). True when
+  // it left the queue's normal keying.
   bool Recertify(PageId id, double t, const Assessment& a);
   // Recertify for a queued page that changed between picks, valued at the
   // latest of the reserve's time and the last pick's (no-op without an
