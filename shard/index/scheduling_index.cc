@@ -541,10 +541,11 @@ void SchedulingIndex::Wake(PageId id, double t,
   if (reserve_active_) {
     reserve_growth_ = std::max(reserve_growth_, a.growth.later_slope);
   }
-  if (a.value >= AdmitAt(t)) {
+  if (a.value >= admit_) {
     AddCandidate(id, t, a);
     return;
   }
+  if (reserve_active_ && !(a.value < FloorBound(t))) AddToReserve(id, a.value);
   Refine(p, b, t, a, /*solve=*/true);
   deferred->push_back(id);
 }
@@ -844,10 +845,7 @@ bool SchedulingIndex::Recertify(PageId id, double t, const Assessment& a) {
   reserve_growth_ = std::max(reserve_growth_, a.growth.later_slope);
   if (a.value < FloorBound(t)) return false;  // certified below the floor
   if (a.value < admit_) {
-    // Among the reserve's pages: a pull brings it to the pool in its turn.
-    // V(t) >= V(reserve_at_), so the value stays an upper bound there.
-    reserve_.push_back({CeilFloat(a.value), id});
-    std::push_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+    AddToReserve(id, a.value);
     return false;
   }
   Detach(id);
@@ -888,6 +886,13 @@ bool SchedulingIndex::PullReserve(double t, int k) {
   return true;
 }
 
+void SchedulingIndex::AddToReserve(PageId id, double value) {
+  // V only grows with time, so a value at t >= reserve_at_ bounds the
+  // page's value at reserve_at_ from above, as the reserve's values must.
+  reserve_.push_back({CeilFloat(value), id});
+  std::push_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+}
+
 void SchedulingIndex::RecertifyQueued(PageId id) {
   if (!reserve_active_) return;
   // Not after the next pick (picks never go back), so that the certificate
@@ -902,12 +907,13 @@ void SchedulingIndex::DropReserve() {
   std::vector<Reserved>().swap(reserve_);
 }
 
-// Not while the reserve is active: the pick level has just been falling
-// (the pool ran dry), and the reserve's pulls are what filled the pool.
+// Also while the reserve is active (the raise drops it): its pulls add a
+// pool's target at a time, so a pool past its maximum was filled by pages
+// crossing Λ (signals, a lease burst's level passed), and the level is not
+// falling.
 bool SchedulingIndex::ShouldRaise() const {
-  return !reserve_active_ &&
-         candidates_.size() >
-             std::max(MaxCandidates(PoolTarget()), retry_raise_above_);
+  return candidates_.size() >
+         std::max(MaxCandidates(PoolTarget()), retry_raise_above_);
 }
 
 // Too many candidates: value every candidate at t, raise Λ to the
