@@ -29,6 +29,11 @@ absl::Status CheckNonNegative(const char* field, double value) {
 }  // namespace
 
 absl::StatusOr<PageModel> PageModel::Create(const PageParams& params) {
+  if (absl::Status s = Check(params); !s.ok()) return s;
+  return PageModel(params);
+}
+
+absl::Status PageModel::Check(const PageParams& params) {
   for (auto [field, value] :
        {std::pair<const char*, double>{"importance", params.importance},
         {"change_rate", params.change_rate},
@@ -40,7 +45,7 @@ absl::StatusOr<PageModel> PageModel::Create(const PageParams& params) {
     return absl::InvalidArgumentError(
         absl::StrCat("recall must be in [0, 1], got ", params.recall));
   }
-  return PageModel(params);
+  return absl::OkStatus();
 }
 
 PageModel::PageModel(const PageParams& params) : params_(params) {

@@ -38,6 +38,8 @@ class PageModel {
   // Rejects negative, NaN or infinite values and λ outside [0, 1] with an
   // InvalidArgument status naming the field.
   static absl::StatusOr<PageModel> Create(const PageParams& params);
+  // What Create checks, without deriving the model.
+  static absl::Status Check(const PageParams& params);
 
   const PageParams& params() const { return params_; }
   double importance() const { return params_.importance; }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "policy/crawl_policy.h"
 #include "policy/crawl_value.h"
@@ -25,6 +27,14 @@ inline policy::PageParams IndexedParams(const policy::PageParams& params) {
   rounded.recall = static_cast<float>(params.recall);
   rounded.false_rate = static_cast<float>(params.false_rate);
   return rounded;
+}
+
+// Throws std::invalid_argument naming the field if the index could not
+// value `params` (PageModel::Check): owners check models first, so this is
+// a caller's bug.
+inline void CheckIndexable(const policy::PageParams& params) {
+  const absl::Status s = policy::PageModel::Check(IndexedParams(params));
+  if (!s.ok()) throw std::invalid_argument(std::string(s.message()));
 }
 
 inline policy::PageModel ZeroModel() {

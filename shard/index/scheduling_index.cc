@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 #include <utility>
 
 #include "policy/crawl_value.h"
@@ -82,15 +83,18 @@ policy::PageModel SchedulingIndex::Belief(const Page& p) const {
     slot = &beliefs_[id & (beliefs_.size() - 1)];
     if (slot->page == id) return slot->belief;
   }
+  const policy::PageModel belief = UncachedBelief(p);
+  if (slot != nullptr) *slot = {id, belief};
+  return belief;
+}
+
+policy::PageModel SchedulingIndex::UncachedBelief(const Page& p) const {
   policy::PageParams params;
   params.importance = p.importance;
   params.change_rate = p.change_rate;
   params.recall = p.recall;
   params.false_rate = p.false_rate;
-  const policy::PageModel belief =
-      policy_.Belief(policy::PageModel::Create(params).value());
-  if (slot != nullptr) *slot = {id, belief};
-  return belief;
+  return policy_.Belief(policy::PageModel::Create(params).value());
 }
 
 void SchedulingIndex::SizeBeliefCache() {
@@ -257,7 +261,7 @@ void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t,
 void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
                              HostId host, double last_crawl) {
   // Validates (throws on an invalid model, as BruteForceIndex does).
-  policy::PageModel::Create(IndexedParams(params)).value();
+  CheckIndexable(params);
   if (id >= pages_.size()) {
     pages_.resize(static_cast<size_t>(id) + 1,
                   Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent, 0});
@@ -762,8 +766,28 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   candidates_.Clear();
   queue_.Clear();
   queued_ = 0;
-  // Value and growth bounds, per page.
+  // Value and growth bounds, per page: the step's bulk, on several threads
+  // when there are many pages (each values its own range; nothing shared
+  // is written).
   std::vector<Assessment> found(pages_.size(), Assessment{0.0, {}});
+  auto value_range = [this, t, &found](size_t begin, size_t end) {
+    for (size_t id = begin; id < end; ++id) {
+      const Page& p = pages_[id];
+      if (p.state == kAbsent || p.state == kLeased) continue;
+      found[id] = Assess(p, UncachedBelief(p), t);
+    }
+  };
+  const size_t parts =
+      pages_.size() < kParallelRebuildPages
+          ? 1
+          : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  std::vector<std::thread> helpers;
+  for (size_t k = 1; k < parts; ++k) {
+    helpers.emplace_back(value_range, k * pages_.size() / parts,
+                         (k + 1) * pages_.size() / parts);
+  }
+  value_range(0, pages_.size() / parts);
+  for (std::thread& helper : helpers) helper.join();
   std::vector<double> ranked;
   ranked.reserve(size_);
   for (PageId id = 0; id < pages_.size(); ++id) {
@@ -773,7 +797,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
       p.iota_lb = 0.0f;  // its bound was for the old level
       continue;
     }
-    found[id] = Evaluate(id, t);
+    ++stats_.evaluations;
     ranked.push_back(found[id].value);
   }
   double floor = 0.0;  // the reserve's, 0: none

@@ -31,6 +31,9 @@
 // so PickTop returns the same pages as BruteForceIndex (ties broken by id)
 // whenever its k-th pick is ≥ Λ (or clears the reserve's bound); otherwise
 // it pulls from the reserve or lowers Λ by a rebuild.
+//
+// Not thread-safe. A rebuild of many pages values them on up to 4 threads
+// of its own, joined before it returns.
 #ifndef RECRAWL_SHARD_INDEX_SCHEDULING_INDEX_H_
 #define RECRAWL_SHARD_INDEX_SCHEDULING_INDEX_H_
 
@@ -212,7 +215,10 @@ class SchedulingIndex : public CrawlIndex {
     CandidatePool::Growth growth;
   };
 
+  // The policy's belief of a page's model (cached per page id), and the
+  // same computed afresh (thread-safe: reads only the page and the policy).
   policy::PageModel Belief(const Page& p) const;
+  policy::PageModel UncachedBelief(const Page& p) const;
   double PageValue(const Page& p, const policy::PageModel& belief,
                    double t) const;
   double EffectiveElapsed(const Page& p, const policy::PageModel& b,
@@ -273,6 +279,8 @@ class SchedulingIndex : public CrawlIndex {
   // The candidate's exact value and growth at t: from its entry when it was
   // valued at t already, else an evaluation.
   Assessment ExactAt(const CandidatePool::Entry& e, double t);
+  // Rebuilds of at least this many pages value them on up to 4 threads.
+  static constexpr size_t kParallelRebuildPages = 1 << 16;
   void Rebuild(double t, size_t target);
   bool ShouldRaise() const;
   // Raises Λ so that the last rebuild's target of candidates stay.
@@ -288,14 +296,14 @@ class SchedulingIndex : public CrawlIndex {
   // or the floor when it is empty) + G (t − reserve_at_); picks at or above
   // it are exact whatever Λ, and when they are not, PullReserve moves the
   // next chunk of the reserve into the pool (one valuation a page) instead
-  // of rebuilding. Pages that change meanwhile are re-certified below the
-  // floor (valued: signals, crawls) or go to the pool; events that cannot
-  // be checked cheaply (re-keys, raises) drop it, and so does time once the
-  // floor's bound has passed Λ (it no longer helps). A page whose model
-  // changed (Upsert) or whose lease ended (ReleaseLease) is valued and
-  // re-certified, at the last pick's time: reports re-fit models all the
-  // time, and a reserve dropped at each would leave a falling level to
-  // O(m) rebuilds.
+  // of rebuilding. Pages that change meanwhile (signals, crawls, a model
+  // re-fitted by Upsert, a lease released) are valued and re-certified
+  // below the floor, or join the reserve (below Λ) or the pool; so do pages
+  // that wake between the floor and Λ. Reports re-fit models all the time,
+  // and a reserve dropped at each would leave a falling level to O(m)
+  // rebuilds. Events that cannot be checked cheaply (re-keys, raises) drop
+  // it, and so does time once the floor's bound has passed Λ (it no longer
+  // helps).
   // 8 bytes, so that a reserve of size_/4 pages costs 2 bytes a page.
   struct Reserved {
     float value;  // V at reserve_at_, rounded up (an upper bound)
@@ -308,10 +316,10 @@ class SchedulingIndex : public CrawlIndex {
     return reserve_floor_ + reserve_growth_ * std::max(t - reserve_at_, 0.0);
   }
   double ClearBound(double t) const;
-  // A woken or re-valued page at or above it goes to the pool.
-  double AdmitAt(double t) const {
-    return reserve_active_ ? std::min(admit_, FloorBound(t)) : admit_;
-  }
+  // A queued page found between the floor's bound and admit_ (woken or
+  // re-valued) while the reserve is active joins it, so that a pull brings
+  // it to the pool in its turn; the pool itself keeps to pages at admit_.
+  void AddToReserve(PageId id, double value);
   // After page `id` (queued) was valued `a` at t while the reserve is
   // active: raises G to its later slope; between the floor's bound and Λ's
   // admission level adds it to the reserve; above, moves it to the pool (or,
