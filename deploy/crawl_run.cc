@@ -14,6 +14,7 @@
 #include "client/admin_client.h"
 #include "client/fetcher_client.h"
 #include "client/ping_client.h"
+#include "deploy/cpu_time.h"
 
 namespace recrawl {
 namespace deploy {
@@ -41,6 +42,10 @@ struct Shared {
   // When the fetchers and the pinger finished (real seconds from the start).
   double fetch_seconds ABSL_GUARDED_BY(mu) = 0.0;
   double ping_seconds ABSL_GUARDED_BY(mu) = 0.0;
+  // This process's CPU seconds, by part (CrawlRunResult::CpuUse).
+  double fetcher_cpu ABSL_GUARDED_BY(mu) = 0.0;
+  double pinger_cpu ABSL_GUARDED_BY(mu) = 0.0;
+  double web_cpu ABSL_GUARDED_BY(mu) = 0.0;
   std::atomic<bool> done{false};
 
   void Fail(absl::Status status) {
@@ -58,10 +63,25 @@ void FetchLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
   fetcher.holder = absl::StrCat("demo-fetcher-", index);
   // Come back now and then to look at the stop flag.
   fetcher.max_wait = absl::Seconds(1);
+  fetcher.lookahead = options.lookahead;
   client::FetcherClient client(cluster.ClientOptionsFor(Role::kFetcher),
                                fetcher);
   const double end = options.start + options.duration;
   std::vector<CrawlReport> reports;
+  const double cpu_start = ThreadCpuSeconds();
+  double web_cpu = 0.0;
+  // This thread's CPU, into the shared account, whichever way it returns.
+  struct Account {
+    Shared& shared;
+    const double& cpu_start;
+    const double& web_cpu;
+    ~Account() {
+      const double cpu = ThreadCpuSeconds() - cpu_start;
+      absl::MutexLock lock(&shared.mu);
+      shared.fetcher_cpu += cpu - web_cpu;
+      shared.web_cpu += web_cpu;
+    }
+  } account{shared, cpu_start, web_cpu};
   while (!stop && !shared.done) {
     absl::StatusOr<std::vector<CoordinatorLease>> leases =
         client.Lease(options.lease_batch);
@@ -73,8 +93,15 @@ void FetchLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
     }
     reports.clear();
     bool past_end = false;
+    double last_slot = 0.0;
     {
       absl::MutexLock lock(&shared.mu);
+      const double web_start = ThreadCpuSeconds();
+      struct WebTime {
+        double& total;
+        double start;
+        ~WebTime() { total += ThreadCpuSeconds() - start; }
+      } web_time{web_cpu, web_start};
       for (const CoordinatorLease& lease : *leases) {
         if (lease.slot_time() >= end) {
           past_end = true;
@@ -89,6 +116,7 @@ void FetchLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
           return;
         }
         ++shared.totals.leases;
+        last_slot = std::max(last_slot, lease.slot_time());
         if (options.lease_only) continue;
         if (lease.slot_time() < options.start) ++shared.early_leases;
         const double t = std::max(lease.slot_time(), options.start);
@@ -117,6 +145,12 @@ void FetchLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
       shared.totals.rejected_reports += response->result().rejected_size();
     }
     if (past_end) return;
+    // A fetcher fetches each URL at its slot time, so it is busy until the
+    // batch's last slot before it leases again: each call then takes up to
+    // a lookahead's worth of slots, not the few that came due since the last.
+    while (!stop && !shared.done && cluster.Now() < last_slot) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
 }
 
@@ -133,6 +167,19 @@ void PingLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
   }
   std::vector<WebSignal> due;
   std::vector<Signal> signals;
+  const double cpu_start = ThreadCpuSeconds();
+  double web_cpu = 0.0;
+  struct Account {
+    Shared& shared;
+    const double& cpu_start;
+    const double& web_cpu;
+    ~Account() {
+      const double cpu = ThreadCpuSeconds() - cpu_start;
+      absl::MutexLock lock(&shared.mu);
+      shared.pinger_cpu += cpu - web_cpu;
+      shared.web_cpu += web_cpu;
+    }
+  } account{shared, cpu_start, web_cpu};
   for (bool last = false; !last && !stop;) {
     const double web_now = cluster.Now() - options.start;
     last = shared.done || web_now >= options.duration;
@@ -140,6 +187,7 @@ void PingLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
     signals.clear();
     {
       absl::MutexLock lock(&shared.mu);
+      const double web_start = ThreadCpuSeconds();
       shared.web->PopSignalsUntil(std::min(web_now, options.duration), &due);
       for (const WebSignal& s : due) {
         Signal& signal = signals.emplace_back();
@@ -147,6 +195,7 @@ void PingLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
         signal.set_time(options.start + s.time);
         signal.set_source(SIGNAL_SOURCE_INDEXNOW);
       }
+      web_cpu += ThreadCpuSeconds() - web_start;
     }
     // Outside the web's lock: Add blocks while the stream is full, and the
     // fetchers must not wait for the signals.
@@ -244,9 +293,10 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
     return absl::InvalidArgumentError(absl::StrCat(
         "duration: must be > 0, got ", options.duration));
   }
-  if (options.fetchers < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("fetchers: must be >= 1, got ", options.fetchers));
+  if (options.fetchers < 0 || (options.fetchers == 0 && !options.signals)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fetchers: must be >= 1, or 0 with signals on; got ",
+        options.fetchers));
   }
   const sim::BandwidthSchedule& schedule = options.bandwidth;
   if (schedule.start.empty() || schedule.start.size() != schedule.rate.size()) {
@@ -270,6 +320,12 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
   }
   const double load_at_start = LoadAverage();
   const Steady::time_point began = Steady::now();
+  // The servers' CPU from here until the threads are joined.
+  std::vector<double> shard_cpu(cluster.num_shards());
+  for (int s = 0; s < cluster.num_shards(); ++s) {
+    shard_cpu[s] = -ProcessCpuSeconds(cluster.shard_pid(s));
+  }
+  double coordinator_cpu = -ProcessCpuSeconds(cluster.coordinator_pid());
   std::vector<std::thread> threads;
   for (int k = 0; k < options.fetchers; ++k) {
     threads.emplace_back([&, k] {
@@ -278,11 +334,13 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
       shared.fetch_seconds = std::max(shared.fetch_seconds, SecondsSince(began));
     });
   }
-  threads.emplace_back([&] {
-    PingLoop(cluster, options, stop, shared);
-    absl::MutexLock lock(&shared.mu);
-    shared.ping_seconds = SecondsSince(began);
-  });
+  if (options.signals) {
+    threads.emplace_back([&] {
+      PingLoop(cluster, options, stop, shared);
+      absl::MutexLock lock(&shared.mu);
+      shared.ping_seconds = SecondsSince(began);
+    });
+  }
 
   size_t next_step = 1;
   Steady::time_point last_progress = began;
@@ -316,8 +374,14 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
   }
   for (std::thread& t : threads) t.join();
   shared.done = true;
+  for (int s = 0; s < cluster.num_shards(); ++s) {
+    shard_cpu[s] += ProcessCpuSeconds(cluster.shard_pid(s));
+  }
+  coordinator_cpu += ProcessCpuSeconds(cluster.coordinator_pid());
 
   CrawlRunResult result;
+  for (double cpu : shard_cpu) result.cpu.shards += cpu;
+  result.cpu.coordinator = coordinator_cpu;
   result.load_at_start = load_at_start;
   result.load_at_end = LoadAverage();
   {
@@ -327,6 +391,9 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
     result.early_leases = shared.early_leases;
     result.fetch_seconds = shared.fetch_seconds;
     result.ping_seconds = shared.ping_seconds;
+    result.cpu.fetchers = shared.fetcher_cpu;
+    result.cpu.pinger = shared.pinger_cpu;
+    result.cpu.web = shared.web_cpu;
   }
   if (stop) return absl::CancelledError("stopped");
   result.totals.web_time = options.duration;

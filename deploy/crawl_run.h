@@ -53,8 +53,16 @@ struct CrawlRunOptions {
   // Bandwidth over web time (start[0] = 0); the cluster is set to rate[0]
   // at the start and to each next rate at its start.
   sim::BandwidthSchedule bandwidth;
+  // Fetcher threads; 0 with `signals` measures the signal path alone.
   int fetchers = 2;
+  // Whether the pinger sends the web's signals (false: the crawl path
+  // alone).
+  bool signals = true;
   int lease_batch = 500;
+  // Clock seconds ahead of now a fetcher leases slots (FetcherOptions): a
+  // fetcher then gets up to a batch of slots per call instead of the few due
+  // at that moment; each is still fetched at its slot time.
+  double lookahead = 0.05;
   // Real seconds between progress reports.
   double progress_period = 1.0;
   // A benchmark baseline: the fetchers only lease (no fetch, no report), so
@@ -81,6 +89,19 @@ struct CrawlRunResult {
   std::vector<double> window_freshness;
   // Crawls and signals the web handed out (its own counts).
   WebCounts web;
+  // CPU seconds (user + system) spent from web time 0 until the fetchers
+  // and the pinger stopped: by the cluster's server processes, and by this
+  // process's threads, split into the client library's side (leases,
+  // reports, signals: the fetcher and pinger threads without their calls
+  // into the web) and the simulated web's (fetches, popping signals).
+  struct CpuUse {
+    double shards = 0.0;
+    double coordinator = 0.0;
+    double fetchers = 0.0;
+    double pinger = 0.0;
+    double web = 0.0;
+  };
+  CpuUse cpu;
 };
 
 // Runs the crawl until web time `duration`, or until *stop turns true

@@ -135,6 +135,8 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
   crawl.duration = options.duration;
   crawl.bandwidth = schedule;
   crawl.fetchers = options.fetchers;
+  crawl.signals = options.signals;
+  crawl.lookahead = options.lookahead;
   crawl.lease_only = lease_only;
   absl::StatusOr<CrawlRunResult> result =
       RunCrawl(cluster, *web, crawl, stop, [&](const CrawlProgress& p) {
@@ -165,9 +167,10 @@ absl::StatusOr<MainJobResult> RunMainJob(const MainJobOptions& options,
     return absl::InvalidArgumentError(absl::StrCat(
         "bandwidth: must be positive and finite, got ", options.bandwidth));
   }
-  if (options.fetchers < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("fetchers: must be >= 1, got ", options.fetchers));
+  if (options.fetchers < 0 || (options.fetchers == 0 && !options.signals)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fetchers: must be >= 1, or 0 with signals on; got ",
+        options.fetchers));
   }
   for (const std::string& p : options.policies) {
     if (absl::Status s = policy::CrawlPolicy::Parse(p).status(); !s.ok()) {
@@ -302,22 +305,24 @@ std::string SummaryTable(const MainJobOptions& options,
                                r.result.totals.signals_resent);
       },
       "-");
+  // A rate over a part that did not run (no fetchers, no signals) is "-".
+  auto rate = [](int64_t count, double seconds) {
+    return seconds > 0.0 ? absl::StrFormat("%.0f", count / seconds)
+                         : std::string("-");
+  };
   row("crawls/s, real time (until the last fetcher stopped)",
       [&](const PolicyRun& r) {
-        return absl::StrFormat("%.0f", r.result.totals.crawls /
-                                           r.result.fetch_seconds);
+        return rate(r.result.totals.crawls, r.result.fetch_seconds);
       },
       "-");
   row("leases/s, real time",
       [&](const PolicyRun& r) {
-        return absl::StrFormat("%.0f", r.result.totals.leases /
-                                           r.result.fetch_seconds);
+        return rate(r.result.totals.leases, r.result.fetch_seconds);
       },
       "-");
   row("signals/s, real time (until all were acknowledged)",
       [&](const PolicyRun& r) {
-        return absl::StrFormat("%.0f", r.result.totals.signals /
-                                           r.result.ping_seconds);
+        return rate(r.result.totals.signals, r.result.ping_seconds);
       },
       "-");
   row("real seconds the crawl took / the signals took / scheduled",
@@ -325,6 +330,27 @@ std::string SummaryTable(const MainJobOptions& options,
         return absl::StrFormat("%.1f / %.1f / %.1f", r.result.fetch_seconds,
                                r.result.ping_seconds,
                                options.duration / options.cluster.time_scale);
+      },
+      "-");
+  // Where the CPU went during the crawl (CrawlRunResult::CpuUse): the
+  // servers' per item of the crawl's work; run with --fetchers=0 or
+  // --signals=false to see the signal or the crawl path alone.
+  row("CPU s during the crawl: shards / coordinator / fetchers / pinger / web",
+      [&](const PolicyRun& r) {
+        const CrawlRunResult::CpuUse& c = r.result.cpu;
+        return absl::StrFormat("%.1f / %.1f / %.1f / %.1f / %.1f", c.shards,
+                               c.coordinator, c.fetchers, c.pinger, c.web);
+      },
+      "-");
+  row("server CPU µs per crawl / per signal (all of it to each)",
+      [&](const PolicyRun& r) {
+        const double server = r.result.cpu.shards + r.result.cpu.coordinator;
+        auto per = [server](int64_t n) {
+          return n > 0 ? absl::StrFormat("%.1f", 1e6 * server / n)
+                       : std::string("-");
+        };
+        return absl::StrCat(per(r.result.totals.crawls), " / ",
+                            per(r.result.totals.signals));
       },
       "-");
   row("load average at crawl start / end",

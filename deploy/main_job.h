@@ -29,7 +29,12 @@ struct MainJobOptions {
   LocalClusterOptions cluster;
   double duration = 240.0;    // simulated seconds
   double bandwidth = 2000.0;  // R, crawls per simulated second
+  // Fetcher threads (0 with `signals`: the signal path alone) and whether
+  // the web's signals are sent (false: the crawl path alone); CrawlRunOptions.
   int fetchers = 2;
+  bool signals = true;
+  // CrawlRunOptions::lookahead, in simulated seconds.
+  double lookahead = 0.05;
   // Keep data_dir/<policy> after the run (else removed).
   bool keep_data = false;
   // Shard policies to run, in order ("greedy_ncis", "greedy", ...).

@@ -41,7 +41,13 @@ ABSL_FLAG(double, bandwidth, 2000.0,
           "demo: R, crawls per simulated second (1.5R in the middle third)");
 ABSL_FLAG(double, time_scale, 3.0,
           "demo: simulated seconds per real second (serve runs in real time)");
-ABSL_FLAG(int, fetchers, 2, "demo: fetcher threads");
+ABSL_FLAG(int, fetchers, 2,
+          "demo: fetcher threads (0 with --signals: the signal path alone)");
+ABSL_FLAG(double, lookahead, 0.05,
+          "demo: simulated seconds ahead of now fetchers lease slots (0: only "
+          "slots that are due)");
+ABSL_FLAG(bool, signals, true,
+          "demo: send the web's signals (false: the crawl path alone)");
 ABSL_FLAG(std::string, data_dir, "./data", "Where the stores, tokens and logs go");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the simulated web");
 ABSL_FLAG(bool, keep_data, false, "demo: keep data_dir/<policy> after the run");
@@ -129,9 +135,14 @@ absl::Status CheckFlags() {
         positive("shards", absl::GetFlag(FLAGS_shards)),
         positive("duration", absl::GetFlag(FLAGS_duration)),
         positive("bandwidth", absl::GetFlag(FLAGS_bandwidth)),
-        positive("time_scale", absl::GetFlag(FLAGS_time_scale)),
-        positive("fetchers", absl::GetFlag(FLAGS_fetchers))}) {
+        positive("time_scale", absl::GetFlag(FLAGS_time_scale))}) {
     if (!s.ok()) return s;
+  }
+  if (absl::GetFlag(FLAGS_fetchers) < 0 ||
+      (absl::GetFlag(FLAGS_fetchers) == 0 && !absl::GetFlag(FLAGS_signals))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--fetchers: must be >= 1, or 0 with --signals; got ",
+        absl::GetFlag(FLAGS_fetchers)));
   }
   if (absl::GetFlag(FLAGS_data_dir).empty()) {
     return absl::InvalidArgumentError("--data_dir: must not be empty");
@@ -147,6 +158,8 @@ int Demo() {
   options.duration = absl::GetFlag(FLAGS_duration);
   options.bandwidth = absl::GetFlag(FLAGS_bandwidth);
   options.fetchers = absl::GetFlag(FLAGS_fetchers);
+  options.signals = absl::GetFlag(FLAGS_signals);
+  options.lookahead = absl::GetFlag(FLAGS_lookahead);
   options.keep_data = absl::GetFlag(FLAGS_keep_data);
   options.lease_only_baseline = absl::GetFlag(FLAGS_lease_only_baseline);
   options.policies = absl::StrSplit(absl::GetFlag(FLAGS_policies), ',');

@@ -36,8 +36,10 @@
 ABSL_FLAG(int64_t, urls, 1000000, "URLs in the shard");
 ABSL_FLAG(int, batch, 256, "Items per signal, lease and report request");
 ABSL_FLAG(int64_t, signals, 2000000, "Signals to ingest");
-ABSL_FLAG(int64_t, leases, 200000,
-          "URLs to lease and report in the steady-state phase");
+ABSL_FLAG(int64_t, leases, 0,
+          "URLs to lease and report in the steady-state phase (0: a fifth of "
+          "the URLs, so that each size covers the same share of a crawl "
+          "cycle)");
 ABSL_FLAG(int64_t, burst, 20000, "URLs to lease at one time");
 ABSL_FLAG(double, burst_step, 0.0,
           "Seconds the burst's slot time advances a batch (0: one time; "
@@ -220,7 +222,8 @@ void Run() {
   {
     // Steady state: slots at rate R = m / day (each URL crawled about daily),
     // each lease batch reported right after its last slot.
-    const int64_t total = absl::GetFlag(FLAGS_leases);
+    const int64_t total =
+        absl::GetFlag(FLAGS_leases) > 0 ? absl::GetFlag(FLAGS_leases) : n / 5;
     const double rate = n / 86400.0;
     LeaseRequest lease;
     lease.set_holder("bench");
