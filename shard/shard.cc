@@ -38,6 +38,20 @@ policy::PageParams PriorOf(const ChangeModel& m,
 }
 
 // Where a normalised URL's path begins: after "scheme://authority".
+// The host of a normalised URL's prefix "scheme://host[:port]" (host may
+// be an IPv6 literal in brackets).
+absl::string_view UrlHostOf(absl::string_view prefix) {
+  const size_t scheme = prefix.find("://");
+  if (scheme == absl::string_view::npos) return {};
+  absl::string_view host = prefix.substr(scheme + 3);
+  const size_t end = host.rfind(':');
+  if (end != absl::string_view::npos && host.find(']', end) ==
+                                            absl::string_view::npos) {
+    host = host.substr(0, end);  // a port, not a colon of an IPv6 literal
+  }
+  return host;
+}
+
 size_t PathBegin(absl::string_view url) {
   const size_t scheme = url.find("://");
   if (scheme == absl::string_view::npos) return 0;
@@ -60,6 +74,8 @@ struct Shard::LoadedUrl {
   // scanning threads.
   uint32_t prefix_hash = 0;
   uint32_t host_hash = 0;
+  // The politeness host is the URL's own.
+  bool host_is_url_host = false;
   policy::PageParams model;
   LearningState learning;
   double last_crawl = 0.0;
@@ -242,6 +258,8 @@ void Shard::DecodeRecord(const UrlRecord& record, LoadedUrl* out) const {
     return;
   }
   out->path = PathBegin(out->url);
+  out->host_is_url_host =
+      out->host == UrlHostOf(absl::string_view(out->url).substr(0, out->path));
   out->prefix_hash =
       StringInterner::HashOf(absl::string_view(out->url).substr(0, out->path));
   out->host_hash = StringInterner::HashOf(out->host);
@@ -317,14 +335,18 @@ void Shard::LoadUrl(int part, const LoadedUrl& u) {
     malformed("URL text arena full");
     return;
   }
-  // A site's URLs mostly share their politeness host: the one last seen
-  // with the URL's prefix is compared first, which spares a hash lookup of
-  // the name per URL.
-  if (load_prefix_host_.size() <= prefix) {
-    load_prefix_host_.resize(prefix + 1, kNoHost);
-  }
-  HostId& host = load_prefix_host_[prefix];
-  if (host == kNoHost || hosts_.Name(host) != u.host) {
+  // Most URLs are polite by their own host, which their prefix determines:
+  // its id is kept per prefix, sparing a lookup (and a compare of names)
+  // per URL.
+  HostId host;
+  if (u.host_is_url_host) {
+    if (load_prefix_host_.size() <= prefix) {
+      load_prefix_host_.resize(prefix + 1, kNoHost);
+    }
+    HostId& cached = load_prefix_host_[prefix];
+    if (cached == kNoHost) cached = hosts_.Intern({u.host, u.host_hash});
+    host = cached;
+  } else {
     host = hosts_.Intern({u.host, u.host_hash});
   }
   PageSlot& slot = pages_[page];

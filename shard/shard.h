@@ -347,8 +347,8 @@ class Shard {
   UnfoldedPages unfolded_;
   std::string journal_entry_;
   // During start-up: each page's record's signal_seq, by URL prefix
-  // (PageSlot::prefix) the politeness host last loaded with it, and the
-  // last id loaded of each part of the scan.
+  // (PageSlot::prefix) the id of the URL's own host, and the last id loaded
+  // of each part of the scan.
   std::vector<uint64_t> load_seq_;
   std::vector<HostId> load_prefix_host_;
   std::vector<std::optional<UrlId>> load_last_id_;

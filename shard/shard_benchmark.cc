@@ -265,6 +265,10 @@ void Run() {
                 leased / lease_cpu / 1e3, leased / report_s / 1e3,
                 leased / report_s / raw, leased / report_cpu / 1e3);
     PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
+    std::printf("resident memory after the steady state: %.0f bytes/URL "
+                "(index %.0f)\n",
+                static_cast<double>(ResidentBytes() - rss_before) / n,
+                static_cast<double>(shard->index().MemoryBytes()) / n);
   }
   {
     // A burst: the top URLs all at one time (e.g. fetchers starting up),

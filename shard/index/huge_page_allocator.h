@@ -17,6 +17,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -85,12 +86,18 @@ class HugePageAllocator {
 template <typename T>
 using HugePageVector = std::vector<T, HugePageAllocator<T>>;
 
-// What a HugePageVector's capacity holds in memory: large arrays are mapped
-// in whole 4 KiB pages.
+// What a HugePageVector holds in memory. A small array is on the heap,
+// all of its capacity. A large one is mapped, and a page of the mapping
+// takes memory only once written: its elements (std::vector writes each one
+// it constructs), rounded up to the 2 MiB page the last of them is on;
+// capacity beyond them is address space only.
 template <typename T>
 size_t AllocatedBytes(const HugePageVector<T>& v) {
   const size_t bytes = v.capacity() * sizeof(T);
-  return bytes < kHugePageBytes ? bytes : MappedBytes(bytes);
+  if (bytes < kHugePageBytes) return bytes;
+  const size_t used = v.size() * sizeof(T);
+  return std::min(MappedBytes(bytes),
+                  (used + kHugePageBytes - 1) & ~(kHugePageBytes - 1));
 }
 
 }  // namespace shard
