@@ -27,6 +27,13 @@ grpc::Status AuthorizedShardService::Lease(grpc::ServerContext* context, const L
   return inner_->Lease(context, request, response);
 }
 
+grpc::Status AuthorizedShardService::ReleaseLeases(grpc::ServerContext* context,
+                                                   const ReleaseLeasesRequest* request,
+                                                   ReleaseLeasesResponse* response) {
+  if (grpc::Status s = Check(context, "ReleaseLeases"); !s.ok()) return s;
+  return inner_->ReleaseLeases(context, request, response);
+}
+
 grpc::Status AuthorizedShardService::ReportCrawls(grpc::ServerContext* context, const ReportCrawlsRequest* request,
     ReportCrawlsResponse* response) {
   if (grpc::Status s = Check(context, "ReportCrawls"); !s.ok()) return s;

@@ -30,6 +30,8 @@ class AuthorizedShardService final : public ShardService::Service {
                        PeekTopResponse* response) override;
   grpc::Status Lease(grpc::ServerContext* context, const LeaseRequest* request,
                      LeaseResponse* response) override;
+  grpc::Status ReleaseLeases(grpc::ServerContext* context, const ReleaseLeasesRequest* request,
+                             ReleaseLeasesResponse* response) override;
   grpc::Status ReportCrawls(grpc::ServerContext* context, const ReportCrawlsRequest* request,
                             ReportCrawlsResponse* response) override;
   grpc::Status GetUrlState(grpc::ServerContext* context, const GetUrlStateRequest* request,

@@ -96,13 +96,32 @@ grpc::Status ShardServiceImpl::PeekTop(grpc::ServerContext*,
       response);
 }
 
-grpc::Status ShardServiceImpl::Lease(grpc::ServerContext*,
+grpc::Status ShardServiceImpl::Lease(grpc::ServerContext* context,
                                      const LeaseRequest* request,
                                      LeaseResponse* response) {
   grpc::Status s = Run(
-      "Lease", [&](double now) { return shard_->Lease(*request, now); },
+      "Lease",
+      [&](double now) -> absl::StatusOr<LeaseResponse> {
+        // A caller that gave up (its deadline passed while the request
+        // waited its turn) would never see the leases.
+        if (context->IsCancelled()) {
+          return absl::CancelledError("the caller gave up; nothing leased");
+        }
+        return shard_->Lease(*request, now);
+      },
       response);
   if (s.ok()) metrics_->Items("leases", "granted", response->leases_size());
+  return s;
+}
+
+grpc::Status ShardServiceImpl::ReleaseLeases(
+    grpc::ServerContext*, const ReleaseLeasesRequest* request,
+    ReleaseLeasesResponse* response) {
+  grpc::Status s = Run(
+      "ReleaseLeases",
+      [&](double now) { return shard_->ReleaseLeases(*request, now); },
+      response);
+  if (s.ok()) metrics_->Items("leases", "released", response->released());
   return s;
 }
 

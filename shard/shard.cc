@@ -763,6 +763,7 @@ ShardStats Shard::GetStats(double now) {
   s.set_leases_total(leases_total_);
   s.set_reports_total(reports_total_);
   s.set_expired_leases_total(expired_leases_total_);
+  s.set_released_leases_total(leases_released_total_);
   const SchedulingIndex::Stats& work = index_.stats();
   IndexWork* w = s.mutable_index();
   w->set_candidates(index_.candidates());

@@ -54,6 +54,7 @@
 #include "shard/host_registry.h"
 #include "shard/index/scheduling_index.h"
 #include "shard/learning.h"
+#include "shard/lease_request_log.h"
 #include "shard/lease_table.h"
 #include "shard/page_table.h"
 #include "shard/probe_queue.h"
@@ -204,6 +205,8 @@ class Shard {
   absl::StatusOr<PeekTopResponse> PeekTop(const PeekTopRequest& req,
                                           double now);
   absl::StatusOr<LeaseResponse> Lease(const LeaseRequest& req, double now);
+  absl::StatusOr<ReleaseLeasesResponse> ReleaseLeases(
+      const ReleaseLeasesRequest& req, double now);
   absl::StatusOr<ReportCrawlsResponse> ReportCrawls(
       const ReportCrawlsRequest& req, double now);
   absl::StatusOr<UrlState> GetUrlState(const GetUrlStateRequest& req,
@@ -315,6 +318,9 @@ class Shard {
   void RecordSuccess(PageId page, double fetch_time, const std::string& digest,
                      CrawlOutcome outcome, ReportCrawlsResponse* response);
   void RecordFailure(PageId page, double fetch_time);
+  // Ends lease `id` unfetched if it is active (its URL eligible again);
+  // true if it was.
+  bool ReleaseLease(uint64_t id);
 
   ShardOptions options_;
   std::unique_ptr<UrlStore> store_;
@@ -331,6 +337,7 @@ class Shard {
   PageTable pages_;
   HostRegistry hosts_;
   LeaseTable leases_;
+  LeaseRequestLog lease_requests_;
 
   // Settings.
   policy::CrawlPolicy policy_;
@@ -369,6 +376,7 @@ class Shard {
   uint64_t leases_total_ = 0;
   uint64_t reports_total_ = 0;
   uint64_t expired_leases_total_ = 0;
+  uint64_t leases_released_total_ = 0;
   uint64_t urls_learning_ = 0;
   uint64_t observed_crawls_sum_ = 0;
   uint64_t rejected_fits_ = 0;

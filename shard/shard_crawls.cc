@@ -77,6 +77,11 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
                      req.lease_duration()));
   }
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
+  if (req.request_id() != 0 && lease_requests_.Released(req.request_id())) {
+    return absl::AbortedError(absl::StrCat(
+        "request_id: ", req.request_id(),
+        " was released before this request arrived; nothing leased"));
+  }
   for (int j = 0; j < req.slot_times_size(); ++j) {
     const double s = req.slot_times(j);
     if (!std::isfinite(s) || s > now_ + options_.max_lookahead ||
@@ -139,6 +144,7 @@ void Shard::GrantLease(PageId page, double value, double time, size_t slot,
   const uint64_t id = NextLeaseId();
   const double deadline = time + duration;
   leases_.Grant(id, page, req.holder(), deadline);
+  if (req.request_id() != 0) lease_requests_.Record(req.request_id(), id);
   AppendJournalLease({pages_[page].id, id, deadline, req.holder()},
                      &journal_entry_);
   MarkUnfolded(page, journal_seq_);
@@ -152,6 +158,46 @@ void Shard::GrantLease(PageId page, double value, double time, size_t slot,
   out->set_slot_time(req.slot_times(static_cast<int>(slot)));
   out->set_deadline(deadline);
   out->set_value(value);
+}
+
+absl::StatusOr<ReleaseLeasesResponse> Shard::ReleaseLeases(
+    const ReleaseLeasesRequest& req, double now) {
+  if (absl::Status s = CheckBatchSize(
+          "lease_ids", req.lease_ids_size() + req.request_ids_size());
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = BeginWrite(now); !s.ok()) return s;
+  journal_entry_.clear();  // the lease ends go in it
+  ReleaseLeasesResponse response;
+  uint32_t released = 0;
+  for (uint64_t id : req.lease_ids()) released += ReleaseLease(id);
+  for (uint64_t request : req.request_ids()) {
+    if (request == 0) continue;
+    for (uint64_t id : lease_requests_.Release(request)) {
+      released += ReleaseLease(id);
+    }
+  }
+  response.set_released(released);
+  leases_released_total_ += released;
+  FoldSignals();  // writes the entry
+  if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
+  return response;
+}
+
+bool Shard::ReleaseLease(uint64_t id) {
+  const LeaseTable::Lease* lease = leases_.Find(id);
+  if (lease == nullptr || !lease->active) return false;
+  const PageId page = lease->page;
+  // The grant may be in the journal after the record: end it there too.
+  AppendJournalLeaseEnd({pages_[page].id, id}, &journal_entry_);
+  leases_.Release(page);
+  index_.ReleaseLease(page);
+  UrlRecord& patch = patch_;
+  patch.Clear();
+  ClearLease(&patch);
+  batch_.PatchUrl(pages_[page].id, patch);
+  return true;
 }
 
 absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(

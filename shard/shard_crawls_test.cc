@@ -115,6 +115,69 @@ TEST_F(ShardPickTest, ExpiredLeaseIsRefusedOnceTheUrlIsLeasedAgain) {
   EXPECT_THAT(r.result().rejected(0).message(), HasSubstr("lease_id"));
 }
 
+// A caller that gave up waiting for a Lease answer releases what the
+// request granted by its request id: the URLs are offered again at once,
+// unchanged, and the request, if it arrives only now, grants nothing.
+TEST_F(ShardPickTest, ReleasedLeasesAreOfferedAgainAtOnce) {
+  LeaseRequest req;
+  req.add_slot_times(now_);
+  req.add_slot_times(now_);
+  req.set_holder("coordinator");
+  req.set_request_id(41);
+  absl::StatusOr<LeaseResponse> granted = shard_->Lease(req, now_);
+  ASSERT_TRUE(granted.ok()) << granted.status();
+  ASSERT_EQ(granted->leases_size(), 2);
+  EXPECT_EQ(PeekUrls(10), std::vector<std::string>({"https://c.com/"}));
+
+  ReleaseLeasesRequest release;
+  release.add_request_ids(41);
+  release.add_request_ids(42);  // never seen: only marked released
+  absl::StatusOr<ReleaseLeasesResponse> r = shard_->ReleaseLeases(release, now_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->released(), 2u);
+  EXPECT_EQ(PeekUrls(10), std::vector<std::string>(
+                              {"https://a.com/", "https://b.com/",
+                               "https://c.com/"}));
+  EXPECT_FALSE(State("https://a.com/").has_lease());
+  EXPECT_EQ(State("https://a.com/").consecutive_failures(), 0u);
+  const ShardStats stats = shard_->GetStats(now_);
+  EXPECT_EQ(stats.leases_in_flight(), 0u);
+  EXPECT_EQ(stats.leases_total(), 2u);
+  EXPECT_EQ(stats.released_leases_total(), 2u);
+
+  // The released lease's report is refused; the late request leases nothing.
+  const ReportCrawlsResponse late = Report(
+      {ByLease(granted->leases(0).lease_id(), now_, CRAWL_OUTCOME_CHANGED)});
+  EXPECT_EQ(late.result().rejected_size(), 1);
+  req.set_request_id(42);
+  absl::StatusOr<LeaseResponse> delayed = shard_->Lease(req, now_);
+  EXPECT_EQ(delayed.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(delayed.status().message(), HasSubstr("request_id"));
+
+  // By lease id, once; an inactive one is skipped.
+  const uint64_t id = Lease(1).leases(0).lease_id();
+  release.Clear();
+  release.add_lease_ids(id);
+  release.add_lease_ids(id);
+  release.add_lease_ids(999999);
+  r = shard_->ReleaseLeases(release, now_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->released(), 1u);
+  EXPECT_EQ(PeekUrls(1), std::vector<std::string>({"https://a.com/"}));
+}
+
+// A release survives a restart: the lease's end is journaled after its
+// grant.
+TEST_F(ShardPickTest, ReleasesAreDurable) {
+  const uint64_t id = Lease(1).leases(0).lease_id();
+  ReleaseLeasesRequest release;
+  release.add_lease_ids(id);
+  ASSERT_TRUE(shard_->ReleaseLeases(release, now_).ok());
+  Open();
+  EXPECT_EQ(shard_->GetStats(now_).leases_in_flight(), 0u);
+  EXPECT_EQ(PeekUrls(1), std::vector<std::string>({"https://a.com/"}));
+}
+
 TEST_F(ShardPickTest, LeaseTakesOneUrlPerSlot) {
   LeaseRequest req;
   req.add_slot_times(now_);
