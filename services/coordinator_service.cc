@@ -1,6 +1,7 @@
 #include "services/coordinator_service.h"
 
 #include <algorithm>
+#include <random>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -55,6 +56,14 @@ bool Unreachable(const grpc::Status& status) {
   return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
          status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
          status.error_code() == grpc::StatusCode::CANCELLED;
+}
+
+// A call that failed because the shard is down (no connection), which takes
+// it out for every request at once. A call that only ran out of time is a
+// slow answer under load, not death: its items fail for this request, and
+// the health probes decide whether the shard is out.
+bool Down(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE;
 }
 
 grpc::Status FromAbsl(const absl::Status& status) {
@@ -118,7 +127,9 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(coordinator::Coordinator* core, c
       num_shards_(core->directory().num_shards()),
       signal_streams_(channels, num_shards_),
       last_stats_(num_shards_),
-      held_(num_shards_) {}
+      held_(num_shards_),
+      releases_(num_shards_),
+      next_request_id_(std::random_device()() | uint64_t{1} << 63) {}
 
 grpc::Status CoordinatorServiceImpl::CheckBatchSize(const char* field, int size) const {
   if (size <= options_.max_batch_items) return grpc::Status::OK;
@@ -201,6 +212,7 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
       for (double t : by_shard[s]) call->request.add_slot_times(t);
       call->request.set_holder(holder);
       call->request.set_lease_duration(options_.lease_duration);
+      call->request.set_request_id(next_request_id_++);
       calls.push_back(std::move(call));
     }
     CallInParallel(
@@ -217,8 +229,13 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
                      call->status.error_message());
         // Out for every request if it did not answer; for this one only if
         // it answered with an error.
-        if (Unreachable(call->status)) ShardFailed(s);
+        if (Down(call->status)) ShardFailed(s);
         live[s] = false;
+        // It may have granted leases nobody will get.
+        {
+          absl::MutexLock lock(&held_mu_);
+          releases_.Abandon(s, call->request.request_id());
+        }
         leftover.insert(leftover.end(), by_shard[s].begin(), by_shard[s].end());
         continue;
       }
@@ -281,7 +298,7 @@ std::vector<std::vector<double>> CoordinatorServiceImpl::MergeRound(
     if (!call->status.ok()) {
       spdlog::warn("PeekTop on shard {} at {}: {}", call->shard, call->address,
                    call->status.error_message());
-      if (Unreachable(call->status)) ShardFailed(call->shard);
+      if (Down(call->status)) ShardFailed(call->shard);
       (*live)[call->shard] = false;
       asked[call->shard] = 0;
       continue;
@@ -316,11 +333,16 @@ grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
   }
   if (status.ok()) {
     double next = 0.0;
-    for (CoordinatorLease& lease :
-         LeaseSlots(static_cast<int>(request->max_urls()), request->lookahead(),
-                    request->holder(), &next)) {
-      *response->add_leases() = std::move(lease);
+    std::vector<CoordinatorLease> leases = LeaseSlots(
+        static_cast<int>(request->max_urls()), request->lookahead(), request->holder(), &next);
+    if (context->IsCancelled()) {
+      // The fetcher is gone (its deadline passed while the shards answered).
+      Undelivered(leases);
+      return grpc::Status(grpc::StatusCode::CANCELLED,
+                          "the call ended before its leases were ready; they are released");
     }
+    leases_delivered_ += leases.size();
+    for (CoordinatorLease& lease : leases) *response->add_leases() = std::move(lease);
     response->set_next_slot_time(next);
   }
   return status;
@@ -333,12 +355,16 @@ grpc::Status CoordinatorServiceImpl::StreamLeases(grpc::ServerContext* context,
   if (status.ok()) status = CheckHolder(request->holder());
   while (status.ok() && !context->IsCancelled()) {
     double next = 0.0;
-    bool open = true;
-    for (const CoordinatorLease& lease :
-         LeaseSlots(options_.max_lease_batch, 0.0, request->holder(), &next)) {
-      if (!writer->Write(lease)) open = false;
+    std::vector<CoordinatorLease> leases =
+        LeaseSlots(options_.max_lease_batch, 0.0, request->holder(), &next);
+    size_t written = 0;
+    while (written < leases.size() && writer->Write(leases[written])) ++written;
+    leases_delivered_ += written;
+    if (written < leases.size()) {
+      // The stream broke: the rest never reached the fetcher.
+      Undelivered({leases.begin() + static_cast<std::ptrdiff_t>(written), leases.end()});
+      break;
     }
-    if (!open) break;
     // Until the next slot, in real time, checking for cancellation now and
     // then.
     const double wait = std::clamp((next - clock_->Now()) / clock_->scale(), 2e-4, 0.05);
@@ -437,7 +463,9 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
       response->set_gone(response->gone() + call->response.gone());
       response->set_undecided(response->undecided() + call->response.undecided());
     } else if (Unreachable(call->status)) {
-      ShardFailed(call->shard);
+      // Maybe applied, maybe not: held and sent again (a report applied
+      // twice is rejected the second time).
+      if (Down(call->status)) ShardFailed(call->shard);
       hold(call->shard, call->indexes, call->request);
     } else {
       for (int i : call->indexes) {
@@ -451,15 +479,62 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
 }
 
 void CoordinatorServiceImpl::DeliverBeforeLeasing(std::vector<bool>* live) {
-  {
-    absl::MutexLock lock(&held_mu_);
-    if (held_total_ == 0 && delivering_ == 0) return;
-  }
   for (int s = 0; s < num_shards_; ++s) {
     if (!(*live)[s]) continue;
+    bool reports = false, releases = false;
+    {
+      absl::MutexLock lock(&held_mu_);
+      reports = held_total_ + delivering_ > 0;
+      releases = releases_.Pending(s);
+    }
+    if (releases) DeliverReleases(s);
+    if (!reports) continue;
     DeliverHeldReports(s);
     absl::MutexLock lock(&held_mu_);
     if (!held_[s].empty()) (*live)[s] = false;
+  }
+}
+
+void CoordinatorServiceImpl::DeliverReleases(int shard) {
+  absl::StatusOr<Route> route = LiveShard(shard);
+  if (!route.ok()) return;
+  while (true) {
+    coordinator::LeaseReleases::Batch batch;
+    {
+      absl::MutexLock lock(&held_mu_);
+      batch = releases_.Take(shard, static_cast<size_t>(options_.max_batch_items));
+    }
+    if (batch.empty()) return;
+    ReleaseLeasesRequest request;
+    for (uint64_t id : batch.request_ids) request.add_request_ids(id);
+    for (uint64_t id : batch.lease_ids) request.add_lease_ids(id);
+    grpc::ClientContext context;
+    channels_->Prepare(&context, 10 * options_.probe_deadline);
+    ReleaseLeasesResponse response;
+    const grpc::Status status =
+        channels_->Stub(route->address)->ReleaseLeases(&context, request, &response);
+    absl::MutexLock lock(&held_mu_);
+    if (!status.ok()) {
+      spdlog::warn("releasing {} leases and lease requests at shard {}: {}; keeping them",
+                   batch.size(), shard, status.error_message());
+      releases_.Return(shard, std::move(batch));
+      return;
+    }
+    releases_.Released(response.released());
+  }
+}
+
+void CoordinatorServiceImpl::Undelivered(const std::vector<CoordinatorLease>& leases) {
+  std::vector<std::vector<uint64_t>> by_shard(num_shards_);
+  for (const CoordinatorLease& lease : leases) {
+    const int shard = coordinator::ShardOfLeaseId(lease.lease_id());
+    if (shard < num_shards_) {
+      by_shard[shard].push_back(coordinator::ShardLeaseId(lease.lease_id()));
+    }
+  }
+  absl::MutexLock lock(&held_mu_);
+  for (int s = 0; s < num_shards_; ++s) {
+    if (!by_shard[s].empty()) releases_.Undelivered(s, by_shard[s]);
   }
 }
 
@@ -706,15 +781,23 @@ ClusterStats CoordinatorServiceImpl::Stats() {
       total->set_reports_total(total->reports_total() + shard.reports_total());
       total->set_expired_leases_total(total->expired_leases_total() +
                                       shard.expired_leases_total());
+      total->set_released_leases_total(total->released_leases_total() +
+                                       shard.released_leases_total());
     }
     stats.set_live_shards(live);
     stats.set_slots_handed_out(core_->slot_stats().handed_out);
     stats.set_slots_dropped(core_->slot_stats().dropped);
   }
+  stats.set_leases_delivered(leases_delivered_);
   absl::MutexLock lock(&held_mu_);
   // Reports on their way to a shard are not applied yet either: a client
   // that waits for 0 must find them in the shard's state.
   stats.set_pending_reports(held_total_ + delivering_);
+  const coordinator::LeaseReleases::Stats& r = releases_.stats();
+  stats.set_lease_requests_abandoned(r.abandoned_requests);
+  stats.set_leases_undelivered(r.undelivered_leases);
+  stats.set_leases_released(r.released);
+  stats.set_pending_lease_releases(r.pending);
   return stats;
 }
 
@@ -761,7 +844,7 @@ ShardCalls<Request, Response> CoordinatorServiceImpl::RouteBatch(int size, Shard
       MergeResult(call->response.result(), call->indexes, result);
       continue;
     }
-    if (Unreachable(call->status)) ShardFailed(call->shard);
+    if (Down(call->status)) ShardFailed(call->shard);
     for (int i : call->indexes) {
       Reject(i, call->status.error_code(),
              absl::StrCat("shard ", call->shard, ": ", call->status.error_message()), result);
@@ -847,7 +930,7 @@ grpc::Status CoordinatorServiceImpl::GetUrlState(grpc::ServerContext* context,
   grpc::ClientContext call;
   channels_->Prepare(&call, options_.shard_deadline);
   status = channels_->Stub(route->address)->GetUrlState(&call, *request, response);
-  if (Unreachable(status)) ShardFailed(*shard);
+  if (Down(status)) ShardFailed(*shard);
   // The lease id a fetcher holds is the cluster's (it names the shard);
   // show that one, so that an operator can match the two.
   if (status.ok() && response->has_lease()) {
@@ -952,7 +1035,9 @@ int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
   // marks the shard failed, and when the next probe finds it answering,
   // no tick ever saw it out.
   for (int s = 0; s < num_shards_; ++s) {
-    if (live_now[s]) DeliverHeldReports(s);
+    if (!live_now[s]) continue;
+    DeliverHeldReports(s);
+    DeliverReleases(s);
   }
   metrics_->Update(Stats());
   return live;

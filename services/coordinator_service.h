@@ -8,6 +8,7 @@
 #ifndef RECRAWL_SERVICES_COORDINATOR_SERVICE_H_
 #define RECRAWL_SERVICES_COORDINATOR_SERVICE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <deque>
 #include <map>
@@ -18,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/lease_releases.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/coordinator.grpc.pb.h"
 #include "services/auth.h"
@@ -125,6 +127,12 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // otherwise be leased again first, and the shard then rejects the held
   // report of the old lease, which the coordinator had acknowledged.
   void DeliverBeforeLeasing(std::vector<bool>* live);
+  // Sends `shard` the lease releases pending for it (LeaseReleases), until
+  // none is left or a call fails.
+  void DeliverReleases(int shard);
+  // The fetcher did not get `leases` (its call ended first): their shards
+  // release them.
+  void Undelivered(const std::vector<CoordinatorLease>& leases);
   grpc::Status CheckBatchSize(const char* field, int size) const;
   // The role check of an operator's batch RPC, then its size.
   grpc::Status CheckBatchCall(const grpc::ServerContext& context, const char* method,
@@ -162,6 +170,13 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   size_t held_total_ ABSL_GUARDED_BY(held_mu_) = 0;
   // Reports taken from held_ by a delivery whose call has not returned.
   size_t delivering_ ABSL_GUARDED_BY(held_mu_) = 0;
+  // Leases granted that no fetcher got, until their shards release them.
+  coordinator::LeaseReleases releases_ ABSL_GUARDED_BY(held_mu_);
+  // Lease requests' ids (LeaseRequest.request_id), from a random start so
+  // that a restarted coordinator does not reuse its predecessor's.
+  std::atomic<uint64_t> next_request_id_;
+  // Leases handed to fetchers.
+  std::atomic<uint64_t> leases_delivered_{0};
 };
 
 }  // namespace services
