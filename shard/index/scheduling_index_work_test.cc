@@ -47,7 +47,9 @@ TEST(SchedulingIndexWorkTest, LoadWithoutReserveMovesEachEntryBoundedTimes) {
   const double now = 1e6;
   for (PageId id = 0; id < kPages; ++id) {
     index.Upsert(id, RandomPage(rng), id % kHosts, now - 86400 * u(rng));
-    if (id + 1 == kFirst) ASSERT_EQ(index.PickTop(now, 1).size(), 1u);
+    if (id + 1 == kFirst) {
+      ASSERT_EQ(index.PickTop(now, 1).size(), 1u);
+    }
     if (id % 4096 == 0 || id + 1 == kPages) {
       // Growth by an eighth copies each slab entry 8 times in all; the
       // slab is a little larger than its entries (chunks' slack).
