@@ -121,7 +121,7 @@ TEST_F(FetcherClientTest, LeaseAsksAgainAfterUnavailableOnly) {
 TEST_F(FetcherClientTest, SendsTheTokenWithEveryCall) {
   fake_.ScriptLease(Leases(1, kNow + 1));
   ASSERT_TRUE(Client()->Lease(1).ok());
-  EXPECT_EQ(fake_.tokens(), std::vector<std::string>{"Bearer test-token"});
+  EXPECT_EQ(fake_.tokens(), std::vector<std::string>{"Bearer test-token-0123456789"});
 }
 
 std::vector<CrawlReport> ReportsByLeaseId(int n) {

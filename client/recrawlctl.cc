@@ -8,14 +8,11 @@
 // into client options.
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/ascii.h"
 #include "client/cli_commands.h"
 #include "client/cli_flags.h"
 #include "grpcpp/security/credentials.h"
@@ -27,7 +24,13 @@ ABSL_FLAG(std::string, token, "",
           "Role token (operator for settings and URLs, fetcher for lease and "
           "report, pinger for ping)");
 ABSL_FLAG(std::string, token_file, "",
-          "Read the role token from this file instead of --token");
+          "Read the role token from this file instead of --token: a file "
+          "with one token, or a token file of role lines (as the servers "
+          "and `recrawl_local serve` use), from which --role's is taken");
+ABSL_FLAG(std::string, role, "",
+          "With a --token_file of role lines: whose token (fetcher, pinger "
+          "or operator; default: fetcher for lease and report, pinger for "
+          "ping, operator otherwise)");
 ABSL_FLAG(std::string, tls_ca, "",
           "PEM file of the CA that signed the coordinator's certificate: "
           "connect with TLS (empty: plain text)");
@@ -52,13 +55,12 @@ namespace recrawl {
 namespace client {
 namespace {
 
-bool ReadFile(const std::string& path, std::string* contents) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  *contents = buffer.str();
-  return true;
+// The role whose token a command needs by default.
+services::Role DefaultRole(const std::vector<std::string>& args) {
+  const std::string command = args.empty() ? "" : args[0];
+  if (command == "lease" || command == "report") return services::Role::kFetcher;
+  if (command == "ping") return services::Role::kPinger;
+  return services::Role::kOperator;
 }
 
 int Main(const std::vector<std::string>& args) {
@@ -66,11 +68,26 @@ int Main(const std::vector<std::string>& args) {
   options.target = absl::GetFlag(FLAGS_target);
   options.token = absl::GetFlag(FLAGS_token);
   if (const std::string file = absl::GetFlag(FLAGS_token_file); !file.empty()) {
-    if (!ReadFile(file, &options.token)) {
-      std::cerr << "cannot read --token_file " << file << "\n";
+    services::Role role = DefaultRole(args);
+    if (const std::string name = absl::GetFlag(FLAGS_role); !name.empty()) {
+      absl::StatusOr<services::Role> parsed = services::ParseRole(name);
+      if (!parsed.ok()) {
+        std::cerr << "--role: " << parsed.status().message() << "\n";
+        return kExitUsage;
+      }
+      role = *parsed;
+    }
+    absl::StatusOr<std::string> token = services::ClientTokenFromFile(file, role);
+    if (!token.ok()) {
+      std::cerr << "--token_file: " << token.status().message() << "\n";
       return kExitUsage;
     }
-    options.token = std::string(absl::StripAsciiWhitespace(options.token));
+    options.token = *std::move(token);
+  } else if (!options.token.empty()) {
+    if (absl::Status s = services::ValidateToken(options.token); !s.ok()) {
+      std::cerr << "--token: " << s.message() << "\n";
+      return kExitUsage;
+    }
   }
   services::ClientTlsOptions tls;
   tls.ca_file = absl::GetFlag(FLAGS_tls_ca);

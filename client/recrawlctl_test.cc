@@ -47,11 +47,72 @@ class RecrawlctlTest : public ::testing::Test {
 
 TEST_F(RecrawlctlTest, SetsBandwidthWithTheToken) {
   const Result r =
-      RunCtl(absl::StrCat(Target(), " --token=op-secret bandwidth set 42"));
+      RunCtl(absl::StrCat(Target(), " --token=op-secret-0123456789 bandwidth set 42"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("bandwidth 42 /s"));
   ASSERT_EQ(fake_.tokens().size(), 1u);
-  EXPECT_EQ(fake_.tokens()[0], "Bearer op-secret");
+  EXPECT_EQ(fake_.tokens()[0], "Bearer op-secret-0123456789");
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  FILE* f = fopen(path.c_str(), "w");
+  fwrite(text.data(), 1, text.size(), f);
+  fclose(f);
+  return path;
+}
+
+// The token file `recrawl_local serve` writes (the servers' format): the
+// token of the command's role is taken, or --role's.
+TEST_F(RecrawlctlTest, TakesItsRolesTokenFromARoleTokenFile) {
+  const std::string file = WriteFile(
+      "tokens", "# recrawl role tokens\n"
+                "fetcher fetcher-token-0123456789\n"
+                "operator op-token-0123456789abcd\n"
+                "internal internal-secret-0123456789\n");
+  Result r = RunCtl(absl::StrCat(Target(), " --token_file=", file, " stats"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = RunCtl(absl::StrCat(Target(), " --token_file=", file, " --role=fetcher stats"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(fake_.tokens().size(), 2u);
+  EXPECT_EQ(fake_.tokens()[0], "Bearer op-token-0123456789abcd");
+  EXPECT_EQ(fake_.tokens()[1], "Bearer fetcher-token-0123456789");
+  // A bare token in a file still works.
+  r = RunCtl(absl::StrCat(Target(), " --token_file=",
+                          WriteFile("one", "  single-token-0123456789\n"), " stats"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(fake_.tokens().size(), 3u);
+  EXPECT_EQ(fake_.tokens()[2], "Bearer single-token-0123456789");
+}
+
+// A file or token that cannot be used is a usage error that names the
+// problem and never shows a token.
+TEST_F(RecrawlctlTest, ABadTokenIsAUsageErrorThatShowsNoSecret) {
+  std::string shown;  // everything the bad runs printed
+  const std::string no_pinger = WriteFile(
+      "no_pinger", "operator op-token-0123456789abcd\ninternal internal-secret-0123456789\n");
+  Result r = RunCtl(absl::StrCat(Target(), " --token_file=", no_pinger, " ping x"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no token of role pinger"));
+  shown += r.output;
+  const std::string broken = WriteFile(
+      "broken", "operator op-token-0123456789abcd extra\ninternal internal-secret-0123456789\n");
+  r = RunCtl(absl::StrCat(Target(), " --token_file=", broken, " stats"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("line 1"));
+  shown += r.output;
+  const std::string long_token(300, 'k');
+  r = RunCtl(absl::StrCat(Target(), " --token_file=", WriteFile("long", long_token), " stats"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("has 300"));
+  shown += r.output;
+  r = RunCtl(absl::StrCat(Target(), " --token=short stats"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  for (const std::string& secret : {std::string("op-token-0123456789abcd"),
+                                    std::string("internal-secret-0123456789"), long_token}) {
+    EXPECT_THAT(shown, ::testing::Not(HasSubstr(secret)));
+  }
+  EXPECT_TRUE(fake_.tokens().empty());
 }
 
 TEST_F(RecrawlctlTest, StatsJson) {

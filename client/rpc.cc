@@ -57,17 +57,20 @@ absl::Duration BackoffDelays::Next(double uniform) {
 }
 
 Rpc::Rpc(ClientOptions options)
-    : options_(std::move(options)), channel_(MakeChannel(options_)) {}
+    : options_(std::move(options)), channel_(MakeChannel(options_)) {
+  if (!options_.token.empty()) token_status_ = services::ValidateToken(options_.token);
+}
 
 Rpc::Rpc(const Rpc& base, std::string target, std::string token)
     : options_(base.options_) {
   options_.target = std::move(target);
   options_.token = std::move(token);
   channel_ = MakeChannel(options_);
+  if (!options_.token.empty()) token_status_ = services::ValidateToken(options_.token);
 }
 
 void Rpc::Prepare(grpc::ClientContext* context, absl::Duration deadline) const {
-  services::AttachToken(context, options_.token);
+  if (token_status_.ok()) services::AttachToken(context, options_.token);
   if (deadline != absl::InfiniteDuration()) {
     context->set_deadline(absl::ToChronoTime(absl::Now() + deadline));
   }

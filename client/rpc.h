@@ -48,7 +48,8 @@ class Rpc {
   const ClientOptions& options() const { return options_; }
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
 
-  // Token and, when `deadline` is not infinite, the deadline.
+  // Token (unless it is invalid) and, when `deadline` is not infinite, the
+  // deadline.
   void Prepare(grpc::ClientContext* context,
                absl::Duration deadline = absl::InfiniteDuration()) const;
   // Coordinator seconds now (options.clock, else Unix time).
@@ -63,6 +64,7 @@ class Rpc {
   // twice: an UNAVAILABLE call may have reached the server.
   template <typename Call>
   absl::Status CallIdempotent(Call call) const {
+    if (!token_status_.ok()) return token_status_;
     BackoffDelays delays(options_.backoff);
     grpc::Status status;
     for (int attempt = 1;; ++attempt) {
@@ -81,6 +83,7 @@ class Rpc {
   // One attempt, for calls that must not be repeated blindly.
   template <typename Call>
   absl::Status CallOnce(Call call) const {
+    if (!token_status_.ok()) return token_status_;
     grpc::ClientContext context;
     Prepare(&context, options_.deadline);
     return FromGrpcStatus(call(&context));
@@ -89,6 +92,10 @@ class Rpc {
  private:
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
+  // services::ValidateToken of the token: a token that cannot travel in a
+  // header fails every call with this, instead of reaching gRPC (which
+  // aborts on it).
+  absl::Status token_status_;
 };
 
 }  // namespace client

@@ -47,7 +47,7 @@ inline ClientOptions TestOptions(const std::string& target,
                                  RecordedWaits* waits, double now = 1000.0) {
   ClientOptions o;
   o.target = target;
-  o.token = "test-token";
+  o.token = "test-token-0123456789";
   o.deadline = absl::Seconds(5);
   o.backoff.initial = absl::Milliseconds(10);
   o.backoff.max = absl::Milliseconds(80);

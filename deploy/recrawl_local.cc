@@ -10,14 +10,12 @@
 // Ctrl-C or SIGTERM stops the fetchers and pingers, stops the cluster's
 // processes (drain, flush, close) and exits 130.
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -208,13 +206,8 @@ int Serve() {
     std::cerr << "recrawl_local: " << s << "\n";
     return 1;
   }
-  // recrawlctl reads a bare token from --token_file.
-  const std::string token_file = options.data_dir + "/operator.token";
-  {
-    std::ofstream out(token_file, std::ios::trunc);
-    chmod(token_file.c_str(), 0600);
-    out << cluster.TokenOf(services::Role::kOperator) << "\n";
-  }
+  // recrawlctl takes its role's token from the cluster's token file.
+  const std::string token_file = options.data_dir + "/tokens";
   std::cerr << "loading " << web->num_pages() << " URLs ...\n";
   if (absl::Status s = LoadWeb(cluster, *web, cluster.Now(), stop_requested,
                                [](int64_t) {});
@@ -226,8 +219,9 @@ int Serve() {
   std::cout << "serving: coordinator at " << cluster.coordinator_address()
             << " (" << options.shards << " shards, bandwidth "
             << options.bandwidth << "/s)\n"
-            << "role tokens: " << options.data_dir << "/tokens (operator's "
-            << "alone in " << token_file << ")\n"
+            << "role tokens: " << token_file
+            << " (recrawlctl takes its command's role's from it; --role "
+            << "chooses another)\n"
             << "try: bazel-bin/client/recrawlctl --target="
             << cluster.coordinator_address() << " --token_file=" << token_file
             << " stats\n"

@@ -89,10 +89,8 @@ absl::StatusOr<TokenTable> TokenTable::Parse(absl::string_view text) {
     absl::StatusOr<Role> role = ParseRole(fields[0]);
     if (!role.ok()) return absl::InvalidArgumentError(absl::StrCat(where, role.status().message()));
     const absl::string_view token = fields[1];
-    if (token.size() < kMinTokenLength || token.size() > kMaxTokenLength) {
-      return absl::InvalidArgumentError(absl::StrCat(where, "token: must have ", kMinTokenLength,
-                                                     " to ", kMaxTokenLength,
-                                                     " characters, has ", token.size()));
+    if (absl::Status s = ValidateToken(token); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, s.message()));
     }
     Role existing = Role::kFetcher;
     if (table.Find(token, &existing)) {
@@ -160,6 +158,47 @@ grpc::Status Authorizer::Check(const grpc::ServerContext& context, absl::string_
                         absl::StrCat(needs, ", the caller's token has role ", RoleName(role)));
   }
   return grpc::Status::OK;
+}
+
+absl::Status ValidateToken(absl::string_view token) {
+  if (token.size() < kMinTokenLength || token.size() > kMaxTokenLength) {
+    return absl::InvalidArgumentError(absl::StrCat("token: must have ", kMinTokenLength, " to ",
+                                                   kMaxTokenLength, " characters, has ",
+                                                   token.size()));
+  }
+  for (size_t i = 0; i < token.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (c < 0x21 || c > 0x7e) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "token: character ", i + 1, " is not printable ASCII (spaces, line breaks and "
+          "other bytes cannot travel in a header)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ClientTokenFromFile(const std::string& path, Role role) {
+  absl::StatusOr<std::string> text = ReadFile(path, "token_file");
+  if (!text.ok()) return text.status();
+  const absl::string_view stripped = absl::StripAsciiWhitespace(*text);
+  // A single token: one line, one field.
+  if (!stripped.empty() && stripped.find_first_of(" \t\r\n") == absl::string_view::npos &&
+      stripped[0] != '#') {
+    if (absl::Status s = ValidateToken(stripped); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
+    }
+    return std::string(stripped);
+  }
+  absl::StatusOr<TokenTable> table = TokenTable::Parse(*text);
+  if (!table.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", table.status().message()));
+  }
+  std::string token = table->TokenOf(role);
+  if (token.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": no token of role ", RoleName(role), " (--role)"));
+  }
+  return token;
 }
 
 void AttachToken(grpc::ClientContext* context, const std::string& token) {

@@ -106,6 +106,18 @@ class Authorizer {
 // Adds "authorization: Bearer <token>" to a call (no-op for "").
 void AttachToken(grpc::ClientContext* context, const std::string& token);
 
+// OK when `token` is usable: 16 to 256 characters, each printable ASCII
+// other than space. The message says what is wrong without showing the
+// token.
+absl::Status ValidateToken(absl::string_view token);
+
+// The token a client of role `role` reads from `path`: the file is either
+// a token file as above (the line of `role`, the first if several) or a
+// single token. INVALID_ARGUMENT / NOT_FOUND name the file and the line,
+// never a token's text.
+absl::StatusOr<std::string> ClientTokenFromFile(const std::string& path,
+                                                Role role);
+
 // --- TLS
 
 struct ServerTlsOptions {
