@@ -1,5 +1,7 @@
 #include "services/coordinator_metrics.h"
 
+#include "services/rpc_metrics.h"
+
 #include <chrono>
 #include <utility>
 
@@ -69,28 +71,42 @@ CoordinatorMetrics::CoordinatorMetrics()
                    .Register(*registry_)),
       bandwidth_(Gauge(*registry_, "recrawl_coordinator_bandwidth", "R, crawls per second")),
       live_shards_(Gauge(*registry_, "recrawl_coordinator_live_shards", "Shards answering")),
-      slots_handed_out_(Gauge(*registry_, "recrawl_coordinator_slots_handed_out",
-                              "Slots handed out since start")),
-      slots_dropped_(Gauge(*registry_, "recrawl_coordinator_slots_dropped",
-                           "Slots no fetcher took within the grace, since start")),
+      slots_handed_out_(*registry_, "recrawl_coordinator_slots_handed_out_total",
+                        "Slots handed out"),
+      slots_dropped_(*registry_, "recrawl_coordinator_slots_dropped_total",
+                     "Slots no fetcher took within the grace"),
       pending_reports_(Gauge(*registry_, "recrawl_coordinator_pending_reports",
-                             "Crawl reports held for shards that are out")) {}
+                             "Crawl reports held for shards that are out")),
+      leases_delivered_(*registry_, "recrawl_coordinator_leases_delivered_total",
+                        "Leases handed to fetchers"),
+      lease_requests_abandoned_(*registry_,
+                                "recrawl_coordinator_lease_requests_abandoned_total",
+                                "Lease calls to shards given up on (their grants are released)"),
+      leases_undelivered_(*registry_, "recrawl_coordinator_leases_undelivered_total",
+                          "Leases granted whose fetcher's call had ended (released)"),
+      leases_released_(*registry_, "recrawl_coordinator_leases_released_total",
+                       "Leases the shards ended on the coordinator's releases"),
+      pending_lease_releases_(Gauge(*registry_,
+                                    "recrawl_coordinator_pending_lease_releases",
+                                    "Lease requests and leases still to release at their shards")) {}
 
 void CoordinatorMetrics::Rpc(const std::string& method, grpc::StatusCode code,
                              double seconds) {
-  rpcs_.Add({{"method", method}, {"code", std::to_string(static_cast<int>(code))}}).Increment();
-  // 30 µs to ~10 s.
-  static const prometheus::Histogram::BucketBoundaries kBuckets = {
-      3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1, 3, 10};
-  latency_.Add({{"method", method}}, kBuckets).Observe(seconds);
+  rpcs_.Add({{"method", method}, {"code", StatusCodeName(code)}}).Increment();
+  latency_.Add({{"method", method}}, RpcLatencyBuckets()).Observe(seconds);
 }
 
 void CoordinatorMetrics::Update(const ClusterStats& stats) {
   bandwidth_.Set(stats.bandwidth());
   live_shards_.Set(stats.live_shards());
-  slots_handed_out_.Set(static_cast<double>(stats.slots_handed_out()));
-  slots_dropped_.Set(static_cast<double>(stats.slots_dropped()));
+  slots_handed_out_.Set(stats.slots_handed_out());
+  slots_dropped_.Set(stats.slots_dropped());
   pending_reports_.Set(static_cast<double>(stats.pending_reports()));
+  leases_delivered_.Set(stats.leases_delivered());
+  lease_requests_abandoned_.Set(stats.lease_requests_abandoned());
+  leases_undelivered_.Set(stats.leases_undelivered());
+  leases_released_.Set(stats.leases_released());
+  pending_lease_releases_.Set(static_cast<double>(stats.pending_lease_releases()));
 }
 
 }  // namespace services

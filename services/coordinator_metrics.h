@@ -15,6 +15,7 @@
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 #include "proto/coordinator.pb.h"
+#include "services/rpc_metrics.h"
 
 namespace recrawl {
 namespace services {
@@ -39,9 +40,14 @@ class CoordinatorMetrics {
   prometheus::Family<prometheus::Histogram>& latency_;
   prometheus::Gauge& bandwidth_;
   prometheus::Gauge& live_shards_;
-  prometheus::Gauge& slots_handed_out_;
-  prometheus::Gauge& slots_dropped_;
+  TotalCounter slots_handed_out_;
+  TotalCounter slots_dropped_;
   prometheus::Gauge& pending_reports_;
+  TotalCounter leases_delivered_;
+  TotalCounter lease_requests_abandoned_;
+  TotalCounter leases_undelivered_;
+  TotalCounter leases_released_;
+  prometheus::Gauge& pending_lease_releases_;
 };
 
 }  // namespace services

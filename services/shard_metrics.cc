@@ -1,5 +1,7 @@
 #include "services/shard_metrics.h"
 
+#include "services/rpc_metrics.h"
+
 #include <utility>
 
 namespace recrawl {
@@ -10,25 +12,6 @@ prometheus::Gauge& NewGauge(prometheus::Registry& registry,
                             const std::string& name, const std::string& help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add(
       {});
-}
-
-std::string CodeName(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::OK:
-      return "OK";
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::UNAVAILABLE:
-      return "UNAVAILABLE";
-    case grpc::StatusCode::CANCELLED:
-      return "CANCELLED";
-    default:
-      return std::to_string(static_cast<int>(code));
-  }
 }
 
 }  // namespace
@@ -55,28 +38,28 @@ ShardMetrics::ShardMetrics()
                       "Crawl value of the latest lease (the level Lambda)")),
       urls_learning_(NewGauge(*registry_, "recrawl_shard_urls_learning",
                               "URLs whose estimate rests on crawl outcomes")),
-      rejected_fits_(NewGauge(*registry_, "recrawl_shard_rejected_fits",
-                              "Estimates or outcomes rejected since start")),
-      probe_leases_(NewGauge(*registry_, "recrawl_shard_probe_leases",
-                             "Leases given to probe crawls since start")),
+      rejected_fits_(*registry_, "recrawl_shard_rejected_fits_total",
+                     "Estimates or outcomes rejected"),
+      probe_leases_(*registry_, "recrawl_shard_probe_leases_total",
+                    "Leases given to probe crawls"),
       memory_(NewGauge(*registry_, "recrawl_shard_memory_bytes",
                        "Bytes of the core's in-memory tables")),
-      expired_leases_(NewGauge(*registry_, "recrawl_shard_expired_leases",
-                               "Leases that expired since start")),
+      leases_(*registry_, "recrawl_shard_leases_total", "Leases granted"),
+      expired_leases_(*registry_, "recrawl_shard_expired_leases_total",
+                      "Leases that expired"),
+      released_leases_(*registry_, "recrawl_shard_released_leases_total",
+                       "Active leases ended by ReleaseLeases"),
       index_candidates_(NewGauge(*registry_, "recrawl_shard_index_candidates",
                                  "Pages at or above the level Lambda")),
-      index_rebuilds_(NewGauge(*registry_, "recrawl_shard_index_rebuilds",
-                               "O(URLs) index re-levels since start")),
-      index_raises_(NewGauge(*registry_, "recrawl_shard_index_raises",
-                             "Raises of the level Lambda since start")) {}
+      index_rebuilds_(*registry_, "recrawl_shard_index_rebuilds_total",
+                      "O(URLs) index re-levels"),
+      index_raises_(*registry_, "recrawl_shard_index_raises_total",
+                    "Raises of the level Lambda") {}
 
 void ShardMetrics::Rpc(const std::string& method, grpc::StatusCode code,
                        double seconds) {
-  rpcs_.Add({{"method", method}, {"code", CodeName(code)}}).Increment();
-  // 10 µs to ~10 s.
-  static const prometheus::Histogram::BucketBoundaries kBuckets = {
-      1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1, 3, 10};
-  latency_.Add({{"method", method}}, kBuckets).Observe(seconds);
+  rpcs_.Add({{"method", method}, {"code", StatusCodeName(code)}}).Increment();
+  latency_.Add({{"method", method}}, RpcLatencyBuckets()).Observe(seconds);
 }
 
 void ShardMetrics::Items(const std::string& kind, const std::string& fate,
@@ -92,13 +75,15 @@ void ShardMetrics::Update(const ShardStats& stats, uint64_t memory_bytes) {
   leases_in_flight_.Set(static_cast<double>(stats.leases_in_flight()));
   level_.Set(stats.crawl_value_level());
   urls_learning_.Set(static_cast<double>(stats.estimator().urls_learning()));
-  rejected_fits_.Set(static_cast<double>(stats.estimator().rejected_fits()));
-  probe_leases_.Set(static_cast<double>(stats.estimator().probe_leases_total()));
+  rejected_fits_.Set(stats.estimator().rejected_fits());
+  probe_leases_.Set(stats.estimator().probe_leases_total());
   memory_.Set(static_cast<double>(memory_bytes));
-  expired_leases_.Set(static_cast<double>(stats.expired_leases_total()));
+  leases_.Set(stats.leases_total());
+  expired_leases_.Set(stats.expired_leases_total());
+  released_leases_.Set(stats.released_leases_total());
   index_candidates_.Set(static_cast<double>(stats.index().candidates()));
-  index_rebuilds_.Set(static_cast<double>(stats.index().rebuilds()));
-  index_raises_.Set(static_cast<double>(stats.index().raises()));
+  index_rebuilds_.Set(stats.index().rebuilds());
+  index_raises_.Set(stats.index().raises());
 }
 
 }  // namespace services

@@ -1,5 +1,6 @@
 // A shard server's Prometheus metrics: per-RPC counts and latencies, items
-// by fate, and gauges from the core's stats (refreshed by the server).
+// by fate, and gauges and counters from the core's stats (refreshed by the
+// server). Not thread-safe but Rpc and Items (prometheus-cpp's own locks).
 #ifndef RECRAWL_SERVICES_SHARD_METRICS_H_
 #define RECRAWL_SERVICES_SHARD_METRICS_H_
 
@@ -14,6 +15,7 @@
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 #include "proto/shard.pb.h"
+#include "services/rpc_metrics.h"
 
 namespace recrawl {
 namespace services {
@@ -41,13 +43,15 @@ class ShardMetrics {
   prometheus::Gauge& leases_in_flight_;
   prometheus::Gauge& level_;
   prometheus::Gauge& urls_learning_;
-  prometheus::Gauge& rejected_fits_;
-  prometheus::Gauge& probe_leases_;
+  TotalCounter rejected_fits_;
+  TotalCounter probe_leases_;
   prometheus::Gauge& memory_;
-  prometheus::Gauge& expired_leases_;
+  TotalCounter leases_;
+  TotalCounter expired_leases_;
+  TotalCounter released_leases_;
   prometheus::Gauge& index_candidates_;
-  prometheus::Gauge& index_rebuilds_;
-  prometheus::Gauge& index_raises_;
+  TotalCounter index_rebuilds_;
+  TotalCounter index_raises_;
 };
 
 }  // namespace services

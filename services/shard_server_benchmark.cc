@@ -41,7 +41,9 @@ ABSL_FLAG(int64_t, urls, 1000000, "URLs in the shard");
 ABSL_FLAG(int, batch, 256, "Items per request");
 ABSL_FLAG(int64_t, signals, 2000000, "Signals to stream");
 ABSL_FLAG(int, window, 8, "Signal batches in flight on the stream");
-ABSL_FLAG(int64_t, leases, 200000, "URLs to lease, then report");
+ABSL_FLAG(int64_t, leases, 0,
+          "URLs to lease, then report (0: a fifth of the URLs, the same share "
+          "of a crawl cycle at every size)");
 ABSL_FLAG(int, in_flight, 4,
           "Lease and report requests at once in the second half of each "
           "phase (the first half sends one at a time)");
@@ -195,7 +197,8 @@ void Run() {
   // other with --in_flight requests at once from as many client threads (a
   // shard serves many fetchers; the server runs one request at a time, and
   // the others' transport overlaps it).
-  const int64_t total_leases = absl::GetFlag(FLAGS_leases);
+  const int64_t total_leases =
+      absl::GetFlag(FLAGS_leases) > 0 ? absl::GetFlag(FLAGS_leases) : n / 5;
   IndexWork work = FetchIndexWork(stub.get());
   const int in_flight = std::max(absl::GetFlag(FLAGS_in_flight), 1);
   std::vector<uint64_t> ids;

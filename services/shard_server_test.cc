@@ -217,7 +217,7 @@ TEST_F(ShardServerTest, HealthMetricsAndGracefulShutdown) {
   const std::string metrics = HttpGet(server_.metrics_port(), "/metrics");
   EXPECT_THAT(metrics, HasSubstr("recrawl_shard_rpcs_total"));
   EXPECT_THAT(metrics, HasSubstr("method=\"UpsertUrls\""));
-  EXPECT_THAT(metrics, HasSubstr("recrawl_shard_probe_leases 0"));
+  EXPECT_THAT(metrics, HasSubstr("recrawl_shard_probe_leases_total 0"));
 
   const int status = server_.Stop(SIGTERM);
   ASSERT_TRUE(WIFEXITED(status)) << Log();

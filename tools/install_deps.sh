@@ -14,6 +14,8 @@ packages=(
   gnuplot-nox
   # services/auth_test generates its TLS certificates with the CLI.
   openssl
+  # services/metrics_lint_test lints both servers' /metrics with promtool.
+  prometheus
   # shard/build_fuzzer.sh (CI's libFuzzer run): clang, and the compiler-rt
   # runtimes with libFuzzer and the sanitizers (a separate package from
   # clang in Debian 12, only recommended by it).
