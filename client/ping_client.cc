@@ -180,6 +180,11 @@ void PingClient::OnAck(const SignalBatch& batch, const SignalBatchAck& ack) {
   stats_.duplicate += ack.duplicate();
   stats_.stale += ack.stale();
   stats_.unknown += ack.unknown();
+  for (uint32_t k : ack.unknown_indexes()) {
+    if (k < static_cast<uint32_t>(batch.signals_size())) {
+      unknown_.push_back(batch.signals(static_cast<int>(k)));
+    }
+  }
   for (const ItemStatus& item : ack.result().rejected()) {
     Signal signal;
     if (item.index() < static_cast<uint32_t>(batch.signals_size())) {
@@ -225,6 +230,11 @@ PingStats PingClient::stats() const {
 std::vector<RejectedSignal> PingClient::TakeRejected() {
   absl::MutexLock lock(&mu_);
   return std::exchange(rejected_, {});
+}
+
+std::vector<Signal> PingClient::TakeUnknown() {
+  absl::MutexLock lock(&mu_);
+  return std::exchange(unknown_, {});
 }
 
 }  // namespace client

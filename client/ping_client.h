@@ -97,6 +97,9 @@ class PingClient {
   PingStats stats() const;
   // The rejected signals since the last call, with the reason.
   std::vector<RejectedSignal> TakeRejected();
+  // The signals since the last call whose URL the cluster does not know
+  // (acknowledged and skipped, PingStats::unknown).
+  std::vector<Signal> TakeUnknown();
   // Shards with a direct stream (0 without routing).
   int routed_shards() const;
 
@@ -121,6 +124,7 @@ class PingClient {
   mutable absl::Mutex mu_;
   PingStats stats_ ABSL_GUARDED_BY(mu_);
   std::vector<RejectedSignal> rejected_ ABSL_GUARDED_BY(mu_);
+  std::vector<Signal> unknown_ ABSL_GUARDED_BY(mu_);
   std::vector<Signal> retry_ ABSL_GUARDED_BY(mu_);
 };
 

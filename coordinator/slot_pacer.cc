@@ -12,13 +12,16 @@ namespace {
 // Far beyond any real crawl rate; keeps n = (t − anchor)·R well inside
 // int64 for centuries of slots.
 constexpr double kMaxBandwidth = 1e9;
+// One crawl every 1000 s: below it the next slot would be days or years
+// away, which is no bandwidth anyone means to set.
+constexpr double kMinBandwidth = 1e-3;
 
 }  // namespace
 
 absl::Status SlotPacer::ValidateBandwidth(double bandwidth) {
-  if (!std::isfinite(bandwidth) || bandwidth <= 0.0 || bandwidth > kMaxBandwidth) {
+  if (!std::isfinite(bandwidth) || bandwidth < kMinBandwidth || bandwidth > kMaxBandwidth) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "bandwidth: must be a finite number of crawls per second in (0, ",
+        "bandwidth: must be a finite number of crawls per second in [", kMinBandwidth, ", ",
         kMaxBandwidth, "], got ", bandwidth));
   }
   return absl::OkStatus();

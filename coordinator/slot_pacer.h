@@ -44,8 +44,8 @@ class SlotPacer {
   // caller validates operator input with ValidateBandwidth).
   SlotPacer(double bandwidth, double start, const Options& options);
 
-  // OK when `bandwidth` is a usable R (finite, > 0, ≤ 1e9 slots/s); else
-  // INVALID_ARGUMENT naming the field.
+  // OK when `bandwidth` is a usable R (finite, in [1e-3, 1e9] slots/s: at
+  // least one slot every 1000 s); else INVALID_ARGUMENT naming the field.
   static absl::Status ValidateBandwidth(double bandwidth);
 
   // Changes R from the next slot not yet handed out (see the file comment).

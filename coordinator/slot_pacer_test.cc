@@ -95,13 +95,14 @@ TEST(SlotPacerTest, RateChangeBeforeTheFirstSlot) {
 
 TEST(SlotPacerTest, BadBandwidthIsRejectedNamingTheField) {
   SlotPacer pacer(10.0, 0.0, Grace(1.0));
-  for (double bad : {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity(),
-                     1e12}) {
+  for (double bad : {0.0, -1.0, 1e-9, 9.9e-4, std::nan(""),
+                     std::numeric_limits<double>::infinity(), 1e12}) {
     absl::Status status = pacer.SetBandwidth(bad, 1.0);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_THAT(std::string(status.message()), HasSubstr("bandwidth")) << bad;
   }
   EXPECT_DOUBLE_EQ(pacer.bandwidth(), 10.0);
+  EXPECT_TRUE(pacer.SetBandwidth(1e-3, 1.0).ok());  // one slot every 1000 s
 }
 
 // Random fetchers and operator changes: slots are handed out once, in

@@ -611,6 +611,8 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
     void Flush() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
       while (!order.empty() && order.front()->outstanding == 0) {
         SortRejected(order.front()->ack.mutable_result());
+        auto* unknown = order.front()->ack.mutable_unknown_indexes();
+        std::sort(unknown->begin(), unknown->end());
         if (open) open = stream->Write(order.front()->ack);
         order.pop_front();
       }
@@ -651,7 +653,8 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
     for (auto& [route, indexes] : parts) {
       SignalBatch part;
       part.set_sync(batch.sync());
-      for (int i : indexes) *part.add_signals() = batch.signals(i);
+      // Moved: `batch` is read into afresh.
+      for (int i : indexes) *part.add_signals() = std::move(*batch.mutable_signals(i));
       signal_streams_.Send(
           route.shard, route.address, std::move(part),
           [state, pending, indexes = indexes, shard = route.shard](const grpc::Status& s,
@@ -665,6 +668,9 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
               out.set_duplicate(out.duplicate() + ack.duplicate());
               out.set_stale(out.stale() + ack.stale());
               out.set_unknown(out.unknown() + ack.unknown());
+              for (uint32_t k : ack.unknown_indexes()) {
+                if (k < indexes.size()) out.add_unknown_indexes(static_cast<uint32_t>(indexes[k]));
+              }
             } else {
               for (int i : indexes) {
                 Reject(i, s.error_code(), absl::StrCat("shard ", shard, ": ", s.error_message()),

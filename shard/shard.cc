@@ -17,6 +17,7 @@
 #include "shard/policy_proto.h"
 #include "shard/signal_journal.h"
 #include "shard/signal_keys.h"
+#include "shard/time_text.h"
 #include "shard/store/parallel_scan.h"
 #include "shard/url_id.h"
 
@@ -599,14 +600,14 @@ absl::StatusOr<double> Shard::ItemTime(double t, const char* field) const {
   if (t == 0.0) return now_;
   if (!std::isfinite(t) || t < 0.0) {
     return absl::InvalidArgumentError(
-        absl::StrCat(field, ": must be finite and >= 0, got ", t));
+        absl::StrCat(field, ": must be finite and >= 0, got ", TimeText(t)));
   }
   if (t > now_ + options_.max_clock_skew) {
     if (options_.clamp_future_times) return now_;
-    return absl::OutOfRangeError(absl::StrFormat(
-        "%s: %.3f is %.3f s ahead of the shard's clock (%.3f); at most %g s "
-        "are allowed",
-        field, t, t - now_, now_, options_.max_clock_skew));
+    return absl::OutOfRangeError(absl::StrCat(
+        field, ": ", TimeText(t), " is ", TimeText(t - now_),
+        " s ahead of the shard's clock (", TimeText(now_), "); at most ",
+        TimeText(options_.max_clock_skew), " s are allowed"));
   }
   return std::min(t, now_);
 }

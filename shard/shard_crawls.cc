@@ -11,6 +11,7 @@
 #include "shard/shard.h"
 #include "shard/signal_journal.h"
 #include "shard/store/url_record_merge.h"
+#include "shard/time_text.h"
 #include "shard/url_id.h"
 
 namespace recrawl {
@@ -36,11 +37,12 @@ absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req,
   if (absl::Status s = Advance(now); !s.ok()) return s;
   double t = now_;
   if (req.has_time()) {
-    if (!std::isfinite(req.time()) ||
+    if (!std::isfinite(req.time()) || req.time() < 0.0 ||
         req.time() > now_ + options_.max_lookahead) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "time: must be finite and at most ", options_.max_lookahead,
-          " s after the shard's clock (", now_, "), got ", req.time()));
+          "time: must be finite, >= 0 and at most ",
+          TimeText(options_.max_lookahead), " s after the shard's clock (",
+          TimeText(now_), "), got ", TimeText(req.time())));
     }
     t = req.time();
   }
@@ -84,12 +86,13 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
   }
   for (int j = 0; j < req.slot_times_size(); ++j) {
     const double s = req.slot_times(j);
-    if (!std::isfinite(s) || s > now_ + options_.max_lookahead ||
+    if (!std::isfinite(s) || s < 0.0 || s > now_ + options_.max_lookahead ||
         (j > 0 && s < req.slot_times(j - 1))) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "slot_times[", j, "]: must be finite, non-decreasing and at most ",
-          options_.max_lookahead, " s after the shard's clock (", now_,
-          "), got ", s));
+          "slot_times[", j, "]: must be finite, >= 0, non-decreasing and at "
+          "most ", TimeText(options_.max_lookahead),
+          " s after the shard's clock (", TimeText(now_), "), got ",
+          TimeText(s)));
     }
   }
   LeaseResponse response;
@@ -244,7 +247,7 @@ absl::Status Shard::ReportOne(const CrawlReport& report,
           NormalizeUrl(report.url(), options_.url_limits);
       if (!url.ok()) return url.status();
       page = pages_.Find(UrlIdOf(url->spec()));
-      if (page == kNoPage) return absl::NotFoundError("url: not in this shard");
+      if (page == kNoPage) return absl::NotFoundError("url: not known");
       break;
     }
     default:
@@ -256,8 +259,8 @@ absl::Status Shard::ReportOne(const CrawlReport& report,
   const double last_crawl = LastCrawl(page);
   if (*fetch_time < last_crawl) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "fetch_time: ", *fetch_time, " is before the URL's last crawl at ",
-        last_crawl));
+        "fetch_time: ", TimeText(*fetch_time),
+        " is before the URL's last crawl at ", TimeText(last_crawl)));
   }
   if (report.content_digest().size() > options_.max_digest_bytes) {
     return absl::InvalidArgumentError(

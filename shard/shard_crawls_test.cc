@@ -237,7 +237,31 @@ TEST_F(ShardPickTest, BadLeaseRequestsAreRejectedWhole) {
   req.set_lease_duration(-1);
   EXPECT_THAT(std::string(shard_->Lease(req, now_).status().message()),
               HasSubstr("lease_duration"));
+  req.set_lease_duration(0);
+  req.set_slot_times(0, -1);
+  EXPECT_THAT(std::string(shard_->Lease(req, now_).status().message()),
+              HasSubstr("slot_times[0]: must be finite, >= 0"));
   EXPECT_EQ(Peek(10).candidates_size(), 3);  // nothing was leased
+  PeekTopRequest peek;
+  peek.set_k(1);
+  peek.set_time(-1);
+  EXPECT_EQ(shard_->PeekTop(peek, now_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// Two times a message must tell apart print apart (not as 1.79569e+09).
+TEST_F(ShardPickTest, TimesInMessagesAreExact) {
+  ReportCrawlsRequest req;
+  *req.add_reports() =
+      ByUrl("https://a.com/", 1000.25, CRAWL_OUTCOME_CHANGED);
+  ASSERT_EQ(shard_->ReportCrawls(req, now_)->result().applied(), 1u);
+  *req.mutable_reports(0) =
+      ByUrl("https://a.com/", 1000.125, CRAWL_OUTCOME_CHANGED);
+  const ReportCrawlsResponse r = *shard_->ReportCrawls(req, now_);
+  ASSERT_EQ(r.result().rejected_size(), 1);
+  EXPECT_THAT(r.result().rejected(0).message(),
+              HasSubstr("fetch_time: 1000.125 is before the URL's last crawl "
+                        "at 1000.25"));
 }
 
 TEST_F(ShardPickTest, ReportRestartsTauAndSignals) {

@@ -50,10 +50,14 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     // shard restart a redelivery of a signal stamped ahead of the clock can
     // still count again.)
     const double key_time = signal.time() != 0.0 ? signal.time() : t;
-    // Unknown enum values (a newer client's sources) are OTHER.
-    const SignalSource source = SignalSource_IsValid(signal.source())
-                                    ? signal.source()
-                                    : SIGNAL_SOURCE_OTHER;
+    if (!SignalSource_IsValid(signal.source())) {
+      AddRejection(i,
+                   absl::InvalidArgumentError(absl::StrCat(
+                       "source: unknown value ", signal.source())),
+                   result);
+      continue;
+    }
+    const SignalSource source = signal.source();
     const UrlId id = UrlIdOf(url->spec());
     const uint64_t key = SignalKey(id, key_time, source);
     const PageId page = pages_.Find(id);
@@ -61,6 +65,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     if (page == kNoPage) {
       if (!options_.register_unknown_urls) {
         ++unknown;
+        ack.add_unknown_indexes(static_cast<uint32_t>(i));
         continue;
       }
       if (absl::Status s = CheckOwner(url->host(), "url"); !s.ok()) {

@@ -169,12 +169,30 @@ TEST_F(ShardSignalsTest, TimeZeroMeansNow) {
 }
 
 TEST_F(ShardSignalsTest, UnknownUrlsAreCountedAndSkipped) {
+  Add("https://a.com/");
   const SignalBatchAck ack = Signals({MakeSignal("https://new.com/", 900),
-                                      MakeSignal("nonsense", 900)});
-  EXPECT_EQ(ack.unknown(), 1u);
+                                      MakeSignal("nonsense", 900),
+                                      MakeSignal("https://a.com/", 900),
+                                      MakeSignal("https://other.com/", 900)});
+  EXPECT_EQ(ack.unknown(), 2u);
+  EXPECT_THAT(ack.unknown_indexes(), ::testing::ElementsAre(0u, 3u));
   EXPECT_EQ(ack.result().rejected_size(), 1);
-  ExpectCountersAddUp(ack, 2);
+  ExpectCountersAddUp(ack, 4);
   EXPECT_EQ(StateCode("https://new.com/"), absl::StatusCode::kNotFound);
+}
+
+// Sources are an enum: an unknown value is refused, like an unknown
+// outcome.
+TEST_F(ShardSignalsTest, UnknownSourcesAreRejected) {
+  Add("https://a.com/");
+  Signal bad = MakeSignal("https://a.com/", now_);
+  bad.set_source(static_cast<SignalSource>(99));
+  const SignalBatchAck ack = Signals({bad, MakeSignal("https://a.com/", now_)});
+  EXPECT_EQ(ack.counted(), 1u);
+  ASSERT_EQ(ack.result().rejected_size(), 1);
+  EXPECT_EQ(ack.result().rejected(0).index(), 0u);
+  EXPECT_EQ(ack.result().rejected(0).code(), 3);  // INVALID_ARGUMENT
+  EXPECT_THAT(ack.result().rejected(0).message(), HasSubstr("source: unknown value 99"));
 }
 
 TEST_F(ShardSignalsTest, UnknownUrlsCanBeRegistered) {

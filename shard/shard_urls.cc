@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "shard/batch_result.h"
 #include "shard/learning_record.h"
+#include "shard/time_text.h"
 #include "shard/shard.h"
 #include "shard/url_id.h"
 
@@ -119,6 +120,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
       !s.ok()) {
     return s;
   }
+  const double importance = spec.importance() + 0.0;  // -0.0 is stored as 0
   PageId page = pages_.Find(id);
 
   if (page == kNoPage) {
@@ -130,7 +132,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
       last_crawl = *t;
     }
     policy::PageParams model = Overlay(Defaults(), spec.prior());
-    model.importance = spec.importance();
+    model.importance = importance;
     UrlRecord record;
     page = CreatePage(id, url, host, model, last_crawl, &record);
     if (page == kNoPage) {
@@ -170,7 +172,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
       model = fit.params;
     }
   }
-  model.importance = spec.importance();
+  model.importance = importance;
   const HostId host_id = hosts_.Intern(host);
   slot.importance = static_cast<float>(model.importance);
   slot.change_rate = static_cast<float>(model.change_rate);
@@ -242,7 +244,7 @@ absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(
     absl::StatusOr<UrlRecord> stored =
         page == kNoPage ? absl::NotFoundError("") : store_->GetUrl(id);
     if (!stored.ok() || stored->url() != url->spec()) {
-      AddRejection(i, absl::NotFoundError("url: not in this shard"), result);
+      AddRejection(i, absl::NotFoundError("url: not known"), result);
       continue;
     }
     RemovePage(page);
@@ -260,16 +262,17 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
   if (!url.ok()) return url.status();
   const UrlId id = UrlIdOf(url->spec());
   const PageId page = pages_.Find(id);
-  if (page == kNoPage) return absl::NotFoundError("url: not in this shard");
+  if (page == kNoPage) return absl::NotFoundError("url: not known");
   absl::StatusOr<UrlRecord> record = store_->GetUrl(id);
   if (!record.ok()) return record.status();
   if (record->url() != url->spec()) {
-    return absl::NotFoundError("url: not in this shard");
+    return absl::NotFoundError("url: not known");
   }
   double t = now_;
   if (req.has_time()) {
-    if (!std::isfinite(req.time())) {
-      return absl::InvalidArgumentError("time: must be finite");
+    if (!std::isfinite(req.time()) || req.time() < 0.0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "time: must be finite and >= 0, got ", TimeText(req.time())));
     }
     t = req.time();
   }

@@ -206,6 +206,25 @@ TEST_F(ShardUrlsTest, GetUrlStateDerivesValuesAtTheGivenTime) {
   EXPECT_FALSE(s->has_lease());
   EXPECT_EQ(StateCode("https://a.com/unknown"), absl::StatusCode::kNotFound);
   EXPECT_EQ(StateCode("mailto:x"), absl::StatusCode::kInvalidArgument);
+  req.set_time(-1);
+  absl::StatusOr<UrlState> negative = shard_->GetUrlState(req, now_);
+  EXPECT_EQ(negative.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(negative.status().message(), HasSubstr("time: must be finite and >= 0"));
+}
+
+TEST_F(ShardUrlsTest, AnUnknownUrlIsSaidToBeUnknown) {
+  GetUrlStateRequest req;
+  req.set_url("https://nowhere.example/");
+  absl::StatusOr<UrlState> s = shard_->GetUrlState(req, now_);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(s.status().message(), "url: not known");
+}
+
+TEST_F(ShardUrlsTest, NegativeZeroImportanceIsStoredAsZero) {
+  Upsert({Spec("https://a.com/", -0.0)});
+  const UrlState s = State("https://a.com/");
+  EXPECT_EQ(s.importance(), 0.0);
+  EXPECT_FALSE(std::signbit(s.importance()));
 }
 
 }  // namespace

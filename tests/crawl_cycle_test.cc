@@ -184,15 +184,21 @@ TEST_F(CrawlCycleTest, UrlsNobodyRegisteredAreNamedAndNeverLeased) {
       << state.status();
 
   // A signal for it is acknowledged and skipped (the shards run without
-  // --register_unknown_urls), not counted.
+  // --register_unknown_urls), not counted; the pinger learns which one it
+  // was.
   auto pinger = client::PingClient::Create(Options(Role::kPinger), {});
   ASSERT_TRUE(pinger.ok()) << pinger.status();
   Signal s;
+  s.set_url(HostUrl(1));
+  ASSERT_TRUE((*pinger)->Add(s).ok());
   s.set_url(unknown);
   ASSERT_TRUE((*pinger)->Add(s).ok());
   ASSERT_TRUE((*pinger)->Flush().ok());
   EXPECT_EQ((*pinger)->stats().unknown, 1u);
-  EXPECT_EQ((*pinger)->stats().counted, 0u);
+  EXPECT_EQ((*pinger)->stats().counted, 1u);
+  const std::vector<Signal> skipped = (*pinger)->TakeUnknown();
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].url(), unknown);
 
   // A crawl report for it is rejected by item with NOT_FOUND; the known
   // URL beside it is applied.
