@@ -229,8 +229,8 @@ int Main() {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port)),
-                           security->credentials, &port);
+  AddListeningAddress(absl::GetFlag(FLAGS_host), absl::GetFlag(FLAGS_port), security->credentials,
+                      &builder, &port);
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.RegisterService(&service);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;

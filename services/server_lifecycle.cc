@@ -4,6 +4,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 
 namespace recrawl {
 namespace services {
@@ -34,6 +37,14 @@ std::chrono::system_clock::time_point DeadlineAfter(double seconds) {
   return std::chrono::system_clock::now() +
          std::chrono::duration_cast<std::chrono::system_clock::duration>(
              std::chrono::duration<double>(seconds));
+}
+
+void AddListeningAddress(const std::string& host, int port,
+                         std::shared_ptr<grpc::ServerCredentials> credentials,
+                         grpc::ServerBuilder* builder, int* selected_port) {
+  builder->AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder->AddListeningPort(absl::StrCat(host, ":", port), std::move(credentials),
+                            selected_port);
 }
 
 }  // namespace services

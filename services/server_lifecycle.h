@@ -6,7 +6,10 @@
 #include <signal.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
+
+#include "grpcpp/grpcpp.h"
 
 namespace recrawl {
 namespace services {
@@ -24,6 +27,15 @@ void WritePortFile(const std::string& path, int port, int metrics_port);
 
 // now + `seconds`, for grpc::Server::Shutdown.
 std::chrono::system_clock::time_point DeadlineAfter(double seconds);
+
+// Adds the server's one listening address `host:port` (port 0: any free
+// one, into *selected_port at BuildAndStart). Without SO_REUSEPORT: with it
+// gRPC binds each of its pollers' sockets to a port of its own when given 0
+// (several ports, only one of them reported), and with a fixed port a
+// second process could bind it too without an error.
+void AddListeningAddress(const std::string& host, int port,
+                         std::shared_ptr<grpc::ServerCredentials> credentials,
+                         grpc::ServerBuilder* builder, int* selected_port);
 
 }  // namespace services
 }  // namespace recrawl

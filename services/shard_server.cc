@@ -192,9 +192,8 @@ int Main() {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(
-      absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_port)),
-      security->credentials, &port);
+  AddListeningAddress(absl::GetFlag(FLAGS_host), absl::GetFlag(FLAGS_port),
+                      security->credentials, &builder, &port);
   // Batches of max_batch_items URLs of up to 2 KiB each.
   builder.SetMaxReceiveMessageSize(64 << 20);
   if (security->authorizer.enabled()) {
