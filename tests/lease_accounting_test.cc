@@ -42,7 +42,13 @@ TEST_F(LeaseAccountingTest, EveryGrantedLeaseIsDeliveredOrReleased) {
   client::AdminClient admin = Admin();
 
   constexpr int kFetchers = 4;
+#if defined(__SANITIZE_ADDRESS__)
+  // Several times slower under the sanitizers, on a machine that runs other
+  // tests too.
+  constexpr int64_t kLeases = 20000;
+#else
   constexpr int64_t kLeases = 100000;
+#endif
   std::atomic<int64_t> received{0};
   std::atomic<bool> stop{false};
   std::atomic<int> lease_errors{0};
@@ -78,19 +84,19 @@ TEST_F(LeaseAccountingTest, EveryGrantedLeaseIsDeliveredOrReleased) {
   int out_samples = 0;
   for (int stall = 0; stall < 2; ++stall) {
     std::this_thread::sleep_for(std::chrono::milliseconds(700));
-    ASSERT_EQ(kill(cluster.shard_pid(0), SIGSTOP), 0);
+    EXPECT_EQ(kill(cluster.shard_pid(0), SIGSTOP), 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ASSERT_EQ(kill(cluster.shard_pid(0), SIGCONT), 0);
+    EXPECT_EQ(kill(cluster.shard_pid(0), SIGCONT), 0);
     for (int i = 0; i < 5; ++i) {
       absl::StatusOr<ClusterStats> s = admin.GetClusterStats();
       if (s.ok() && s->live_shards() != 2) ++out_samples;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
-  ASSERT_TRUE(WaitFor([&] { return received >= kLeases; }, 120))
-      << received << " leases received";
+  const bool leased = WaitFor([&] { return received >= kLeases; }, 300);
   stop = true;
   for (std::thread& t : fetchers) t.join();
+  ASSERT_TRUE(leased) << received << " leases received";
 
   // The shards' counts come with the coordinator's health probes, a
   // fraction of a second behind; the releases go out before the next lease
