@@ -279,13 +279,21 @@ TEST_F(CoordinatorServerTest, SplitModeDealsSlotsToEveryShard) {
   ASSERT_EQ(state.shard_budgets_size(), 2);
   EXPECT_DOUBLE_EQ(state.shard_budgets(0), 50);
   EXPECT_DOUBLE_EQ(state.shard_budgets(1), 50);
-  // Cluster totals add up the shards (as of their last health check).
-  ASSERT_TRUE(WaitFor([&] {
-    ClusterStats stats;
-    return stub_->GetClusterStats(Context(kOperator).get(), GetClusterStatsRequest(), &stats)
-               .ok() &&
-           stats.total().urls() == 16 && stats.shards(0).urls() + stats.shards(1).urls() == 16;
-  }));
+  // Cluster totals add up the shards, asked at the call: URLs just upserted
+  // are there at once.
+  ClusterStats stats;
+  ASSERT_TRUE(
+      stub_->GetClusterStats(Context(kOperator).get(), GetClusterStatsRequest(), &stats).ok());
+  EXPECT_EQ(stats.total().urls(), 16u);
+  EXPECT_EQ(stats.shards(0).urls() + stats.shards(1).urls(), 16u);
+  UpsertUrlsRequest more;
+  for (int i = 100; i < 104; ++i) more.add_urls()->set_url(HostUrl(i));
+  UpsertUrlsResponse added;
+  ASSERT_TRUE(stub_->UpsertUrls(Context(kOperator).get(), more, &added).ok());
+  ASSERT_EQ(added.created(), 4u);
+  ASSERT_TRUE(
+      stub_->GetClusterStats(Context(kOperator).get(), GetClusterStatsRequest(), &stats).ok());
+  EXPECT_EQ(stats.total().urls(), 20u);
 }
 
 TEST_F(CoordinatorServerTest, SignalsThroughTheCoordinatorRaiseARank) {

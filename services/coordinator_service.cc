@@ -812,8 +812,38 @@ grpc::Status CoordinatorServiceImpl::GetClusterStats(grpc::ServerContext* contex
                                                      ClusterStats* response) {
   grpc::Status status = authorizer_->Check(*context, "GetClusterStats", kOperate);
   if (!status.ok()) return status;
+  RefreshShardStats();
   *response = Stats();
   return grpc::Status::OK;
+}
+
+void CoordinatorServiceImpl::RefreshShardStats() {
+  ShardCalls<GetStatsRequest, ShardStats> calls;
+  {
+    absl::MutexLock lock(&mu_);
+    const std::vector<bool> live = core_->directory().Live(clock_->Now());
+    for (int s = 0; s < num_shards_; ++s) {
+      if (!live[s]) continue;
+      auto call = std::make_unique<ShardCall<GetStatsRequest, ShardStats>>();
+      call->shard = s;
+      call->address = core_->directory().shard(s).address;
+      calls.push_back(std::move(call));
+    }
+  }
+  CallInParallel(
+      channels_, options_.probe_deadline,
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const GetStatsRequest* req,
+         ShardStats* resp, std::function<void(grpc::Status)> done) {
+        stub->async()->GetStats(c, req, resp, std::move(done));
+      },
+      &calls);
+  absl::MutexLock lock(&mu_);
+  for (const auto& call : calls) {
+    // Only a shard that still says it is this one; the probes judge the rest.
+    if (call->status.ok() && static_cast<int>(call->response.shard_index()) == call->shard) {
+      last_stats_[call->shard] = call->response;
+    }
+  }
 }
 
 // Routes the items of a batch request to their shards and calls those in

@@ -95,7 +95,12 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // Returns the number of live shards. Called by the server on a timer.
   int Probe(const std::vector<std::string>& addresses);
 
+  // The cluster's state, with each shard's figures from its last answer
+  // (a live shard's at most one health period old).
   ClusterStats Stats();
+  // Asks every live shard for its stats now (GetClusterStats: an operator
+  // who just upserted must see the URLs).
+  void RefreshShardStats();
 
  private:
   struct Route {
