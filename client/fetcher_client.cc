@@ -24,6 +24,7 @@ absl::StatusOr<FetchLeaseResponse> FetcherClient::LeaseOnce(int max_urls) {
   FetchLeaseRequest request;
   request.set_max_urls(static_cast<uint32_t>(std::max(max_urls, 0)));
   request.set_lookahead(fetcher_.lookahead);
+  request.set_lease_duration(fetcher_.lease_duration);
   request.set_holder(fetcher_.holder);
   FetchLeaseResponse response;
   absl::Status status = rpc_.CallOnce([&](grpc::ClientContext* context) {
@@ -71,6 +72,42 @@ absl::StatusOr<std::vector<CoordinatorLease>> FetcherClient::Lease(
   }
 }
 
+absl::StatusOr<UrlState> FetcherClient::GetUrlState(const std::string& url) {
+  GetUrlStateRequest request;
+  request.set_url(url);
+  UrlState state;
+  absl::Status status = rpc_.CallIdempotent([&](grpc::ClientContext* c) {
+    return stub_->GetUrlState(c, request, &state);
+  });
+  if (!status.ok()) return status;
+  return state;
+}
+
+absl::StatusOr<FetchReleaseResponse> FetcherClient::Release(
+    const std::vector<uint64_t>& lease_ids) {
+  FetchReleaseRequest request;
+  for (uint64_t id : lease_ids) request.add_lease_ids(id);
+  FetchReleaseResponse response;
+  absl::Status status = rpc_.CallOnce([&](grpc::ClientContext* c) {
+    return stub_->ReleaseLeases(c, request, &response);
+  });
+  if (!status.ok()) return status;
+  return response;
+}
+
+absl::StatusOr<FetchRenewResponse> FetcherClient::Renew(
+    const std::vector<uint64_t>& lease_ids, double lease_duration) {
+  FetchRenewRequest request;
+  for (uint64_t id : lease_ids) request.add_lease_ids(id);
+  request.set_lease_duration(lease_duration);
+  FetchRenewResponse response;
+  absl::Status status = rpc_.CallIdempotent([&](grpc::ClientContext* c) {
+    return stub_->RenewLeases(c, request, &response);
+  });
+  if (!status.ok()) return status;
+  return response;
+}
+
 absl::StatusOr<ReportCrawlsResponse> FetcherClient::Report(
     const std::vector<CrawlReport>& reports) {
   return SendInBatches<ReportCrawlsRequest, ReportCrawlsResponse>(
@@ -99,6 +136,7 @@ absl::Status FetcherClient::StreamLeases(
   BackoffDelays delays(rpc_.options().backoff);
   StreamLeasesRequest request;
   request.set_holder(fetcher_.holder);
+  request.set_lease_duration(fetcher_.lease_duration);
   int fruitless = 0;
   for (;;) {
     grpc::ClientContext context;

@@ -21,6 +21,7 @@
 #ifndef RECRAWL_CLIENT_FETCHER_CLIENT_H_
 #define RECRAWL_CLIENT_FETCHER_CLIENT_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -52,6 +53,8 @@ struct FetcherOptions {
   // Lease() returns an empty list after waiting this long for a URL (real
   // time, counted as the waits it made). Infinite: waits until one comes.
   absl::Duration max_wait = absl::InfiniteDuration();
+  // Seconds after its slot time a lease expires (0: the cluster's default).
+  double lease_duration = 0.0;
 };
 
 class FetcherClient {
@@ -76,6 +79,20 @@ class FetcherClient {
   // reports by URL are not (a second report by URL is a second crawl).
   absl::StatusOr<ReportCrawlsResponse> Report(
       const std::vector<CrawlReport>& reports);
+
+  // A URL's state (to see a lease's deadline, a page's signals); retried
+  // after UNAVAILABLE.
+  absl::StatusOr<UrlState> GetUrlState(const std::string& url);
+  // Gives leases back unfetched (their URLs are eligible again at once);
+  // `released` in the answer counts the ones that were still active. One
+  // call, no retry.
+  absl::StatusOr<FetchReleaseResponse> Release(
+      const std::vector<uint64_t>& lease_ids);
+  // Extends leases to now + `lease_duration` seconds (0: the default);
+  // per-item NOT_FOUND for leases no longer active. Retried after
+  // UNAVAILABLE (a renewal applied twice is the same renewal).
+  absl::StatusOr<FetchRenewResponse> Renew(
+      const std::vector<uint64_t>& lease_ids, double lease_duration);
 
   // Reads the coordinator's lease stream, calling `on_lease` for each URL as
   // its slot comes, until `on_lease` returns false (then OK). A stream that

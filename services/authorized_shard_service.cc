@@ -34,6 +34,13 @@ grpc::Status AuthorizedShardService::ReleaseLeases(grpc::ServerContext* context,
   return inner_->ReleaseLeases(context, request, response);
 }
 
+grpc::Status AuthorizedShardService::RenewLeases(grpc::ServerContext* context,
+                                                 const RenewLeasesRequest* request,
+                                                 RenewLeasesResponse* response) {
+  if (grpc::Status s = Check(context, "RenewLeases"); !s.ok()) return s;
+  return inner_->RenewLeases(context, request, response);
+}
+
 grpc::Status AuthorizedShardService::ReportCrawls(grpc::ServerContext* context, const ReportCrawlsRequest* request,
     ReportCrawlsResponse* response) {
   if (grpc::Status s = Check(context, "ReportCrawls"); !s.ok()) return s;

@@ -32,6 +32,8 @@ class AuthorizedShardService final : public ShardService::Service {
                      LeaseResponse* response) override;
   grpc::Status ReleaseLeases(grpc::ServerContext* context, const ReleaseLeasesRequest* request,
                              ReleaseLeasesResponse* response) override;
+  grpc::Status RenewLeases(grpc::ServerContext* context, const RenewLeasesRequest* request,
+                           RenewLeasesResponse* response) override;
   grpc::Status ReportCrawls(grpc::ServerContext* context, const ReportCrawlsRequest* request,
                             ReportCrawlsResponse* response) override;
   grpc::Status GetUrlState(grpc::ServerContext* context, const GetUrlStateRequest* request,

@@ -50,6 +50,28 @@ grpc::Status CheckHolder(const std::string& holder) {
       absl::StrCat("holder: ", holder.size(), " bytes, more than ", kMaxHolderBytes));
 }
 
+// The longest lease the shards give by default (ShardOptions'
+// max_lease_duration); checked here so that a fetcher's error is its own.
+constexpr double kMaxLeaseDuration = 7 * 86400.0;
+
+grpc::Status CheckLeaseDuration(double seconds) {
+  if (std::isfinite(seconds) && seconds >= 0.0 && seconds <= kMaxLeaseDuration) {
+    return grpc::Status::OK;
+  }
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                      absl::StrCat("lease_duration: must be in [0, ", kMaxLeaseDuration,
+                                   "] seconds (0: the default), got ", seconds));
+}
+
+// The shard of a cluster lease id, or INVALID_ARGUMENT naming `field`.
+absl::StatusOr<int> ShardOfClusterLease(uint64_t lease_id, int num_shards, const char* field) {
+  const int shard = coordinator::ShardOfLeaseId(lease_id);
+  if (shard < num_shards) return shard;
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", lease_id, " names shard ", shard,
+                                                 " of a cluster of ", num_shards,
+                                                 "; not a lease of this coordinator"));
+}
+
 // A call that failed because the shard did not answer (as opposed to one
 // it answered with an error).
 bool Unreachable(const grpc::Status& status) {
@@ -163,6 +185,7 @@ void CoordinatorServiceImpl::ShardFailed(int shard) {
 
 std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, double lookahead,
                                                                  const std::string& holder,
+                                                                 double lease_duration,
                                                                  double* next_slot_time) {
   const double now = clock_->Now();
   std::vector<double> slots;
@@ -211,7 +234,8 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
       call->address = addresses[s];
       for (double t : by_shard[s]) call->request.add_slot_times(t);
       call->request.set_holder(holder);
-      call->request.set_lease_duration(options_.lease_duration);
+      call->request.set_lease_duration(lease_duration > 0.0 ? lease_duration
+                                                            : options_.lease_duration);
       call->request.set_request_id(next_request_id_++);
       calls.push_back(std::move(call));
     }
@@ -326,6 +350,7 @@ grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
                                        "] (--max_lease_batch), got ", request->max_urls()));
   }
   if (status.ok()) status = CheckHolder(request->holder());
+  if (status.ok()) status = CheckLeaseDuration(request->lease_duration());
   if (status.ok() && !(std::isfinite(request->lookahead()) && request->lookahead() >= 0.0)) {
     status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           absl::StrCat("lookahead: must be finite seconds >= 0, got ",
@@ -333,8 +358,9 @@ grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
   }
   if (status.ok()) {
     double next = 0.0;
-    std::vector<CoordinatorLease> leases = LeaseSlots(
-        static_cast<int>(request->max_urls()), request->lookahead(), request->holder(), &next);
+    std::vector<CoordinatorLease> leases =
+        LeaseSlots(static_cast<int>(request->max_urls()), request->lookahead(),
+                   request->holder(), request->lease_duration(), &next);
     if (context->IsCancelled()) {
       // The fetcher is gone (its deadline passed while the shards answered).
       Undelivered(leases);
@@ -353,10 +379,12 @@ grpc::Status CoordinatorServiceImpl::StreamLeases(grpc::ServerContext* context,
                                                   grpc::ServerWriter<CoordinatorLease>* writer) {
   grpc::Status status = authorizer_->Check(*context, "StreamLeases", kFetch);
   if (status.ok()) status = CheckHolder(request->holder());
+  if (status.ok()) status = CheckLeaseDuration(request->lease_duration());
   while (status.ok() && !context->IsCancelled()) {
     double next = 0.0;
     std::vector<CoordinatorLease> leases =
-        LeaseSlots(options_.max_lease_batch, 0.0, request->holder(), &next);
+        LeaseSlots(options_.max_lease_batch, 0.0, request->holder(), request->lease_duration(),
+                   &next);
     size_t written = 0;
     while (written < leases.size() && writer->Write(leases[written])) ++written;
     leases_delivered_ += written;
@@ -385,15 +413,8 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
       [&](int i) -> absl::StatusOr<int> {
         const CrawlReport& report = request->reports(i);
         switch (report.target_case()) {
-          case CrawlReport::kLeaseId: {
-            const int shard = coordinator::ShardOfLeaseId(report.lease_id());
-            if (shard >= num_shards_) {
-              return absl::InvalidArgumentError(absl::StrCat(
-                  "lease_id: ", report.lease_id(), " names shard ", shard, " of a cluster of ",
-                  num_shards_, "; not a lease of this coordinator"));
-            }
-            return shard;
-          }
+          case CrawlReport::kLeaseId:
+            return ShardOfClusterLease(report.lease_id(), num_shards_, "lease_id");
           case CrawlReport::kUrl:
             return coordinator::ShardOfUrl(report.url(), "", num_shards_);
           default:
@@ -915,6 +936,67 @@ grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status CoordinatorServiceImpl::ReleaseLeases(grpc::ServerContext* context,
+                                                   const FetchReleaseRequest* request,
+                                                   FetchReleaseResponse* response) {
+  grpc::Status status = authorizer_->Check(*context, "ReleaseLeases", kFetch);
+  if (status.ok()) status = CheckBatchSize("lease_ids", request->lease_ids_size());
+  if (!status.ok()) return status;
+  const auto calls = RouteBatch<ReleaseLeasesRequest, ReleaseLeasesResponse>(
+      request->lease_ids_size(),
+      [&](int i) {
+        return ShardOfClusterLease(request->lease_ids(i), num_shards_, "lease_ids");
+      },
+      ReleaseLeasesRequest(),
+      [&](int i, ReleaseLeasesRequest* part) {
+        part->add_lease_ids(coordinator::ShardLeaseId(request->lease_ids(i)));
+      },
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const ReleaseLeasesRequest* req,
+         ReleaseLeasesResponse* resp, std::function<void(grpc::Status)> done) {
+        stub->async()->ReleaseLeases(c, req, resp, std::move(done));
+      },
+      response->mutable_result());
+  for (const auto& call : calls) {
+    if (call->status.ok()) response->set_released(response->released() + call->response.released());
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CoordinatorServiceImpl::RenewLeases(grpc::ServerContext* context,
+                                                 const FetchRenewRequest* request,
+                                                 FetchRenewResponse* response) {
+  grpc::Status status = authorizer_->Check(*context, "RenewLeases", kFetch);
+  if (status.ok()) status = CheckBatchSize("lease_ids", request->lease_ids_size());
+  if (status.ok()) status = CheckLeaseDuration(request->lease_duration());
+  if (!status.ok()) return status;
+  RenewLeasesRequest base;
+  base.set_lease_duration(request->lease_duration());
+  const auto calls = RouteBatch<RenewLeasesRequest, RenewLeasesResponse>(
+      request->lease_ids_size(),
+      [&](int i) {
+        return ShardOfClusterLease(request->lease_ids(i), num_shards_, "lease_ids");
+      },
+      base,
+      [&](int i, RenewLeasesRequest* part) {
+        part->add_lease_ids(coordinator::ShardLeaseId(request->lease_ids(i)));
+      },
+      [](ShardService::Stub* stub, grpc::ClientContext* c, const RenewLeasesRequest* req,
+         RenewLeasesResponse* resp, std::function<void(grpc::Status)> done) {
+        stub->async()->RenewLeases(c, req, resp, std::move(done));
+      },
+      response->mutable_result());
+  response->mutable_deadlines()->Resize(request->lease_ids_size(), 0.0);
+  for (const auto& call : calls) {
+    if (!call->status.ok()) continue;
+    for (int k = 0; k < call->response.deadlines_size() &&
+                    k < static_cast<int>(call->indexes.size());
+         ++k) {
+      response->set_deadlines(call->indexes[k], call->response.deadlines(k));
+    }
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
                                                 const DeleteUrlsRequest* request,
                                                 DeleteUrlsResponse* response) {
@@ -957,7 +1039,7 @@ grpc::Status CoordinatorServiceImpl::SetHostPoliteness(grpc::ServerContext* cont
 grpc::Status CoordinatorServiceImpl::GetUrlState(grpc::ServerContext* context,
                                                  const GetUrlStateRequest* request,
                                                  UrlState* response) {
-  grpc::Status status = authorizer_->Check(*context, "GetUrlState", kOperate);
+  grpc::Status status = authorizer_->Check(*context, "GetUrlState", kFetch);
   if (!status.ok()) return status;
   absl::StatusOr<int> shard = coordinator::ShardOfUrl(request->url(), "", num_shards_);
   if (!shard.ok()) return FromAbsl(shard.status());

@@ -66,6 +66,10 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
                             grpc::ServerWriter<CoordinatorLease>* writer) override;
   grpc::Status ReportCrawls(grpc::ServerContext* context, const ReportCrawlsRequest* request,
                             ReportCrawlsResponse* response) override;
+  grpc::Status ReleaseLeases(grpc::ServerContext* context, const FetchReleaseRequest* request,
+                             FetchReleaseResponse* response) override;
+  grpc::Status RenewLeases(grpc::ServerContext* context, const FetchRenewRequest* request,
+                           FetchRenewResponse* response) override;
   grpc::Status StreamSignals(
       grpc::ServerContext* context,
       grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) override;
@@ -108,8 +112,11 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
     std::string address;
   };
   // Leases up to max_urls slots in [now − grace, now + lookahead].
+  // `lease_duration` 0: the coordinator's --lease_duration, or the shards'
+  // default.
   std::vector<CoordinatorLease> LeaseSlots(int max_urls, double lookahead,
-                                           const std::string& holder, double* next_slot_time);
+                                           const std::string& holder, double lease_duration,
+                                           double* next_slot_time);
   // Merge mode, one round: peeks at the live shards (round 0: as many
   // candidates as PeekSizes says; later rounds: all the slots), merges, and
   // returns each shard's slots; the slots past the merge's exact prefix go

@@ -125,6 +125,16 @@ grpc::Status ShardServiceImpl::ReleaseLeases(
   return s;
 }
 
+grpc::Status ShardServiceImpl::RenewLeases(grpc::ServerContext*,
+                                           const RenewLeasesRequest* request,
+                                           RenewLeasesResponse* response) {
+  grpc::Status s = Run(
+      "RenewLeases",
+      [&](double now) { return shard_->RenewLeases(*request, now); }, response);
+  if (s.ok()) CountRejected("renewals", response->result());
+  return s;
+}
+
 grpc::Status ShardServiceImpl::ReportCrawls(grpc::ServerContext*,
                                             const ReportCrawlsRequest* request,
                                             ReportCrawlsResponse* response) {

@@ -44,6 +44,9 @@ class ShardServiceImpl final : public ShardService::Service {
   grpc::Status ReleaseLeases(grpc::ServerContext* context,
                              const ReleaseLeasesRequest* request,
                              ReleaseLeasesResponse* response) override;
+  grpc::Status RenewLeases(grpc::ServerContext* context,
+                           const RenewLeasesRequest* request,
+                           RenewLeasesResponse* response) override;
   grpc::Status ReportCrawls(grpc::ServerContext* context,
                             const ReportCrawlsRequest* request,
                             ReportCrawlsResponse* response) override;

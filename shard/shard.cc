@@ -596,6 +596,17 @@ uint64_t Shard::NextLeaseId() {
   return next_lease_id_++;
 }
 
+absl::StatusOr<double> Shard::LeaseDuration(double requested) const {
+  const double duration =
+      requested == 0.0 ? options_.default_lease_duration : requested;
+  if (!(duration > 0.0 && duration <= options_.max_lease_duration)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "lease_duration: must be in (0, ", TimeText(options_.max_lease_duration),
+        "] seconds, got ", TimeText(requested)));
+  }
+  return duration;
+}
+
 absl::StatusOr<double> Shard::ItemTime(double t, const char* field) const {
   if (t == 0.0) return now_;
   if (!std::isfinite(t) || t < 0.0) {

@@ -207,6 +207,8 @@ class Shard {
   absl::StatusOr<LeaseResponse> Lease(const LeaseRequest& req, double now);
   absl::StatusOr<ReleaseLeasesResponse> ReleaseLeases(
       const ReleaseLeasesRequest& req, double now);
+  absl::StatusOr<RenewLeasesResponse> RenewLeases(const RenewLeasesRequest& req,
+                                                  double now);
   absl::StatusOr<ReportCrawlsResponse> ReportCrawls(
       const ReportCrawlsRequest& req, double now);
   absl::StatusOr<UrlState> GetUrlState(const GetUrlStateRequest& req,
@@ -259,6 +261,8 @@ class Shard {
   void GrantLease(PageId page, double value, double time, size_t slot,
                   const LeaseRequest& req, double duration,
                   LeaseResponse* response);
+  // A request's lease_duration: 0 means the default; else in (0, max].
+  absl::StatusOr<double> LeaseDuration(double requested) const;
   // A time given by a client for an item: 0 means now; must be finite and
   // >= 0; ahead of now_ by at most the clock skew (else OUT_OF_RANGE, or
   // now_ with clamp_future_times); clamped to now_ otherwise.

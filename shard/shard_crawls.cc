@@ -70,14 +70,9 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
         absl::StrCat("holder: ", req.holder().size(), " bytes, more than ",
                      options_.max_holder_bytes));
   }
-  double duration = req.lease_duration();
-  if (duration == 0.0) duration = options_.default_lease_duration;
-  if (!(duration > 0.0 && duration <= options_.max_lease_duration)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("lease_duration: must be in (0, ",
-                     options_.max_lease_duration, "] seconds, got ",
-                     req.lease_duration()));
-  }
+  absl::StatusOr<double> lease_duration = LeaseDuration(req.lease_duration());
+  if (!lease_duration.ok()) return lease_duration.status();
+  const double duration = *lease_duration;
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   if (req.request_id() != 0 && lease_requests_.Released(req.request_id())) {
     return absl::AbortedError(absl::StrCat(
@@ -182,7 +177,50 @@ absl::StatusOr<ReleaseLeasesResponse> Shard::ReleaseLeases(
     }
   }
   response.set_released(released);
+  response.mutable_result()->set_applied(
+      static_cast<uint32_t>(req.lease_ids_size() + req.request_ids_size()));
   leases_released_total_ += released;
+  FoldSignals();  // writes the entry
+  if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
+  return response;
+}
+
+absl::StatusOr<RenewLeasesResponse> Shard::RenewLeases(
+    const RenewLeasesRequest& req, double now) {
+  if (absl::Status s = CheckBatchSize("lease_ids", req.lease_ids_size());
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<double> duration = LeaseDuration(req.lease_duration());
+  if (!duration.ok()) return duration.status();
+  if (absl::Status s = BeginWrite(now); !s.ok()) return s;
+  journal_entry_.clear();  // the renewed grants go in it
+  RenewLeasesResponse response;
+  BatchResult* result = response.mutable_result();
+  for (int i = 0; i < req.lease_ids_size(); ++i) {
+    const uint64_t id = req.lease_ids(i);
+    const LeaseTable::Lease* lease = leases_.Find(id);
+    if (lease == nullptr || !lease->active) {
+      AddRejection(i,
+                   absl::NotFoundError(absl::StrCat(
+                       "lease_ids[", i, "]: lease ", id,
+                       " is not active (never granted, expired, reported or "
+                       "released)")),
+                   result);
+      response.add_deadlines(0.0);
+      continue;
+    }
+    const PageId page = lease->page;
+    const std::string holder = lease->holder;
+    const double deadline = std::max(lease->deadline, now_ + *duration);
+    leases_.Grant(id, page, holder, deadline);
+    // A later grant of the same lease replaces the earlier at replay.
+    AppendJournalLease({pages_[page].id, id, deadline, holder},
+                       &journal_entry_);
+    MarkUnfolded(page, journal_seq_);
+    response.add_deadlines(deadline);
+    result->set_applied(result->applied() + 1);
+  }
   FoldSignals();  // writes the entry
   if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
   return response;

@@ -166,6 +166,35 @@ TEST_F(ShardPickTest, ReleasedLeasesAreOfferedAgainAtOnce) {
   EXPECT_EQ(PeekUrls(1), std::vector<std::string>({"https://a.com/"}));
 }
 
+// A fetch that takes longer renews its lease: the deadline moves out (never
+// in), the URL stays leased past the old deadline, and after a restart too.
+// A lease that is not active cannot be renewed.
+TEST_F(ShardPickTest, RenewedLeasesLastLonger) {
+  const LeasedUrl l = Lease(1, /*duration=*/100).leases(0);
+  now_ += 50;
+  RenewLeasesRequest renew;
+  renew.add_lease_ids(l.lease_id());
+  renew.add_lease_ids(424242);
+  renew.set_lease_duration(300);
+  absl::StatusOr<RenewLeasesResponse> r = shard_->RenewLeases(renew, now_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->deadlines_size(), 2);
+  EXPECT_EQ(r->deadlines(0), now_ + 300);
+  EXPECT_EQ(r->deadlines(1), 0.0);
+  ASSERT_EQ(r->result().rejected_size(), 1);
+  EXPECT_EQ(r->result().rejected(0).index(), 1u);
+  EXPECT_EQ(r->result().rejected(0).code(), 5);  // NOT_FOUND
+  // A shorter renewal leaves the later deadline.
+  renew.set_lease_duration(10);
+  r = shard_->RenewLeases(renew, now_);
+  EXPECT_EQ(r->deadlines(0), now_ + 300);
+  now_ += 100;  // past the first deadline
+  Open();
+  EXPECT_EQ(State("https://a.com/").lease().deadline(), now_ - 100 + 300);
+  EXPECT_EQ(PeekUrls(10), std::vector<std::string>(
+                              {"https://b.com/", "https://c.com/"}));
+}
+
 // A release survives a restart: the lease's end is journaled after its
 // grant.
 TEST_F(ShardPickTest, ReleasesAreDurable) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -174,6 +175,50 @@ TEST_F(CrawlCycleTest, ASignalRaisesAUrlsRank) {
   const std::vector<CoordinatorLease> first = LeaseAtLeast(fetcher, 1);
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].url(), HostUrl(5));
+}
+
+// What a fetcher can do with its leases besides reporting them: choose their
+// duration, renew them, give them back, and read their URLs' state.
+TEST_F(CrawlCycleTest, AFetcherChoosesRenewsAndReleasesItsLeases) {
+  UpsertHosts(0, 4, cluster_->Now() - 3600);
+  client::FetcherOptions f;
+  f.holder = "lease-owner";
+  f.lookahead = 1.0;
+  f.max_wait = absl::Seconds(30);
+  f.lease_duration = 30;
+  client::FetcherClient fetcher(Options(Role::kFetcher), f);
+  const std::vector<CoordinatorLease> leased = LeaseAtLeast(fetcher, 4);
+  ASSERT_EQ(leased.size(), 4u);
+  for (const CoordinatorLease& l : leased) {
+    EXPECT_DOUBLE_EQ(l.deadline(), l.slot_time() + 30) << l.url();
+  }
+  // The fetcher reads the state of a URL it holds.
+  absl::StatusOr<UrlState> state = fetcher.GetUrlState(leased[0].url());
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->lease().lease_id(), leased[0].lease_id());
+
+  absl::StatusOr<FetchRenewResponse> renewed =
+      fetcher.Renew({leased[0].lease_id(), leased[1].lease_id()}, 3600);
+  ASSERT_TRUE(renewed.ok()) << renewed.status();
+  EXPECT_EQ(renewed->result().applied(), 2u);
+  ASSERT_EQ(renewed->deadlines_size(), 2);
+  EXPECT_GT(renewed->deadlines(0), cluster_->Now() + 3500);
+
+  // Given back, the others are leased again at once; the renewed ones not.
+  absl::StatusOr<FetchReleaseResponse> released =
+      fetcher.Release({leased[2].lease_id(), leased[3].lease_id()});
+  ASSERT_TRUE(released.ok()) << released.status();
+  EXPECT_EQ(released->released(), 2u);
+  const std::vector<CoordinatorLease> again = LeaseAtLeast(fetcher, 2);
+  ASSERT_EQ(again.size(), 2u);
+  std::set<std::string> urls = {again[0].url(), again[1].url()};
+  EXPECT_EQ(urls, (std::set<std::string>{leased[2].url(), leased[3].url()}));
+  // A released lease is not active any more.
+  renewed = fetcher.Renew({leased[2].lease_id()}, 60);
+  ASSERT_TRUE(renewed.ok()) << renewed.status();
+  ASSERT_EQ(renewed->result().rejected_size(), 1);
+  EXPECT_EQ(renewed->result().rejected(0).code(),
+            static_cast<int>(absl::StatusCode::kNotFound));
 }
 
 TEST_F(CrawlCycleTest, UrlsNobodyRegisteredAreNamedAndNeverLeased) {
