@@ -50,6 +50,7 @@
 #include "services/coordinator_metrics.h"
 #include "services/coordinator_service.h"
 #include "services/coordinator_shards.h"
+#include "services/parse_errors.h"
 #include "services/server_lifecycle.h"
 #include "spdlog/spdlog.h"
 
@@ -234,6 +235,9 @@ int Main() {
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.RegisterService(&service);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  InstallProtobufLogHandler();
+  // The parse errors' first: the metrics count the status it sends.
+  interceptors.push_back(ParseErrorInterceptor());
   interceptors.push_back(metrics.Interceptor());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

@@ -1,16 +1,18 @@
 #include "services/coordinator_service.h"
 
 #include <algorithm>
-#include <random>
 #include <chrono>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <random>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "coordinator/routing.h"
+#include "services/parse_errors.h"
 #include "spdlog/spdlog.h"
 
 namespace recrawl {
@@ -707,6 +709,10 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
   {
     absl::MutexLock lock(&state->mu);
     state->mu.Await(absl::Condition(state.get(), &State::Drained));
+  }
+  // A batch that did not parse ended the stream: say why.
+  if (status.ok()) {
+    if (std::optional<grpc::Status> error = TakeParseError()) return *error;
   }
   return status;
 }

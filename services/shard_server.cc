@@ -32,6 +32,7 @@
 #include "services/authorized_shard_service.h"
 #include "services/clock.h"
 #include "services/clock_flags.h"
+#include "services/parse_errors.h"
 #include "services/server_lifecycle.h"
 #include "services/shard_metrics.h"
 #include "services/shard_service.h"
@@ -196,6 +197,10 @@ int Main() {
                       security->credentials, &builder, &port);
   // Batches of max_batch_items URLs of up to 2 KiB each.
   builder.SetMaxReceiveMessageSize(64 << 20);
+  InstallProtobufLogHandler();
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(ParseErrorInterceptor());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   if (security->authorizer.enabled()) {
     builder.RegisterService(&authorized);
   } else {

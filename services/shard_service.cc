@@ -1,8 +1,11 @@
 #include "services/shard_service.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
+
+#include "services/parse_errors.h"
 
 namespace recrawl {
 namespace services {
@@ -85,6 +88,8 @@ grpc::Status ShardServiceImpl::StreamSignals(
     metrics_->Items("signals", "rejected", ack.result().rejected_size());
     if (!stream->Write(ack)) break;  // the client went away
   }
+  // A batch that did not parse ends the stream too: say why.
+  if (std::optional<grpc::Status> error = TakeParseError()) return *error;
   return grpc::Status::OK;
 }
 

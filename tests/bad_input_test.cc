@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <random>
@@ -22,6 +24,7 @@
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "proto/coordinator.grpc.pb.h"
 #include "proto/shard.grpc.pb.h"
 #include "tests/cluster_fixture.h"
 
@@ -160,6 +163,66 @@ TEST_F(BadInputTest, MalformedUrlsAndImportanceAreRejectedByItem) {
   EXPECT_EQ((*pinger)->stats().counted, 0u);
 
   EXPECT_EQ(Snapshot(), before);
+  ExpectAllUp();
+}
+
+// A string field with invalid UTF-8 does not parse: the answer is
+// INVALID_ARGUMENT naming the field, on the coordinator and on a shard, and
+// a client repeating it does not flood the servers' logs.
+TEST_F(BadInputTest, InvalidUtf8IsAnInvalidArgumentNamingTheField) {
+  const std::string bad_url = "https://host1.example/\xff";
+  auto coordinator = CoordinatorService::NewStub(grpc::CreateChannel(
+      cluster_->coordinator_address(), grpc::InsecureChannelCredentials()));
+  auto shard = ShardService::NewStub(grpc::CreateChannel(
+      cluster_->shard_address(0), grpc::InsecureChannelCredentials()));
+  constexpr int kTimes = 200;
+  for (int i = 0; i < kTimes; ++i) {
+    UpsertUrlsRequest request;
+    request.add_urls()->set_url(bad_url);
+    {
+      grpc::ClientContext context;
+      services::AttachToken(&context, cluster_->TokenOf(Role::kOperator));
+      UpsertUrlsResponse response;
+      const grpc::Status status = coordinator->UpsertUrls(&context, request, &response);
+      ASSERT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+          << status.error_message();
+      EXPECT_THAT(status.error_message(), HasSubstr("url: not valid UTF-8"));
+    }
+    if (i > 0) continue;
+    grpc::ClientContext context;
+    services::AttachToken(&context, cluster_->TokenOf(Role::kInternal));
+    UpsertUrlsResponse response;
+    const grpc::Status status = shard->UpsertUrls(&context, request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr("url: not valid UTF-8"));
+  }
+  // A signal stream whose batch does not parse ends with the reason.
+  {
+    grpc::ClientContext context;
+    services::AttachToken(&context, cluster_->TokenOf(Role::kPinger));
+    auto stream = coordinator->StreamSignals(&context);
+    SignalBatch batch;
+    batch.add_signals()->set_url(bad_url);
+    stream->Write(batch);
+    stream->WritesDone();
+    SignalBatchAck ack;
+    while (stream->Read(&ack)) {
+    }
+    const grpc::Status status = stream->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr("url: not valid UTF-8"));
+  }
+  // protobuf's line about each of them reaches the log at most 20 times a
+  // minute.
+  std::ifstream in(absl::StrCat(cluster_->options().data_dir, "/coordinator.log"));
+  const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t lines = 0;
+  for (size_t at = log.find("invalid UTF-8"); at != std::string::npos;
+       at = log.find("invalid UTF-8", at + 1)) {
+    ++lines;
+  }
+  EXPECT_GT(lines, 0u);
+  EXPECT_LE(lines, 25u) << LogTail("coordinator");
   ExpectAllUp();
 }
 
