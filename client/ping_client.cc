@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "proto/shard.grpc.pb.h"
 #include "shard/url.h"
-#include "shard/url_id.h"
 
 namespace recrawl {
 namespace client {
@@ -63,6 +62,13 @@ absl::Status PingClient::Route(const ShardMap& map) {
         absl::StrCat("shard map: ", map.num_shards(), " shards but ",
                      map.addresses_size(), " addresses"));
   }
+  absl::StatusOr<shard::Routing> routing = shard::RoutingOfHashName(map.hash());
+  if (!routing.ok()) {
+    // A rule this client does not know: everything goes through the
+    // coordinator, which routes it.
+    return absl::OkStatus();
+  }
+  routing_ = *routing;
   num_shards_ = static_cast<int>(map.num_shards());
   shards_.resize(num_shards_);
   const std::string& token =
@@ -101,7 +107,7 @@ PingClient::Destination& PingClient::DestinationOf(const Signal& signal,
     *error = url.status();
     return *coordinator_;
   }
-  const int s = shard::ShardOfHost(url->host(), num_shards_);
+  const int s = shard::OwnerOfHost(url->host(), routing_, num_shards_);
   return shards_[s] != nullptr ? *shards_[s] : *coordinator_;
 }
 

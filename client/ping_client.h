@@ -27,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "client/client_options.h"
 #include "client/rpc.h"
+#include "shard/routing.h"
 #include "client/signal_stream.h"
 #include "proto/coordinator.grpc.pb.h"
 
@@ -39,8 +40,9 @@ struct PingOptions {
   // Batches sent and not yet acknowledged, per stream.
   int max_in_flight = 8;
   // Fetch the shard map at Create and send each signal straight to the
-  // shard that owns its URL's host (shard/url_id.h's ShardOfHost); signals
-  // of shards that are out go through the coordinator.
+  // shard that owns its URL (shard/routing.h, by the map's rule); signals
+  // of shards that are out, or all of them when the map's rule is one this
+  // client does not know, go through the coordinator.
   bool route_to_shards = false;
   // The token the shards accept (the internal role). Empty: the client's.
   std::string shard_token;
@@ -117,6 +119,7 @@ class PingClient {
   Rpc rpc_;
   const PingOptions ping_;
   int num_shards_ = 0;
+  shard::Routing routing_ = shard::Routing::kSite;  // the shard map's
   // By shard index (null: through the coordinator), then the coordinator.
   std::vector<std::unique_ptr<Destination>> shards_;
   std::unique_ptr<Destination> coordinator_;

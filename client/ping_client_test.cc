@@ -11,6 +11,7 @@
 #include "client/fake_services.h"
 #include "client/test_util.h"
 #include "gtest/gtest.h"
+#include "shard/routing.h"
 #include "shard/url_id.h"
 
 namespace recrawl {
@@ -169,6 +170,7 @@ TEST_F(PingClientTest, RoutesStraightToTheOwningShards) {
   map.add_live(true);
   map.add_live(true);
   map.add_live(false);
+  map.set_hash(std::string(shard::RoutingHashName(shard::Routing::kSite)));
   fake_.SetShardMap(map);
 
   PingOptions p = Batches(4);
@@ -187,6 +189,11 @@ TEST_F(PingClientTest, RoutesStraightToTheOwningShards) {
   EXPECT_EQ(shard1.signals().counted_urls(), want[1]);
   EXPECT_EQ(fake_.signals().counted_urls(), want[2]);
   EXPECT_FALSE(want[0].empty() || want[1].empty() || want[2].empty());
+  // A map with a rule this client does not know: all through the
+  // coordinator.
+  map.set_hash("some-other-hash");
+  fake_.SetShardMap(map);
+  EXPECT_EQ(Client(p)->routed_shards(), 0);
   EXPECT_EQ(client->stats().counted, 30u);
   const auto rejected = client->TakeRejected();
   ASSERT_EQ(rejected.size(), 1u);

@@ -30,7 +30,7 @@ void AllAnswer(Coordinator& c, double now, int except = -1) {
   for (int s = 0; s < c.directory().num_shards(); ++s) {
     if (s == except) continue;
     ASSERT_TRUE(c.directory()
-                    .Record({absl::StrCat("shard", s), true, s, c.directory().num_shards()}, now)
+                    .Record({absl::StrCat("shard", s), true, s, c.directory().num_shards(), "site"}, now)
                     .ok());
   }
 }

@@ -9,20 +9,29 @@ namespace coordinator {
 namespace {
 
 using ::testing::HasSubstr;
+using shard::Routing;
 
-TEST(RoutingTest, AHostsUrlsGoToOneShard) {
-  const int want = shard::ShardOfHost("news.example", 7);
-  EXPECT_EQ(*ShardOfUrl("https://news.example/a", "", 7), want);
-  EXPECT_EQ(*ShardOfUrl("HTTP://NEWS.example:80/b?x#y", "", 7), want);
-  EXPECT_EQ(*ShardOfHostName("News.Example.", 7), want);
-  // The politeness host decides when given.
-  EXPECT_EQ(*ShardOfUrl("https://cdn.other.example/x", "news.example", 7), want);
+// A site's URLs go to one shard whatever their host, as the URL or host
+// was given (normalised first).
+TEST(RoutingTest, ASitesUrlsGoToOneShard) {
+  const int want = shard::ShardOfHost("example.com", 7);
+  EXPECT_EQ(*ShardOfUrl("https://news.example.com/a", Routing::kSite, 7), want);
+  EXPECT_EQ(*ShardOfUrl("HTTP://WWW.NEWS.example.com:80/b?x#y", Routing::kSite, 7), want);
+  EXPECT_EQ(*ShardOfUrl("https://num25.news.example.com/c", Routing::kSite, 7), want);
+  EXPECT_EQ(*ShardOfHostName("Cdn.News.Example.COM.", Routing::kSite, 7), want);
+}
+
+TEST(RoutingTest, HostRoutingGoesByTheHost) {
+  EXPECT_EQ(*ShardOfUrl("https://www.news.example/a", Routing::kHost, 7),
+            shard::ShardOfHost("www.news.example", 7));
+  EXPECT_EQ(*ShardOfHostName("WWW.News.Example.", Routing::kHost, 7),
+            shard::ShardOfHost("www.news.example", 7));
 }
 
 TEST(RoutingTest, BadInputNamesTheField) {
-  EXPECT_THAT(ShardOfUrl("gopher://x", "", 3).status().message(), HasSubstr("url"));
-  EXPECT_THAT(ShardOfUrl("https://a.example/", "bad host!", 3).status().message(),
-              HasSubstr("politeness_host"));
+  EXPECT_THAT(ShardOfUrl("gopher://x", Routing::kSite, 3).status().message(), HasSubstr("url"));
+  EXPECT_THAT(ShardOfHostName("bad host!", Routing::kSite, 3).status().message(),
+              HasSubstr("host"));
 }
 
 }  // namespace

@@ -22,6 +22,13 @@ absl::Status ShardDirectory::Record(const Probe& probe, double now) {
         " shards, this coordinator routes over ", num_shards(),
         "; refusing it (start both with the same shard count)"));
   }
+  if (probe.routing != options_.routing) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "shard at ", probe.address, " routes URLs by ",
+        probe.routing.empty() ? "host (a build before site routing)" : probe.routing,
+        ", this coordinator by ", options_.routing,
+        "; refusing it (run the coordinator with the routing of the shards' stores)"));
+  }
   if (probe.shard_index < 0 || probe.shard_index >= num_shards()) {
     return absl::FailedPreconditionError(
         absl::StrCat("shard at ", probe.address, " reports index ", probe.shard_index,

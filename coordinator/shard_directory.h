@@ -30,6 +30,9 @@ class ShardDirectory {
  public:
   struct Options {
     double failure_timeout = 1.5;  // seconds
+    // The cluster's routing (shard/routing.h's names); a shard whose store
+    // routes otherwise is refused.
+    std::string routing = "site";
   };
   // What a probe of one address found.
   struct Probe {
@@ -37,6 +40,7 @@ class ShardDirectory {
     bool ok = false;           // answered health and stats
     int shard_index = -1;      // as the shard reports it
     int num_shards = 0;        // as the shard reports it
+    std::string routing;       // as the shard reports it
   };
   // A shard's place: its address and state.
   struct Shard {

@@ -10,8 +10,9 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-ShardDirectory::Probe Answer(const std::string& address, int index, int count = 2) {
-  return {address, true, index, count};
+ShardDirectory::Probe Answer(const std::string& address, int index, int count = 2,
+                             const std::string& routing = "site") {
+  return {address, true, index, count, routing};
 }
 
 TEST(ShardDirectoryTest, ShardsArePlacedByTheIndexTheyReport) {
@@ -79,6 +80,19 @@ TEST(ShardDirectoryTest, AWrongShardCountIsRefusedLoudly) {
   EXPECT_FALSE(dir.IsLive(0, 0.0));
   EXPECT_EQ(dir.Record(Answer("a:1", 4, 4), 0.0).code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// A shard whose store routes otherwise (made before site routing) would
+// own other URLs than the coordinator sends it: refused, naming both.
+TEST(ShardDirectoryTest, AShardRoutingOtherwiseIsRefused) {
+  ShardDirectory dir(2, {});
+  absl::Status status = dir.Record(Answer("a:1", 0, 2, "host"), 0.0);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("routes URLs by host"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("this coordinator by site"));
+  EXPECT_FALSE(dir.IsLive(0, 0.0));
+  ShardDirectory by_host(2, {1.5, "host"});
+  EXPECT_TRUE(by_host.Record(Answer("a:1", 0, 2, "host"), 0.0).ok());
 }
 
 TEST(ShardDirectoryTest, TwoAddressesClaimingOneIndexKeepTheLiveOne) {

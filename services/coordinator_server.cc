@@ -52,6 +52,7 @@
 #include "services/coordinator_shards.h"
 #include "services/parse_errors.h"
 #include "services/server_lifecycle.h"
+#include "shard/routing.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, shards, "", "Comma-separated shard addresses host:port");
@@ -61,6 +62,10 @@ ABSL_FLAG(std::string, shards_dns, "",
 ABSL_FLAG(int, num_shards, 1, "Number of shards of the cluster (each shard must agree)");
 ABSL_FLAG(double, bandwidth, 10.0, "R: crawls per second (cluster-clock seconds)");
 ABSL_FLAG(std::string, mode, "merge", "merge, equal or adaptive");
+ABSL_FLAG(std::string, routing, "site",
+          "How URLs are routed to shards: site (by registrable domain) or host "
+          "(clusters whose stores were made before site routing); the shards' "
+          "stores must agree");
 ABSL_FLAG(int, max_lease_batch, 1000, "Most URLs one Lease call may ask for");
 ABSL_FLAG(double, max_lookahead, 1.0, "How far ahead slots may be leased, clock seconds");
 ABSL_FLAG(double, grace, 0.25,
@@ -158,8 +163,14 @@ int Main() {
     spdlog::error("{}", std::string(mode.status().message()));
     return 2;
   }
+  absl::StatusOr<shard::Routing> routing = shard::ParseRouting(absl::GetFlag(FLAGS_routing));
+  if (!routing.ok()) {
+    spdlog::error("--{}", std::string(routing.status().message()));
+    return 2;
+  }
   coordinator::CoordinatorOptions options;
   options.num_shards = absl::GetFlag(FLAGS_num_shards);
+  options.directory.routing = std::string(shard::RoutingName(*routing));
   options.bandwidth = absl::GetFlag(FLAGS_bandwidth);
   options.mode = *mode;
   options.pacer.grace = absl::GetFlag(FLAGS_grace);
@@ -172,6 +183,7 @@ int Main() {
     return 2;
   }
   CoordinatorServiceOptions service_options;
+  service_options.routing = *routing;
   service_options.max_lease_batch = absl::GetFlag(FLAGS_max_lease_batch);
   service_options.max_batch_items = absl::GetFlag(FLAGS_max_batch_items);
   service_options.shard_deadline = absl::GetFlag(FLAGS_shard_deadline);

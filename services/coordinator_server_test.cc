@@ -223,6 +223,63 @@ class CoordinatorServerTest : public ::testing::Test {
   std::unique_ptr<CoordinatorService::Stub> stub_;
 };
 
+// A URL's owner follows from the URL (its site): given a politeness host of
+// its site it is found by URL afterwards, its signals count and its delete
+// applies; a politeness host of a site on another shard is refused, naming
+// the field, instead of making a second owner.
+TEST_F(CoordinatorServerTest, AUrlHasOneOwnerWhateverItsPolitenessHost) {
+  StartCluster(2, 100);
+  const std::string url = "http://num25.example.com/x";
+  UpsertUrlsRequest upsert;
+  UrlSpec* spec = upsert.add_urls();
+  spec->set_url(url);
+  spec->set_politeness_host("example.com");
+  UpsertUrlsResponse upserted;
+  ASSERT_TRUE(stub_->UpsertUrls(Context(kOperator).get(), upsert, &upserted).ok());
+  ASSERT_EQ(upserted.result().applied(), 1u) << upserted.DebugString();
+
+  GetUrlStateRequest get;
+  get.set_url(url);
+  UrlState state;
+  ASSERT_TRUE(stub_->GetUrlState(Context(kOperator).get(), get, &state).ok());
+  EXPECT_EQ(state.politeness_host(), "example.com");
+
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", kPinger));
+    auto stream = stub_->StreamSignals(&context);
+    SignalBatch batch;
+    batch.set_sequence(1);
+    Signal* s = batch.add_signals();
+    s->set_url(url);
+    s->set_time(Clock::UnixNow());
+    ASSERT_TRUE(stream->Write(batch));
+    stream->WritesDone();
+    SignalBatchAck ack;
+    ASSERT_TRUE(stream->Read(&ack));
+    EXPECT_EQ(ack.counted(), 1u);
+    EXPECT_EQ(ack.unknown(), 0u);
+    EXPECT_TRUE(stream->Finish().ok());
+  }
+
+  std::string other;
+  for (int i = 0; other.empty(); ++i) {
+    const std::string site = absl::StrCat("other", i, ".org");
+    if (shard::ShardOfHost(site, 2) != shard::ShardOfHost("example.com", 2)) other = site;
+  }
+  spec->set_politeness_host(other);
+  ASSERT_TRUE(stub_->UpsertUrls(Context(kOperator).get(), upsert, &upserted).ok());
+  ASSERT_EQ(upserted.result().rejected_size(), 1);
+  EXPECT_EQ(upserted.result().rejected(0).code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+  EXPECT_THAT(upserted.result().rejected(0).message(), HasSubstr("politeness_host"));
+
+  DeleteUrlsRequest remove;
+  remove.add_urls(url);
+  DeleteUrlsResponse removed;
+  ASSERT_TRUE(stub_->DeleteUrls(Context(kOperator).get(), remove, &removed).ok());
+  EXPECT_EQ(removed.result().applied(), 1u);
+}
+
 TEST_F(CoordinatorServerTest, LeaseAndReportAreRoutedToTheOwningShard) {
   StartCluster(2, 100);
   Upsert(8);

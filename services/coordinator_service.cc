@@ -418,7 +418,7 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
           case CrawlReport::kLeaseId:
             return ShardOfClusterLease(report.lease_id(), num_shards_, "lease_id");
           case CrawlReport::kUrl:
-            return coordinator::ShardOfUrl(report.url(), "", num_shards_);
+            return coordinator::ShardOfUrl(report.url(), options_.routing, num_shards_);
           default:
             return absl::InvalidArgumentError("target: a lease_id or a url is required");
         }
@@ -653,7 +653,7 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
     BatchResult* result = pending->ack.mutable_result();
     const std::vector<std::vector<int>> items = SplitByShard(
         batch.signals_size(), num_shards_,
-        [&](int i) { return coordinator::ShardOfUrl(batch.signals(i).url(), "", num_shards_); },
+        [&](int i) { return coordinator::ShardOfUrl(batch.signals(i).url(), options_.routing, num_shards_); },
         result);
     std::vector<std::pair<Route, std::vector<int>>> parts;
     for (int s = 0; s < num_shards_; ++s) {
@@ -729,7 +729,7 @@ grpc::Status CoordinatorServiceImpl::GetShardMap(grpc::ServerContext* context,
     response->add_addresses(core_->directory().shard(s).address);
     response->add_live(core_->directory().IsLive(s, now));
   }
-  response->set_hash(coordinator::kShardHashName);
+  response->set_hash(std::string(shard::RoutingHashName(options_.routing)));
   return grpc::Status::OK;
 }
 
@@ -927,8 +927,9 @@ grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
   const auto calls = RouteBatch<UpsertUrlsRequest, UpsertUrlsResponse>(
       request->urls_size(),
       [&](int i) {
-        return coordinator::ShardOfUrl(request->urls(i).url(), request->urls(i).politeness_host(),
-                                       num_shards_);
+        // The URL alone decides its shard; the shard checks that a
+        // politeness host goes with it.
+        return coordinator::ShardOfUrl(request->urls(i).url(), options_.routing, num_shards_);
       },
       base, [&](int i, UpsertUrlsRequest* part) { *part->add_urls() = request->urls(i); },
       [](ShardService::Stub* stub, grpc::ClientContext* c, const UpsertUrlsRequest* req,
@@ -1012,7 +1013,7 @@ grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
   base.set_sync(request->sync());
   RouteBatch<DeleteUrlsRequest, DeleteUrlsResponse>(
       request->urls_size(),
-      [&](int i) { return coordinator::ShardOfUrl(request->urls(i), "", num_shards_); }, base,
+      [&](int i) { return coordinator::ShardOfUrl(request->urls(i), options_.routing, num_shards_); }, base,
       [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
       [](ShardService::Stub* stub, grpc::ClientContext* c, const DeleteUrlsRequest* req,
          DeleteUrlsResponse* resp, std::function<void(grpc::Status)> done) {
@@ -1032,7 +1033,7 @@ grpc::Status CoordinatorServiceImpl::SetHostPoliteness(grpc::ServerContext* cont
   base.set_sync(request->sync());
   RouteBatch<SetHostPolitenessRequest, SetHostPolitenessResponse>(
       request->hosts_size(),
-      [&](int i) { return coordinator::ShardOfHostName(request->hosts(i).host(), num_shards_); },
+      [&](int i) { return coordinator::ShardOfHostName(request->hosts(i).host(), options_.routing, num_shards_); },
       base, [&](int i, SetHostPolitenessRequest* part) { *part->add_hosts() = request->hosts(i); },
       [](ShardService::Stub* stub, grpc::ClientContext* c, const SetHostPolitenessRequest* req,
          SetHostPolitenessResponse* resp, std::function<void(grpc::Status)> done) {
@@ -1047,7 +1048,7 @@ grpc::Status CoordinatorServiceImpl::GetUrlState(grpc::ServerContext* context,
                                                  UrlState* response) {
   grpc::Status status = authorizer_->Check(*context, "GetUrlState", kFetch);
   if (!status.ok()) return status;
-  absl::StatusOr<int> shard = coordinator::ShardOfUrl(request->url(), "", num_shards_);
+  absl::StatusOr<int> shard = coordinator::ShardOfUrl(request->url(), options_.routing, num_shards_);
   if (!shard.ok()) return FromAbsl(shard.status());
   absl::StatusOr<Route> route = LiveShard(*shard);
   if (!route.ok()) return FromAbsl(route.status());
@@ -1133,7 +1134,8 @@ int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
     for (const auto& probe : probes) {
       coordinator::ShardDirectory::Probe result{probe->address, probe->status.ok(),
                                                 static_cast<int>(probe->response.shard_index()),
-                                                static_cast<int>(probe->response.num_shards())};
+                                                static_cast<int>(probe->response.num_shards()),
+                                                probe->response.routing()};
       absl::Status s = core_->directory().Record(result, now);
       std::string& last_refusal = last_refusal_[probe->address];
       if (!s.ok() && last_refusal != s.message()) {

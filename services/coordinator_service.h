@@ -27,6 +27,7 @@
 #include "services/coordinator_metrics.h"
 #include "services/coordinator_shards.h"
 #include "services/coordinator_signals.h"
+#include "shard/routing.h"
 
 namespace recrawl {
 namespace services {
@@ -51,6 +52,8 @@ struct CoordinatorServiceOptions {
   double lease_duration = 0.0;
   // Crawl reports held for shards that are out, in all.
   size_t max_held_reports = 1000000;
+  // How URLs are routed to shards (the shards' stores must agree).
+  shard::Routing routing = shard::Routing::kSite;
 };
 
 class CoordinatorServiceImpl final : public CoordinatorService::Service {

@@ -50,6 +50,10 @@ ABSL_FLAG(std::string, port_file, "",
           "Write \"<grpc port> <metrics port>\" here once serving");
 ABSL_FLAG(uint32_t, shard_index, 0, "This shard's index");
 ABSL_FLAG(uint32_t, num_shards, 1, "Number of shards");
+ABSL_FLAG(std::string, routing, "",
+          "How a new store routes URLs: site (by registrable domain, the "
+          "default) or host; a store keeps its own, and a different one "
+          "given here is refused");
 ABSL_FLAG(bool, sync, false, "fsync every write (survives a machine crash)");
 ABSL_FLAG(std::string, policy, "",
           "Crawl value: greedy, greedy_cis, greedy_ncis or approxJ; replaces "
@@ -90,6 +94,11 @@ absl::StatusOr<shard::ShardOptions> OptionsFromFlags() {
   shard::ShardOptions o;
   o.shard_index = absl::GetFlag(FLAGS_shard_index);
   o.num_shards = absl::GetFlag(FLAGS_num_shards);
+  if (const std::string name = absl::GetFlag(FLAGS_routing); !name.empty()) {
+    absl::StatusOr<shard::Routing> routing = shard::ParseRouting(name);
+    if (!routing.ok()) return routing.status();
+    o.routing = *routing;
+  }
   const std::string policy_name = absl::GetFlag(FLAGS_policy);
   if (!policy_name.empty()) {
     absl::StatusOr<policy::CrawlPolicy> policy =

@@ -16,6 +16,7 @@
 #include "shard/learning_record.h"
 #include "shard/policy_proto.h"
 #include "shard/signal_journal.h"
+#include "shard/routing.h"
 #include "shard/signal_keys.h"
 #include "shard/time_text.h"
 #include "shard/store/parallel_scan.h"
@@ -156,8 +157,23 @@ absl::Status Shard::Start(double now) {
       t_delay_ = meta->t_delay();
     }
     next_lease_id_ = std::max<uint64_t>(meta->lease_id_limit(), 1);
+    // Stores made before site routing say nothing: they route by host.
+    absl::StatusOr<Routing> stored =
+        meta->routing().empty() ? Routing::kHost : ParseRouting(meta->routing());
+    if (!stored.ok()) return stored.status();
+    if (options_.routing.has_value() && *options_.routing != *stored) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the store routes URLs by ", RoutingName(*stored), ", not by ",
+          RoutingName(*options_.routing),
+          ": a cluster keeps the routing its stores were made with (leave "
+          "--routing out, and run the coordinator with --routing=",
+          RoutingName(*stored), ")"));
+    }
+    routing_ = *stored;
   } else if (!absl::IsNotFound(meta.status())) {
     return meta.status();
+  } else {
+    routing_ = options_.routing.value_or(Routing::kSite);
   }
   // Ids below the stored limit may have been handed out before a crash:
   // start a new block.
@@ -582,6 +598,7 @@ void Shard::WriteMeta() {
   *meta.mutable_policy() = PolicyToProto(policy_);
   meta.set_t_delay(t_delay_);
   meta.set_lease_id_limit(lease_id_limit_);
+  meta.set_routing(std::string(RoutingName(routing_)));
   batch_.PutShardMeta(meta);
 }
 
@@ -623,18 +640,20 @@ absl::StatusOr<double> Shard::ItemTime(double t, const char* field) const {
   return std::min(t, now_);
 }
 
+int32_t Shard::OwnerOf(absl::string_view host) const {
+  return OwnerOfHost(host, routing_, static_cast<int32_t>(options_.num_shards));
+}
+
 absl::Status Shard::CheckOwner(absl::string_view host,
                                const char* field) const {
-  if (options_.num_shards == 1) return absl::OkStatus();
-  const int32_t owner =
-      ShardOfHost(host, static_cast<int32_t>(options_.num_shards));
+  const int32_t owner = OwnerOf(host);
   if (owner == static_cast<int32_t>(options_.shard_index)) {
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(
-      absl::StrCat(field, ": host \"", host, "\" belongs to shard ", owner,
-                   " of ", options_.num_shards, ", this is shard ",
-                   options_.shard_index));
+  return absl::FailedPreconditionError(absl::StrCat(
+      field, ": host \"", host, "\" belongs to shard ", owner, " of ",
+      options_.num_shards, " (by ", RoutingName(routing_), "), this is shard ",
+      options_.shard_index));
 }
 
 bool Shard::EndLeaseAndHold(PageId page) {
@@ -752,6 +771,7 @@ ShardStats Shard::GetStats(double now) {
   ShardStats s;
   s.set_shard_index(options_.shard_index);
   s.set_num_shards(options_.num_shards);
+  s.set_routing(std::string(RoutingName(routing_)));
   s.set_time(now_);
   s.set_urls(pages_.size());
   s.set_hosts(hosts_.size());

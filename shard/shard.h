@@ -59,6 +59,7 @@
 #include "shard/page_table.h"
 #include "shard/probe_queue.h"
 #include "shard/rate_window.h"
+#include "shard/routing.h"
 #include "shard/signal_journal.h"
 #include "shard/store/url_store.h"
 #include "shard/url.h"
@@ -67,10 +68,13 @@ namespace recrawl {
 namespace shard {
 
 struct ShardOptions {
-  // This shard's place among num_shards: it owns the URLs whose politeness
-  // host hashes to shard_index (url_id.h). Checked against the store.
+  // This shard's place among num_shards: it owns the URLs routed to
+  // shard_index (routing.h). Checked against the store.
   uint32_t shard_index = 0;
   uint32_t num_shards = 1;
+  // The routing rule of a new store (default: site). A store keeps the one
+  // it was made with; a different one given here is refused.
+  std::optional<Routing> routing;
 
   // The crawl value function and T_DELAY (main paper App. C) of a new
   // store; a store keeps the ones last set (SetPolicy) unless overridden.
@@ -267,6 +271,9 @@ class Shard {
   // >= 0; ahead of now_ by at most the clock skew (else OUT_OF_RANGE, or
   // now_ with clamp_future_times); clamped to now_ otherwise.
   absl::StatusOr<double> ItemTime(double t, const char* field) const;
+  // The shard owning `host`'s URLs under the store's routing.
+  int32_t OwnerOf(absl::string_view host) const;
+  // FAILED_PRECONDITION naming `field` unless this shard owns `host`.
   absl::Status CheckOwner(absl::string_view host, const char* field) const;
   policy::PageParams Defaults() const;
   // Memory and store: the page and everything about it.
@@ -344,6 +351,7 @@ class Shard {
   LeaseRequestLog lease_requests_;
 
   // Settings.
+  Routing routing_ = Routing::kSite;
   policy::CrawlPolicy policy_;
   double t_delay_ = 0.0;
   uint64_t next_lease_id_ = 1;

@@ -100,6 +100,8 @@ absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
 
 absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
                               UrlId id, bool* created) {
+  // The URL decides its owner; a politeness group stays within it.
+  if (absl::Status s = CheckOwner(url.host(), "url"); !s.ok()) return s;
   std::string host(url.host());
   if (!spec.politeness_host().empty()) {
     absl::StatusOr<std::string> given = NormalizeHost(spec.politeness_host());
@@ -108,8 +110,14 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
           absl::StrCat("politeness_", given.status().message()));
     }
     host = *std::move(given);
+    if (OwnerOf(host) != static_cast<int32_t>(options_.shard_index)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "politeness_host: \"", host, "\" is routed to shard ", OwnerOf(host),
+          ", the URL to shard ", options_.shard_index, " (by ",
+          RoutingName(routing_), "): a URL's politeness host must be of the "
+          "same site as the URL"));
+    }
   }
-  if (absl::Status s = CheckOwner(host, "politeness_host"); !s.ok()) return s;
   if (!(spec.importance() >= 0.0 &&
         spec.importance() <= options_.max_importance)) {
     return absl::InvalidArgumentError(

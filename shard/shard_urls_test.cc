@@ -153,27 +153,73 @@ TEST_F(ShardUrlsTest, DeleteRemovesEverything) {
   EXPECT_EQ(shard_->GetStats(now_).urls(), 1u);
 }
 
-TEST_F(ShardUrlsTest, OwnershipFollowsTheHostsJumpHash) {
+// A URL is owned by the shard of its site (registrable domain): a host of
+// the site owned elsewhere is refused with FAILED_PRECONDITION.
+TEST_F(ShardUrlsTest, OwnershipFollowsTheSitesJumpHash) {
   options_.num_shards = 4;
   options_.shard_index = 0;
   Recreate();
   int ours = 0, others = 0;
   for (int i = 0; i < 40; ++i) {
-    const std::string host = absl::StrCat("host", i, ".com");
-    const UpsertUrlsResponse r = Upsert({Spec("https://" + host + "/")});
-    if (ShardOfHost(host, 4) == 0) {
+    const std::string site = absl::StrCat("site", i, ".com");
+    const UpsertUrlsResponse r = Upsert({Spec("https://www." + site + "/")});
+    if (ShardOfHost(site, 4) == 0) {
       EXPECT_EQ(r.result().applied(), 1u);
       ++ours;
     } else {
       ASSERT_EQ(r.result().rejected_size(), 1);
       EXPECT_EQ(r.result().rejected(0).code(), 9);  // FAILED_PRECONDITION
-      EXPECT_THAT(r.result().rejected(0).message(),
-                  HasSubstr("politeness_host"));
+      EXPECT_THAT(r.result().rejected(0).message(), HasSubstr("url: host"));
       ++others;
     }
   }
   EXPECT_GT(ours, 0);
   EXPECT_GT(others, 0);
+  EXPECT_EQ(shard_->GetStats(now_).routing(), "site");
+}
+
+// A politeness group stays within the shard that owns its URLs: a host of
+// the URL's site may be given, another site's is refused naming the field,
+// and the URL keeps a single owner.
+TEST_F(ShardUrlsTest, APolitenessHostMustBeOfTheUrlsSite) {
+  options_.num_shards = 2;
+  options_.shard_index = 0;
+  Recreate();
+  std::string site, other;
+  for (int i = 0; site.empty() || other.empty(); ++i) {
+    const std::string s = absl::StrCat("site", i, ".com");
+    (ShardOfHost(s, 2) == 0 ? site : other) = s;
+  }
+  UrlSpec spec = Spec("https://num25." + site + "/x");
+  spec.set_politeness_host(site);
+  EXPECT_EQ(Upsert({spec}).result().applied(), 1u);
+  EXPECT_EQ(State("https://num25." + site + "/x").politeness_host(), site);
+  spec.set_politeness_host(other);
+  const UpsertUrlsResponse r = Upsert({spec});
+  ASSERT_EQ(r.result().rejected_size(), 1);
+  EXPECT_EQ(r.result().rejected(0).code(), 3);  // INVALID_ARGUMENT
+  EXPECT_THAT(r.result().rejected(0).message(), HasSubstr("politeness_host"));
+}
+
+// A store keeps the routing it was made with: one made by host routing
+// (as every store before site routing) reopens by host, and a shard told
+// to route it by site refuses to start rather than misplace its URLs.
+TEST_F(ShardUrlsTest, AStoreKeepsItsRouting) {
+  options_.routing = Routing::kHost;
+  Recreate();
+  EXPECT_EQ(shard_->GetStats(now_).routing(), "host");
+  options_.routing.reset();
+  Open();
+  EXPECT_EQ(shard_->GetStats(now_).routing(), "host");
+  shard_.reset();
+  options_.routing = Routing::kSite;
+  absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir_);
+  ASSERT_TRUE(store.ok());
+  absl::StatusOr<std::unique_ptr<Shard>> shard =
+      Shard::Open(*std::move(store), options_, now_);
+  ASSERT_FALSE(shard.ok());
+  EXPECT_EQ(shard.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(shard.status().message(), HasSubstr("routes URLs by host"));
 }
 
 TEST_F(ShardUrlsTest, StoreOfAnotherShardIsRefused) {

@@ -57,7 +57,7 @@ ShardedScheduler::ShardedScheduler(std::vector<Shard> shards, std::vector<int> s
   // Every shard answers once, for ever (failure_timeout = ∞).
   for (int s = 0; s < options.num_shards; ++s) {
     coordinator_.directory()
-        .Record({absl::StrCat("shard-", s), true, s, options.num_shards}, 0.0)
+        .Record({absl::StrCat("shard-", s), true, s, options.num_shards, "site"}, 0.0)
         .IgnoreError();
   }
   coordinator_.Tick(0.0);

@@ -8,6 +8,8 @@ packages=(
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   librocksdb-dev libspdlog-dev prometheus-cpp-dev
+  # Routing by site: the public suffix list built into libpsl.
+  libpsl-dev
   # Linked by name from third_party/BUILD.bazel (static RocksDB needs its
   # compression and flag libraries; spdlog uses the external fmt).
   libfmt-dev libgflags-dev libsnappy-dev zlib1g-dev libbz2-dev liblz4-dev libzstd-dev

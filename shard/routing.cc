@@ -1,0 +1,64 @@
+#include "shard/routing.h"
+
+#include <libpsl.h>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "shard/url_id.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+constexpr char kHostHash[] = "fnv1a64-murmur-jump";
+constexpr char kSiteHash[] = "psl-site-fnv1a64-murmur-jump";
+
+// An IPv4 literal (digits and dots) or an IPv6 one ("[...]"): no domain.
+bool IsIpLiteral(absl::string_view host) {
+  if (!host.empty() && host.front() == '[') return true;
+  for (char c : host) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
+  }
+  return !host.empty();
+}
+
+}  // namespace
+
+absl::string_view RoutingName(Routing routing) {
+  return routing == Routing::kSite ? "site" : "host";
+}
+
+absl::StatusOr<Routing> ParseRouting(absl::string_view name) {
+  if (name == "site") return Routing::kSite;
+  if (name == "host") return Routing::kHost;
+  return absl::InvalidArgumentError(
+      absl::StrCat("routing: must be site or host, got \"", name.substr(0, 32), "\""));
+}
+
+absl::string_view RoutingHashName(Routing routing) {
+  return routing == Routing::kSite ? kSiteHash : kHostHash;
+}
+
+absl::StatusOr<Routing> RoutingOfHashName(absl::string_view hash) {
+  if (hash == kSiteHash) return Routing::kSite;
+  if (hash == kHostHash) return Routing::kHost;
+  return absl::InvalidArgumentError(
+      absl::StrCat("hash: unknown routing \"", hash.substr(0, 64), "\""));
+}
+
+std::string RoutingKey(absl::string_view host, Routing routing) {
+  std::string key(host);
+  if (routing == Routing::kHost || IsIpLiteral(host)) return key;
+  // psl_builtin() is the list compiled into libpsl: the same for every
+  // process of the build, unlike a list read from the system.
+  const char* site = psl_registrable_domain(psl_builtin(), key.c_str());
+  if (site != nullptr) key.erase(0, static_cast<size_t>(site - key.c_str()));
+  return key;
+}
+
+int32_t OwnerOfHost(absl::string_view host, Routing routing, int32_t num_shards) {
+  return ShardOfHost(RoutingKey(host, routing), num_shards);
+}
+
+}  // namespace shard
+}  // namespace recrawl
