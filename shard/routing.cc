@@ -57,6 +57,7 @@ std::string RoutingKey(absl::string_view host, Routing routing) {
 }
 
 int32_t OwnerOfHost(absl::string_view host, Routing routing, int32_t num_shards) {
+  if (num_shards <= 1) return 0;  // no key to look up
   return ShardOfHost(RoutingKey(host, routing), num_shards);
 }
 
