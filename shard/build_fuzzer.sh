@@ -59,7 +59,7 @@ objs=$(printf '%s\n' $srcs $gen |
 clang++ -fsanitize=fuzzer,address,undefined $objs -o "$out/$name" \
   -l:librocksdb.a -lgflags -lsnappy -lz -lbz2 -llz4 -lzstd -ldl \
   -lgrpc++ -lgrpc -lgpr -lprotobuf $absl -lspdlog -lfmt \
-  -lprometheus-cpp-pull -lprometheus-cpp-core -lpthread
+  -lprometheus-cpp-pull -lprometheus-cpp-core -lpsl -lpthread
 echo "built $out/$name" >&2
 
 if [[ $# -gt 0 ]]; then
