@@ -59,7 +59,6 @@ PageId PageTable::TryAdd(UrlId id) {
 }
 
 PageId PageTable::AddUnindexed(UrlId id) {
-  bulk_loading_ = true;
   return NewSlot(id);
 }
 
@@ -89,16 +88,6 @@ void PageTable::IndexAll() {
     }
     if (slots_[page].in_use) ids_.insert(page);
   }
-  bulk_loading_ = false;
-}
-
-void PageTable::ShrinkToFit() {
-  // A copy costs about a millisecond per 10 MB: worth it above 1/64 slack.
-  auto shrink = [](auto& v) {
-    if (v.capacity() - v.size() > v.size() / 64) v.shrink_to_fit();
-  };
-  shrink(arena_);
-  shrink(slots_);
 }
 
 void PageTable::Remove(PageId page) {
@@ -216,17 +205,9 @@ bool PageTable::SetUrl(PageId page, const StringInterner::Hashed& prefix,
   FreePath(page);
   PageSlot& slot = slots_[page];
   slot.path = static_cast<uint32_t>(arena_.size());
-  // Grown by an eighth at a time, not doubled: the arena is a large part of
-  // a shard's memory (amortised copying stays O(1) per byte). A vector, as
-  // std::string's reserve doubles anyway. A bulk load doubles instead: an
-  // eighth at a time copied each byte ~8 times and faulted in every new
-  // block's pages (a fifth of a 10^6-URL start-up), and ShrinkToFit gives
-  // the slack back once the load is done.
-  const size_t needed = arena_.size() + path.size() + 15;
-  if (needed > arena_.capacity()) {
-    const size_t growth = bulk_loading_ ? arena_.size() : arena_.size() / 8;
-    arena_.reserve(std::max(needed, arena_.size() + growth + 4096));
-  }
+  // The arena grows as a vector does, doubling: it and the slots are
+  // mapped (huge_page_allocator.h), so capacity beyond their contents is
+  // address space, not memory, and doubling copies each byte about once.
   PutVarint(prefix_id, &arena_);
   PutVarint(path.size(), &arena_);
   arena_.insert(arena_.end(), path.begin(), path.end());

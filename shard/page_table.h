@@ -86,14 +86,9 @@ class PageTable {
   // caller knows to be distinct, are not found until IndexAll, which
   // inserts them all at once, each looked up ahead of its insertion so that
   // the cache misses of a million random inserts overlap. Only on a table
-  // whose every slot was added this way. Until IndexAll the URL arena grows
-  // by doubling (see SetUrl); call ShrinkToFit after it.
+  // whose every slot was added this way.
   PageId AddUnindexed(UrlId id);
   void IndexAll();
-  // Gives back what the tables' growth reserved beyond their contents
-  // (the URL arena grows by an eighth at a time, the slots by the store's
-  // estimate): after a bulk load.
-  void ShrinkToFit();
   // Loads the table's lines for `id` into the cache (ahead of a Find).
   void Prefetch(UrlId id) const { ids_.prefetch(ByUrl{id}); }
   // Frees the page and its URL text; the id may be handed out again.
@@ -207,8 +202,6 @@ class PageTable {
   // compaction.
   HugePageVector<char> arena_;
   size_t garbage_ = 0;
-  // Between the first AddUnindexed and IndexAll.
-  bool bulk_loading_ = false;
 };
 
 }  // namespace shard

@@ -219,7 +219,6 @@ absl::Status Shard::Start(double now) {
       [this](int part, const LoadedUrl& u) { LoadUrl(part, u); });
   if (!urls.ok()) return urls.status();
   pages_.IndexAll();
-  pages_.ShrinkToFit();
   startup_.load_seconds = seconds();
   if (absl::Status s = ReplayJournal(); !s.ok()) return s;
   startup_.replay_seconds = seconds();
