@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "coordinator/lease_rounds.h"
 #include "coordinator/routing.h"
 #include "services/parse_errors.h"
 #include "spdlog/spdlog.h"
@@ -151,7 +152,7 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(coordinator::Coordinator* core, c
       num_shards_(core->directory().num_shards()),
       signal_streams_(channels, num_shards_),
       last_stats_(num_shards_),
-      held_(num_shards_),
+      held_(num_shards_, options.max_held_reports),
       releases_(num_shards_),
       next_request_id_(std::random_device()() | uint64_t{1} << 63) {}
 
@@ -185,6 +186,105 @@ void CoordinatorServiceImpl::ShardFailed(int shard) {
 
 // ---------------------------------------------------------------- fetchers
 
+// The shard calls of one fetcher's Lease, over gRPC: each step calls the
+// shards concerned in parallel with the request's deadline, and collects
+// the leases granted.
+class CoordinatorServiceImpl::LeaseCalls : public coordinator::LeaseShards {
+ public:
+  LeaseCalls(CoordinatorServiceImpl* service, std::vector<std::string> addresses,
+             const std::string& holder, double lease_duration)
+      : service_(service),
+        addresses_(std::move(addresses)),
+        holder_(holder),
+        lease_duration_(lease_duration) {}
+
+  bool DeliverHeld(int shard) override { return service_->DeliverHeld(shard); }
+
+  std::vector<std::optional<std::vector<double>>> Peek(double time,
+                                                       const std::vector<int>& asked) override {
+    ShardCalls<PeekTopRequest, PeekTopResponse> calls;
+    for (size_t s = 0; s < asked.size(); ++s) {
+      if (asked[s] == 0) continue;
+      PeekTopRequest& request = AddShardCall(&calls, static_cast<int>(s), addresses_[s])->request;
+      request.set_time(time);
+      request.set_k(static_cast<uint32_t>(asked[s]));
+      request.set_values_only(true);
+    }
+    CallInParallel(service_->channels_, service_->options_.shard_deadline, &ShardAsync::PeekTop,
+                   &calls);
+    std::vector<std::optional<std::vector<double>>> values(asked.size());
+    for (const auto& call : calls) {
+      if (!service_->CallOk("PeekTop", call->shard, call->address, call->status)) continue;
+      std::vector<double>& v = values[call->shard].emplace();
+      for (const Candidate& c : call->response.candidates()) v.push_back(c.value());
+    }
+    return values;
+  }
+
+  std::vector<std::optional<std::vector<double>>> Lease(
+      const std::vector<std::vector<double>>& slots) override {
+    ShardCalls<LeaseRequest, LeaseResponse> calls;
+    for (size_t s = 0; s < slots.size(); ++s) {
+      if (slots[s].empty()) continue;
+      LeaseRequest& request = AddShardCall(&calls, static_cast<int>(s), addresses_[s])->request;
+      for (double t : slots[s]) request.add_slot_times(t);
+      request.set_holder(holder_);
+      request.set_lease_duration(lease_duration_);
+      request.set_request_id(service_->next_request_id_++);
+    }
+    CallInParallel(service_->channels_, service_->options_.shard_deadline, &ShardAsync::Lease,
+                   &calls);
+    std::vector<std::optional<std::vector<double>>> values(slots.size());
+    for (const auto& call : calls) {
+      const int s = call->shard;
+      if (!service_->CallOk("Lease", s, call->address, call->status)) {
+        // It may have granted leases nobody will get.
+        absl::MutexLock lock(&service_->held_mu_);
+        service_->releases_.Abandon(s, call->request.request_id());
+        continue;
+      }
+      std::vector<double>& v = values[s].emplace();
+      for (const LeasedUrl& l : call->response.leases()) {
+        CoordinatorLease& lease = leases_.emplace_back();
+        lease.set_url(l.url());
+        lease.set_lease_id(coordinator::ClusterLeaseId(s, l.lease_id()));
+        lease.set_slot_time(l.slot_time());
+        lease.set_deadline(l.deadline());
+        lease.set_value(l.value());
+        lease.set_shard_index(static_cast<uint32_t>(s));
+        v.push_back(l.value());
+      }
+    }
+    return values;
+  }
+
+  // The leases granted, by slot time.
+  std::vector<CoordinatorLease> TakeLeases() {
+    std::sort(leases_.begin(), leases_.end(),
+              [](const CoordinatorLease& a, const CoordinatorLease& b) {
+                return a.slot_time() < b.slot_time();
+              });
+    return std::move(leases_);
+  }
+
+ private:
+  CoordinatorServiceImpl* const service_;
+  const std::vector<std::string> addresses_;
+  const std::string& holder_;
+  const double lease_duration_;
+  std::vector<CoordinatorLease> leases_;
+};
+
+bool CoordinatorServiceImpl::CallOk(const char* method, int shard, const std::string& address,
+                                    const grpc::Status& status) {
+  if (status.ok()) return true;
+  spdlog::warn("{} on shard {} at {}: {}", method, shard, address, status.error_message());
+  // Out for every request if it did not answer; for this one only if it
+  // answered with an error or late.
+  if (Down(status)) ShardFailed(shard);
+  return false;
+}
+
 std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, double lookahead,
                                                                  const std::string& holder,
                                                                  double lease_duration,
@@ -202,143 +302,10 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
     for (int s = 0; s < num_shards_; ++s) addresses[s] = core_->directory().shard(s).address;
     *next_slot_time = core_->NextSlotTime(now);
   }
-  DeliverBeforeLeasing(&live);
-  std::vector<CoordinatorLease> leases;
-  // Rounds: the slots a round leaves (a merge that stopped at a shard's
-  // short peek, a shard that failed) go to the next, on the shards that
-  // answered; what the last round leaves goes unused.
-  constexpr int kRounds = 3;
-  for (int round = 0; round < kRounds && !slots.empty(); ++round) {
-    std::vector<std::vector<double>> by_shard;
-    std::vector<double> leftover;
-    if (mode == Mode::kMerge) {
-      by_shard = MergeRound(slots, addresses, round, &live, &leftover);
-    } else if (round == 0) {
-      absl::MutexLock lock(&mu_);
-      by_shard = core_->DealSlots(slots);
-    } else {
-      // Round robin over the shards that answered; the dealer's budgets
-      // follow at the next liveness change.
-      by_shard.assign(num_shards_, {});
-      std::vector<int> ok;
-      for (int s = 0; s < num_shards_; ++s) {
-        if (live[s]) ok.push_back(s);
-      }
-      if (ok.empty()) break;
-      for (size_t j = 0; j < slots.size(); ++j) by_shard[ok[j % ok.size()]].push_back(slots[j]);
-    }
-
-    ShardCalls<LeaseRequest, LeaseResponse> calls;
-    for (int s = 0; s < num_shards_; ++s) {
-      if (by_shard[s].empty()) continue;
-      auto call = std::make_unique<ShardCall<LeaseRequest, LeaseResponse>>();
-      call->shard = s;
-      call->address = addresses[s];
-      for (double t : by_shard[s]) call->request.add_slot_times(t);
-      call->request.set_holder(holder);
-      call->request.set_lease_duration(lease_duration > 0.0 ? lease_duration
-                                                            : options_.lease_duration);
-      call->request.set_request_id(next_request_id_++);
-      calls.push_back(std::move(call));
-    }
-    CallInParallel(
-        channels_, options_.shard_deadline,
-        [](ShardService::Stub* stub, grpc::ClientContext* c, const LeaseRequest* request,
-           LeaseResponse* response, std::function<void(grpc::Status)> done) {
-          stub->async()->Lease(c, request, response, std::move(done));
-        },
-        &calls);
-    for (const auto& call : calls) {
-      const int s = call->shard;
-      if (!call->status.ok()) {
-        spdlog::warn("Lease on shard {} at {}: {}", s, call->address,
-                     call->status.error_message());
-        // Out for every request if it did not answer; for this one only if
-        // it answered with an error.
-        if (Down(call->status)) ShardFailed(s);
-        live[s] = false;
-        // It may have granted leases nobody will get.
-        {
-          absl::MutexLock lock(&held_mu_);
-          releases_.Abandon(s, call->request.request_id());
-        }
-        leftover.insert(leftover.end(), by_shard[s].begin(), by_shard[s].end());
-        continue;
-      }
-      std::vector<double> values;
-      for (const LeasedUrl& l : call->response.leases()) {
-        CoordinatorLease lease;
-        lease.set_url(l.url());
-        lease.set_lease_id(coordinator::ClusterLeaseId(s, l.lease_id()));
-        lease.set_slot_time(l.slot_time());
-        lease.set_deadline(l.deadline());
-        lease.set_value(l.value());
-        lease.set_shard_index(static_cast<uint32_t>(s));
-        leases.push_back(std::move(lease));
-        values.push_back(l.value());
-      }
-      absl::MutexLock lock(&mu_);
-      core_->RecordLeases(s, values);
-    }
-    std::sort(leftover.begin(), leftover.end());
-    slots = std::move(leftover);
-  }
-  std::sort(leases.begin(), leases.end(), [](const CoordinatorLease& a, const CoordinatorLease& b) {
-    return a.slot_time() < b.slot_time();
-  });
-  return leases;
-}
-
-std::vector<std::vector<double>> CoordinatorServiceImpl::MergeRound(
-    const std::vector<double>& slots, const std::vector<std::string>& addresses, int round,
-    std::vector<bool>* live, std::vector<double>* unassigned) {
-  const int n = static_cast<int>(slots.size());
-  std::vector<int> asked(num_shards_, 0);
-  if (round == 0) {
-    absl::MutexLock lock(&mu_);
-    asked = core_->PeekSizes(n, *live);
-  } else {
-    // A later round asks for everything it could win: it stays exact.
-    for (int s = 0; s < num_shards_; ++s) asked[s] = (*live)[s] ? n : 0;
-  }
-  ShardCalls<PeekTopRequest, PeekTopResponse> peeks;
-  for (int s = 0; s < num_shards_; ++s) {
-    if (asked[s] == 0) continue;
-    auto call = std::make_unique<ShardCall<PeekTopRequest, PeekTopResponse>>();
-    call->shard = s;
-    call->address = addresses[s];
-    call->request.set_time(slots.front());
-    call->request.set_k(static_cast<uint32_t>(asked[s]));
-    call->request.set_values_only(true);
-    peeks.push_back(std::move(call));
-  }
-  CallInParallel(
-      channels_, options_.shard_deadline,
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const PeekTopRequest* request,
-         PeekTopResponse* response, std::function<void(grpc::Status)> done) {
-        stub->async()->PeekTop(c, request, response, std::move(done));
-      },
-      &peeks);
-  std::vector<std::vector<double>> peeked(num_shards_);
-  for (const auto& call : peeks) {
-    if (!call->status.ok()) {
-      spdlog::warn("PeekTop on shard {} at {}: {}", call->shard, call->address,
-                   call->status.error_message());
-      if (Down(call->status)) ShardFailed(call->shard);
-      (*live)[call->shard] = false;
-      asked[call->shard] = 0;
-      continue;
-    }
-    for (const Candidate& c : call->response.candidates()) peeked[call->shard].push_back(c.value());
-  }
-  size_t assigned = 0;
-  std::vector<std::vector<double>> by_shard;
-  {
-    absl::MutexLock lock(&mu_);
-    by_shard = core_->MergeSlots(slots, peeked, asked, &assigned);
-  }
-  unassigned->assign(slots.begin() + assigned, slots.end());
-  return by_shard;
+  LeaseCalls calls(this, std::move(addresses), holder,
+                   lease_duration > 0.0 ? lease_duration : options_.lease_duration);
+  coordinator::RunLeaseRounds(std::move(slots), mode, std::move(live), core_, &mu_, &calls);
+  return calls.TakeLeases();
 }
 
 grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
@@ -437,15 +404,13 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
   auto hold = [&](int shard, const std::vector<int>& indexes, const ReportCrawlsRequest& part) {
     absl::MutexLock lock(&held_mu_);
     for (size_t k = 0; k < indexes.size(); ++k) {
-      if (held_total_ >= options_.max_held_reports) {
+      if (!held_.Hold(shard, part.reports(static_cast<int>(k)))) {
         Reject(indexes[k], grpc::StatusCode::RESOURCE_EXHAUSTED,
                absl::StrCat("shard ", shard, " is out and the coordinator already holds ",
-                            held_total_, " reports (--max_held_reports); retry later"),
+                            held_.pending(), " reports (--max_held_reports); retry later"),
                result);
         continue;
       }
-      held_[shard].push_back(part.reports(static_cast<int>(k)));
-      ++held_total_;
       result->set_applied(result->applied() + 1);
     }
   };
@@ -472,10 +437,7 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
   }
   CallInParallel(
       channels_, options_.shard_batch_deadline,
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const ReportCrawlsRequest* req,
-         ReportCrawlsResponse* resp, std::function<void(grpc::Status)> done) {
-        stub->async()->ReportCrawls(c, req, resp, std::move(done));
-      },
+      &ShardAsync::ReportCrawls,
       &calls);
   for (const auto& call : calls) {
     if (call->status.ok()) {
@@ -501,21 +463,20 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-void CoordinatorServiceImpl::DeliverBeforeLeasing(std::vector<bool>* live) {
-  for (int s = 0; s < num_shards_; ++s) {
-    if (!(*live)[s]) continue;
-    bool reports = false, releases = false;
-    {
-      absl::MutexLock lock(&held_mu_);
-      reports = held_total_ + delivering_ > 0;
-      releases = releases_.Pending(s);
-    }
-    if (releases) DeliverReleases(s);
-    if (!reports) continue;
-    DeliverHeldReports(s);
+bool CoordinatorServiceImpl::DeliverHeld(int shard) {
+  bool reports = false, releases = false;
+  {
     absl::MutexLock lock(&held_mu_);
-    if (!held_[s].empty()) (*live)[s] = false;
+    // A batch on its way may be another request's delivery to this shard:
+    // DeliverHeldReports waits for it.
+    reports = held_.pending() > 0;
+    releases = releases_.Pending(shard);
   }
+  if (releases) DeliverReleases(shard);
+  if (!reports) return true;
+  DeliverHeldReports(shard);
+  absl::MutexLock lock(&held_mu_);
+  return !held_.Holds(shard);
 }
 
 void CoordinatorServiceImpl::DeliverReleases(int shard) {
@@ -570,13 +531,7 @@ void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
     ReportCrawlsRequest batch;
     {
       absl::MutexLock lock(&held_mu_);
-      std::deque<CrawlReport>& queue = held_[shard];
-      while (!queue.empty() && batch.reports_size() < options_.max_batch_items) {
-        *batch.add_reports() = std::move(queue.front());
-        queue.pop_front();
-        --held_total_;
-      }
-      delivering_ += static_cast<size_t>(batch.reports_size());
+      held_.Take(shard, static_cast<size_t>(options_.max_batch_items), &batch);
     }
     if (batch.reports_size() == 0) break;
     grpc::ClientContext context;
@@ -584,23 +539,18 @@ void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
     ReportCrawlsResponse response;
     const grpc::Status status =
         channels_->Stub(route->address)->ReportCrawls(&context, batch, &response);
+    const int count = batch.reports_size();
     {
-      // A failed batch goes back in front, in order, for the next return, in
-      // the same step as it stops counting as delivering, so that
-      // pending_reports never misses it.
       absl::MutexLock lock(&held_mu_);
-      delivering_ -= static_cast<size_t>(batch.reports_size());
-      if (!status.ok()) {
-        std::deque<CrawlReport>& queue = held_[shard];
-        for (int i = batch.reports_size() - 1; i >= 0; --i) {
-          queue.push_front(std::move(*batch.mutable_reports(i)));
-          ++held_total_;
-        }
+      if (status.ok()) {
+        held_.Delivered(static_cast<size_t>(count));
+      } else {
+        held_.Return(shard, &batch);
       }
     }
     if (!status.ok()) {
       spdlog::warn("delivering held reports to shard {}: {}; keeping {}", shard,
-                   status.error_message(), batch.reports_size());
+                   status.error_message(), count);
       break;
     }
     delivered += response.result().applied();
@@ -825,7 +775,7 @@ ClusterStats CoordinatorServiceImpl::Stats() {
   absl::MutexLock lock(&held_mu_);
   // Reports on their way to a shard are not applied yet either: a client
   // that waits for 0 must find them in the shard's state.
-  stats.set_pending_reports(held_total_ + delivering_);
+  stats.set_pending_reports(held_.pending());
   const coordinator::LeaseReleases::Stats& r = releases_.stats();
   stats.set_lease_requests_abandoned(r.abandoned_requests);
   stats.set_leases_undelivered(r.undelivered_leases);
@@ -851,18 +801,12 @@ void CoordinatorServiceImpl::RefreshShardStats() {
     const std::vector<bool> live = core_->directory().Live(clock_->Now());
     for (int s = 0; s < num_shards_; ++s) {
       if (!live[s]) continue;
-      auto call = std::make_unique<ShardCall<GetStatsRequest, ShardStats>>();
-      call->shard = s;
-      call->address = core_->directory().shard(s).address;
-      calls.push_back(std::move(call));
+      AddShardCall(&calls, s, core_->directory().shard(s).address);
     }
   }
   CallInParallel(
       channels_, options_.probe_deadline,
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const GetStatsRequest* req,
-         ShardStats* resp, std::function<void(grpc::Status)> done) {
-        stub->async()->GetStats(c, req, resp, std::move(done));
-      },
+      &ShardAsync::GetStats,
       &calls);
   absl::MutexLock lock(&mu_);
   for (const auto& call : calls) {
@@ -876,12 +820,10 @@ void CoordinatorServiceImpl::RefreshShardStats() {
 // Routes the items of a batch request to their shards and calls those in
 // parallel; items of a shard that is out or fails are rejected with its
 // status.
-template <typename Request, typename Response, typename ShardOf, typename AddItem,
-          typename Start>
-ShardCalls<Request, Response> CoordinatorServiceImpl::RouteBatch(int size, ShardOf shard_of,
-                                                                 const Request& base,
-                                                                 AddItem add_item, Start start,
-                                                                 BatchResult* result) {
+template <typename Request, typename Response, typename ShardOf, typename AddItem>
+ShardCalls<Request, Response> CoordinatorServiceImpl::RouteBatch(
+    int size, ShardOf shard_of, const Request& base, AddItem add_item,
+    ShardMethod<Request, Response> method, BatchResult* result) {
   const std::vector<std::vector<int>> items = SplitByShard(size, num_shards_, shard_of, result);
   ShardCalls<Request, Response> calls;
   for (int s = 0; s < num_shards_; ++s) {
@@ -893,15 +835,12 @@ ShardCalls<Request, Response> CoordinatorServiceImpl::RouteBatch(int size, Shard
       }
       continue;
     }
-    auto call = std::make_unique<ShardCall<Request, Response>>();
-    call->shard = s;
-    call->address = route->address;
+    ShardCall<Request, Response>* call = AddShardCall(&calls, s, route->address);
     call->indexes = items[s];
     call->request = base;
     for (int i : items[s]) add_item(i, &call->request);
-    calls.push_back(std::move(call));
   }
-  CallInParallel(channels_, options_.shard_batch_deadline, start, &calls);
+  CallInParallel(channels_, options_.shard_batch_deadline, method, &calls);
   for (const auto& call : calls) {
     if (call->status.ok()) {
       MergeResult(call->response.result(), call->indexes, result);
@@ -932,10 +871,7 @@ grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
         return coordinator::ShardOfUrl(request->urls(i).url(), options_.routing, num_shards_);
       },
       base, [&](int i, UpsertUrlsRequest* part) { *part->add_urls() = request->urls(i); },
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const UpsertUrlsRequest* req,
-         UpsertUrlsResponse* resp, std::function<void(grpc::Status)> done) {
-        stub->async()->UpsertUrls(c, req, resp, std::move(done));
-      },
+      &ShardAsync::UpsertUrls,
       response->mutable_result());
   for (const auto& call : calls) {
     if (call->status.ok()) response->set_created(response->created() + call->response.created());
@@ -958,10 +894,7 @@ grpc::Status CoordinatorServiceImpl::ReleaseLeases(grpc::ServerContext* context,
       [&](int i, ReleaseLeasesRequest* part) {
         part->add_lease_ids(coordinator::ShardLeaseId(request->lease_ids(i)));
       },
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const ReleaseLeasesRequest* req,
-         ReleaseLeasesResponse* resp, std::function<void(grpc::Status)> done) {
-        stub->async()->ReleaseLeases(c, req, resp, std::move(done));
-      },
+      &ShardAsync::ReleaseLeases,
       response->mutable_result());
   for (const auto& call : calls) {
     if (call->status.ok()) response->set_released(response->released() + call->response.released());
@@ -987,10 +920,7 @@ grpc::Status CoordinatorServiceImpl::RenewLeases(grpc::ServerContext* context,
       [&](int i, RenewLeasesRequest* part) {
         part->add_lease_ids(coordinator::ShardLeaseId(request->lease_ids(i)));
       },
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const RenewLeasesRequest* req,
-         RenewLeasesResponse* resp, std::function<void(grpc::Status)> done) {
-        stub->async()->RenewLeases(c, req, resp, std::move(done));
-      },
+      &ShardAsync::RenewLeases,
       response->mutable_result());
   response->mutable_deadlines()->Resize(request->lease_ids_size(), 0.0);
   for (const auto& call : calls) {
@@ -1015,10 +945,7 @@ grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
       request->urls_size(),
       [&](int i) { return coordinator::ShardOfUrl(request->urls(i), options_.routing, num_shards_); }, base,
       [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const DeleteUrlsRequest* req,
-         DeleteUrlsResponse* resp, std::function<void(grpc::Status)> done) {
-        stub->async()->DeleteUrls(c, req, resp, std::move(done));
-      },
+      &ShardAsync::DeleteUrls,
       response->mutable_result());
   return grpc::Status::OK;
 }
@@ -1035,10 +962,7 @@ grpc::Status CoordinatorServiceImpl::SetHostPoliteness(grpc::ServerContext* cont
       request->hosts_size(),
       [&](int i) { return coordinator::ShardOfHostName(request->hosts(i).host(), options_.routing, num_shards_); },
       base, [&](int i, SetHostPolitenessRequest* part) { *part->add_hosts() = request->hosts(i); },
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const SetHostPolitenessRequest* req,
-         SetHostPolitenessResponse* resp, std::function<void(grpc::Status)> done) {
-        stub->async()->SetHostPoliteness(c, req, resp, std::move(done));
-      },
+      &ShardAsync::SetHostPoliteness,
       response->mutable_result());
   return grpc::Status::OK;
 }
@@ -1078,11 +1002,7 @@ grpc::Status CoordinatorServiceImpl::SetPolicy(grpc::ServerContext* context,
       out.push_back(s);
       continue;
     }
-    auto call = std::make_unique<ShardCall<SetPolicyRequest, SetPolicyResponse>>();
-    call->shard = s;
-    call->address = route->address;
-    call->request = *request;
-    calls.push_back(std::move(call));
+    AddShardCall(&calls, s, route->address)->request = *request;
   }
   if (!out.empty()) {
     // A policy must be the same on every shard (values are compared across
@@ -1093,10 +1013,7 @@ grpc::Status CoordinatorServiceImpl::SetPolicy(grpc::ServerContext* context,
   }
   CallInParallel(
       channels_, options_.shard_batch_deadline,
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const SetPolicyRequest* req,
-         SetPolicyResponse* resp, std::function<void(grpc::Status)> done) {
-        stub->async()->SetPolicy(c, req, resp, std::move(done));
-      },
+      &ShardAsync::SetPolicy,
       &calls);
   for (const auto& call : calls) {
     if (!call->status.ok()) {
@@ -1114,16 +1031,11 @@ grpc::Status CoordinatorServiceImpl::SetPolicy(grpc::ServerContext* context,
 int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
   ShardCalls<GetStatsRequest, ShardStats> probes;
   for (const std::string& address : addresses) {
-    auto call = std::make_unique<ShardCall<GetStatsRequest, ShardStats>>();
-    call->address = address;
-    probes.push_back(std::move(call));
+    AddShardCall(&probes, -1, address);
   }
   CallInParallel(
       channels_, options_.probe_deadline,
-      [](ShardService::Stub* stub, grpc::ClientContext* c, const GetStatsRequest* req,
-         ShardStats* resp, std::function<void(grpc::Status)> done) {
-        stub->async()->GetStats(c, req, resp, std::move(done));
-      },
+      &ShardAsync::GetStats,
       &probes);
   std::vector<coordinator::ShardDirectory::Transition> changes;
   std::vector<bool> live_now;

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/held_reports.h"
 #include "coordinator/lease_releases.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/coordinator.grpc.pb.h"
@@ -110,6 +111,7 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   void RefreshShardStats();
 
  private:
+  class LeaseCalls;
   struct Route {
     int shard;
     std::string address;
@@ -120,14 +122,6 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   std::vector<CoordinatorLease> LeaseSlots(int max_urls, double lookahead,
                                            const std::string& holder, double lease_duration,
                                            double* next_slot_time);
-  // Merge mode, one round: peeks at the live shards (round 0: as many
-  // candidates as PeekSizes says; later rounds: all the slots), merges, and
-  // returns each shard's slots; the slots past the merge's exact prefix go
-  // to *unassigned, and a shard that fails is marked out in *live.
-  std::vector<std::vector<double>> MergeRound(const std::vector<double>& slots,
-                                              const std::vector<std::string>& addresses,
-                                              int round, std::vector<bool>* live,
-                                              std::vector<double>* unassigned);
   // The live shard owning `shard`, or UNAVAILABLE naming it.
   absl::StatusOr<Route> LiveShard(int shard);
   void ShardFailed(int shard);
@@ -136,12 +130,16 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // when called, including those another delivery took, is applied or back
   // in the queue.
   void DeliverHeldReports(int shard);
-  // Delivers the held reports of the `live` shards before they are leased
-  // from, and takes out of `live` those that still hold some (the delivery
-  // failed): a URL whose lease expired while its shard stalled would
-  // otherwise be leased again first, and the shard then rejects the held
-  // report of the old lease, which the coordinator had acknowledged.
-  void DeliverBeforeLeasing(std::vector<bool>* live);
+  // Delivers what is held for `shard` (lease releases, crawl reports)
+  // before it is leased from: a URL whose lease expired while its shard
+  // stalled would otherwise be leased again first, and the shard then
+  // rejects the held report of the old lease, which the coordinator had
+  // acknowledged. True when none of its reports is held any more.
+  bool DeliverHeld(int shard);
+  // Logs a failed shard call and takes the shard out when it did not
+  // answer; true when `status` is OK.
+  bool CallOk(const char* method, int shard, const std::string& address,
+              const grpc::Status& status);
   // Sends `shard` the lease releases pending for it (LeaseReleases), until
   // none is left or a call fails.
   void DeliverReleases(int shard);
@@ -154,14 +152,14 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
                               const char* field, int size) const;
   // Routes a batch request of `size` items: shard_of(i) is item i's shard
   // (an error rejects the item), add_item(i, part) copies it into its
-  // shard's copy of `base`, start() calls the shard (CallInParallel). Items
+  // shard's copy of `base`, `method` is the shard's RPC. Items
   // of a shard that is out or fails are rejected in `result` with its
   // status, the others merged, rejections in request order. Returns the
   // calls for their other counters.
-  template <typename Request, typename Response, typename ShardOf, typename AddItem,
-            typename Start>
+  template <typename Request, typename Response, typename ShardOf, typename AddItem>
   ShardCalls<Request, Response> RouteBatch(int size, ShardOf shard_of, const Request& base,
-                                           AddItem add_item, Start start, BatchResult* result);
+                                           AddItem add_item, ShardMethod<Request, Response> method,
+                                           BatchResult* result);
 
   coordinator::Coordinator* const core_ ABSL_PT_GUARDED_BY(mu_);
   const Clock* const clock_;
@@ -181,10 +179,7 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // One delivery of held reports at a time (taken before held_mu_ and mu_).
   absl::Mutex deliver_mu_;
   absl::Mutex held_mu_;
-  std::vector<std::deque<CrawlReport>> held_ ABSL_GUARDED_BY(held_mu_);
-  size_t held_total_ ABSL_GUARDED_BY(held_mu_) = 0;
-  // Reports taken from held_ by a delivery whose call has not returned.
-  size_t delivering_ ABSL_GUARDED_BY(held_mu_) = 0;
+  coordinator::HeldReports held_ ABSL_GUARDED_BY(held_mu_);
   // Leases granted that no fetcher got, until their shards release them.
   coordinator::LeaseReleases releases_ ABSL_GUARDED_BY(held_mu_);
   // Lease requests' ids (LeaseRequest.request_id), from a random start so

@@ -62,23 +62,40 @@ struct ShardCall {
 template <typename Request, typename Response>
 using ShardCalls = std::vector<std::unique_ptr<ShardCall<Request, Response>>>;
 
-// Starts every call with `start(stub, context, request, response, done)`,
-// which calls the stub's callback API, e.g.
-//   stub->async()->Lease(context, request, response, std::move(done)),
-// and waits for all.
-template <typename Request, typename Response, typename Start>
-void CallInParallel(ShardChannels* channels, double deadline_seconds, Start start,
-                    ShardCalls<Request, Response>* calls) {
+// Adds a call to `shard` at `address` and returns it, for its request.
+template <typename Request, typename Response>
+ShardCall<Request, Response>* AddShardCall(ShardCalls<Request, Response>* calls, int shard,
+                                           std::string address) {
+  auto call = std::make_unique<ShardCall<Request, Response>>();
+  call->shard = shard;
+  call->address = std::move(address);
+  calls->push_back(std::move(call));
+  return calls->back().get();
+}
+
+// A ShardService method in the stub's callback form, e.g.
+// &ShardAsync::Lease.
+using ShardAsync = ShardService::StubInterface::async_interface;
+template <typename Request, typename Response>
+using ShardMethod = void (ShardAsync::*)(grpc::ClientContext*, const Request*, Response*,
+                                         std::function<void(grpc::Status)>);
+
+// Starts every call of `calls` with `method`, each with the token and a
+// deadline `deadline_seconds` of real time from now, and waits for all.
+// Each call's status says how it ended.
+template <typename Request, typename Response>
+void CallInParallel(ShardChannels* channels, double deadline_seconds,
+                    ShardMethod<Request, Response> method, ShardCalls<Request, Response>* calls) {
   if (calls->empty()) return;
   absl::BlockingCounter pending(static_cast<int>(calls->size()));
   for (auto& call : *calls) {
     ShardCall<Request, Response>* c = call.get();
     channels->Prepare(&c->context, deadline_seconds);
-    start(channels->Stub(c->address), &c->context, &c->request, &c->response,
-          [c, &pending](grpc::Status status) {
-            c->status = std::move(status);
-            pending.DecrementCount();
-          });
+    (channels->Stub(c->address)->async()->*method)(&c->context, &c->request, &c->response,
+                                                    [c, &pending](grpc::Status status) {
+                                                      c->status = std::move(status);
+                                                      pending.DecrementCount();
+                                                    });
   }
   pending.Wait();
 }
