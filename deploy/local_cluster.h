@@ -1,8 +1,8 @@
 // A recrawl cluster on this machine: N shard_server processes and one
 // coordinator_server on loopback, each shard's RocksDB store under the data
-// directory, role tokens generated into it. The embedded default of
-// DESIGN.md ("deploy/: local cluster launcher"): the main job, the
-// end-to-end tests and the benchmarks start their clusters with it.
+// directory, role tokens generated into it (docs/design.md,
+// "Processes"): the main job, the end-to-end tests and the benchmarks
+// start their clusters with it.
 //
 //   LocalClusterOptions o;
 //   o.data_dir = "./data";

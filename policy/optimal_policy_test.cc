@@ -368,7 +368,7 @@ TEST(NoSignalBaselineTest, KktAndBudgetOnRandomInstances) {
 }
 
 TEST(NoSignalBaselineTest, AccuracyMatchesThePaper) {
-  // DESIGN.md: μ, Δ ~ U[0, 1], R = 100; single instances vary by about
+  // docs/design.md, "Checks": μ, Δ ~ U[0, 1], R = 100; single instances vary by about
   // ±0.01, so the mean of several is compared.
   struct Case {
     int m;

@@ -115,7 +115,7 @@ void CheckAgainstSimulation(const PageModel& page, double iota, uint64_t seed) {
 }
 
 TEST(ThresholdPolicyTest, DesignBriefExample) {
-  // Δ=1, λ=0.5, ν=0.3, ι=2: ψ ≈ 0.998, w ≈ 0.712 (DESIGN.md).
+  // Δ=1, λ=0.5, ν=0.3, ι=2: ψ ≈ 0.998, w ≈ 0.712 (docs/design.md, "Checks").
   const IntervalStats s = ThresholdIntervalStats(Make(1, 1, 0.5, 0.3), 2.0);
   EXPECT_NEAR(s.psi, 0.998, 0.001);
   EXPECT_NEAR(s.w, 0.712, 0.001);

@@ -1,5 +1,5 @@
 // The clock a server gives its core: real time, or scaled time so that
-// demos and tests run a simulated week in seconds (DESIGN.md, "Time").
+// demos and tests run a simulated week in seconds (docs/design.md, "Time").
 #ifndef RECRAWL_SERVICES_CLOCK_H_
 #define RECRAWL_SERVICES_CLOCK_H_
 

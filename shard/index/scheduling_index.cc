@@ -167,7 +167,7 @@ SchedulingIndex::Assessment SchedulingIndex::Assess(const Page& p,
 }
 
 // A lower bound on the first time the page is eligible with V >= adm_:
-// d = last_crawl + ι_lb − β n (DESIGN.md §Index), and never before its host
+// d = last_crawl + ι_lb − β n (docs/design.md, "Index"), and never before its host
 // allows it.
 double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
                               int64_t signals) const {

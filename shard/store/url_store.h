@@ -9,7 +9,7 @@
 //                                         shard defines, shard/shard.h)
 //
 // The shard keeps the hot state in memory and uses the store for three
-// things (DESIGN.md, "Consequences"): batched writes, acknowledged to
+// things (docs/design.md, "Why memory first"): batched writes, acknowledged to
 // clients once Write() returns (the batch is then in the write-ahead log and
 // survives a process crash; with Durability::kSync also a machine crash);
 // one full scan at start-up to rebuild memory; and point reads for
