@@ -1,56 +1,13 @@
-// Per-URL learning of the change model (main paper App. E) in 92 bytes, so
-// that a shard can learn for every one of its millions of URLs in memory.
+// Per-URL learning of the change model (Δ, λ, ν) from crawl outcomes and
+// signal counts: the maximum-likelihood fit of main paper App. E, with the
+// prior as pseudo-crawls, T_DELAY (App. C) taken off the signal time, and an
+// optimistic bound for pages with few outcomes. A LearningState is 92 bytes,
+// so that a shard can learn for every one of its millions of URLs in
+// memory; a Fit takes a few microseconds. The derivation (moment summaries
+// evaluated at sigma points, the priors, the optimism and its bound) is in
+// docs/design.md, "Learning".
 //
-// App. E fits θ = (α, αβ) by maximum likelihood on crawl outcomes with
-//   P(unchanged | τ_elap, n_cis) = exp(−α τ_elap − αβ n_cis),
-// and γ from the signal count; (Δ, λ, ν) follow (SignalModelParamsFromFit).
-// The log-likelihood
-//   ℓ(θ) = −θ·Σ_{unchanged} x + Σ_{changed} log(1 − e^{−θ·x}),  x = (τ, n),
-// has a linear unchanged part, kept exactly as two sums, and a concave
-// changed part that no fixed set of sums captures. policy::
-// SignalModelEstimator keeps up to hundreds of changed crawls for it; here
-// they are summarised by their moments in (u, n), u = log τ, one summary
-// per signal count n = 0, 1, 2 (count, mean and variance of u) and one for
-// n >= 3 (count, means of u and n, covariance). A fit evaluates each
-// summary at its sigma points (the two or four points of equal weight with
-// the summary's mean and covariance, as in the unscented transform), so the
-// likelihood stays a sum of concave terms and is exact up to the third
-// moments of the summarised crawls. n gets summaries of its own because
-// log(1 − e^{−ατ−αβn}) is far from linear in a small integer n. Working in
-// log τ keeps that error small across crawl intervals that differ by
-// orders of magnitude, because log(1 − e^{−ατ}) is smooth with bounded
-// derivatives in log τ (it is ~ log ατ for small ατ and flat for large).
-// learning_test.cc measures the difference to the exact MLE.
-//
-// Priors are pseudo-crawls, generalising the 0.5-day smoothing of Kolobov
-// et al.'s Algorithm 4: `prior_weight` crawls of the mean observed interval
-// τ̄ (the prior's time scale 1/max(Δ₀, γ₀) before any crawl), a fraction
-// 1 − e^{−α₀τ̄} of them changed (their MLE is α₀); signal-only intervals of
-// n = log 2 / (α₀β₀) signals, half changed (their MLE is α₀β₀); and γ₀ over
-// prior_weight intervals τ̄ for γ. They keep every fit finite and unique,
-// and weigh as much as prior_weight crawls whatever the prior's time scale:
-// a prior that is orders of magnitude off is forgotten at the rate data
-// arrive. The prior is stored with the state so that the operator can
-// replace it without losing what was learnt.
-//
-// Signals dropped within T_DELAY after a crawl (App. C) are not in n_cis, so
-// the time they could arrive in is τ − T_DELAY; γ̂ divides by that.
-//
-// Optimism for pages with few outcomes (exploration). Algorithm 1 ranks by
-// the crawl value, whose ceiling as τ grows is μ/Δ: a page whose first
-// crawls all saw a change gets a Δ̂ above its rate, falls below the level Λ
-// and is never crawled again, so nothing corrects the estimate
-// (docs/results.md, "Learning"). The model a page is ranked by is
-// therefore the most favourable one the data do not reject, as in
-// optimism-in-the-face-of-uncertainty (UCB) schedulers: θ̂ = (α̂, α̂β̂)
-// shrunk along the ray s·θ̂, s ∈ (0, 1], to the s where the penalised
-// log-likelihood has fallen by c_n = optimism / (1 + n) from its maximum
-// (a likelihood-ratio confidence bound; s·θ̂ lowers α = (1 − λ)Δ and
-// log(γ/ν), so Δ = α + γ(1 − e^{−αβ}) and the ceiling's Δ fall together,
-// γ̂ is kept). With n outcomes the bound sits ~√(2c_n) standard errors
-// below θ̂, so its bias falls as 1/n, faster than the sampling error's
-// 1/√n: estimates still converge, and only pages with few outcomes are
-// ranked optimistically. s is kept at or above min_optimism_scale.
+// The functions are pure and thread-safe; PriorRanking is not thread-safe.
 #ifndef RECRAWL_SHARD_LEARNING_H_
 #define RECRAWL_SHARD_LEARNING_H_
 
@@ -77,11 +34,12 @@ struct LearningOptions {
   // may lie from the fit with no outcome; c / (1 + n) after n outcomes.
   // 0: rank by the fit.
   double optimism = 2.0;
-  // The ranked model's θ is at least this share of θ̂ (s above). Where the
-  // data or the prior say little (a prior whose pseudo-crawls rarely see a
-  // change), the bound would send α towards 0, and a page's crawl value
-  // μτ·g(Δτ) ~ μΔτ²/2 at the τ it is weighed at with it: "optimism" that
-  // never crawls it. The priors and data of docs/results.md stop near 0.2.
+  // The ranked model's θ is at least this share s of θ̂ (docs/design.md,
+  // "Learning"). Where the data or the prior say little (a prior whose
+  // pseudo-crawls rarely see a change), the bound would send α towards 0,
+  // and a page's crawl value μτ·g(Δτ) ~ μΔτ²/2 at the τ it is weighed at
+  // with it: "optimism" that never crawls it. The priors and data of
+  // docs/results.md stop near 0.2.
   double min_optimism_scale = 0.1;
   // Probes (shard/probe_queue.h): a page whose first crawls, up to this
   // many, all found a change is crawled once more soon after, at
