@@ -1,4 +1,4 @@
-// One crawl-value evaluation per policy (issue floors: GREEDY <= 20 ns,
+// One crawl-value evaluation per policy (targets: GREEDY <= 20 ns,
 // APPROX-2 <= 60 ns, exact NCIS <= 250 ns median when ⌊ι/β⌋ <= 10 and <= 5 µs
 // at λ=0.01, Δ=1, ν=1, ι=10^4). Run (one line):
 //   bazel run -c opt //policy:crawl_value_benchmark --

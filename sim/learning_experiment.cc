@@ -107,7 +107,7 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
     if (IndexOf(e.policies, reference) >= 0) e.gaps.emplace_back(reference, learner);
   }
   e.title = absl::StrFormat(
-      "Learning (issue 4): true parameters vs learnt online from the population prior; "
+      "Learning: true parameters vs learnt online from the population prior; "
       "accuracy over the whole run and its last %g%%",
       100 * e.last_share);
   return e;
@@ -180,8 +180,8 @@ Report LearningReport(const LearningExperiment& e, const LearningResult& r,
   report.csv.header = {"m",  "world",  "horizon", "from", "to",
                        "policy", "accuracy", "stderr"};
   report.plot.title = e.gaps.empty()
-                          ? "Learning (issue 4): accuracy per time window"
-                          : "Learning (issue 4): true-parameter minus learnt accuracy per window";
+                          ? "Learning: accuracy per time window"
+                          : "Learning: true-parameter minus learnt accuracy per window";
   report.plot.xlabel = "middle of the window / horizon";
   report.plot.ylabel = e.gaps.empty() ? "accuracy in the window"
                                       : "accuracy gap in the window (paired)";

@@ -1,5 +1,5 @@
-// Issue 4, "Learning": does a shard that learns each page's (Δ, λ, ν)
-// online (learning_scheduler.h, the shard's App. E learner) reach within 1
+// "Learning" (docs/results.md): does a shard that learns each page's
+// (Δ, λ, ν) online (learning_scheduler.h, the shard's App. E learner) reach within 1
 // point of the accuracy of one given the true parameters?
 //
 // Every repetition draws an instance of a world (fig6's by default: μ, Δ ~

@@ -35,11 +35,11 @@ TEST(LearningExperimentTest, DefaultsAndWindows) {
   EXPECT_FALSE(LearnExperiment({"mars"}, {}).ok());
 }
 
-// Issue 4 on a small fig6 world where every page is crawled often (m = 100,
+// Learning on a small fig6 world where every page is crawled often (m = 100,
 // R = 100: one crawl a page per time unit on average, 300 time units): a
 // GREEDY-NCIS that learns each page's (Δ, λ, ν) from the population prior
 // must do clearly better than one that keeps the prior, and over the last
-// half of the run be within the issue's 1 point of one given the truth.
+// half of the run be within 1 point of one given the truth.
 // Differences are paired per repetition (same instance and realisation) and
 // judged against their standard errors.
 TEST(LearningExperimentTest, LearningBeatsThePriorAndNearsTheTruth) {
@@ -67,7 +67,7 @@ TEST(LearningExperimentTest, LearningBeatsThePriorAndNearsTheTruth) {
   const double prior_gap = true_minus_learnt.mean - prior_minus_learnt.mean;
   EXPECT_LT(true_minus_learnt.mean, 0.25 * prior_gap)
       << "true - learnt " << true_minus_learnt.mean << ", true - prior " << prior_gap;
-  // Within 1 point of the truth (the issue's bar), with 3 standard errors'
+  // Within 1 point of the truth, with 3 standard errors'
   // allowance for the 8 repetitions.
   EXPECT_LT(true_minus_learnt.mean, 0.01 + 3 * true_minus_learnt.stderr_)
       << true_minus_learnt.mean << " ± " << true_minus_learnt.stderr_;

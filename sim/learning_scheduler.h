@@ -1,8 +1,8 @@
-// Algorithm 1 with beliefs learnt online, as a shard learns them (issue 4,
-// "Learning"; main paper App. E): GREEDY-NCIS (or any policy of
-// crawl_policy.h) over a ValueScheduler whose per-page model starts at a
-// prior and is replaced after each crawl outcome by the shard's own fit
-// (shard/learning.h). The main paper's experiments give the policies the
+// Algorithm 1 with beliefs learnt online, as a shard learns them
+// (docs/design.md, "Learning"; main paper App. E): GREEDY-NCIS (or any
+// policy of crawl_policy.h) over a ValueScheduler whose per-page model
+// starts at a prior and is replaced after each crawl outcome by the shard's
+// own fit (shard/learning.h). The main paper's experiments give the policies the
 // true (Δ, λ, ν) ("we assume that these parameters are known to the
 // policies", App. E); this is what a crawler that must estimate them gets.
 //

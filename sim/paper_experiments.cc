@@ -167,12 +167,12 @@ absl::StatusOr<Experiment> PaperExperiment(const std::string& name,
       e.settings.push_back(std::move(s));
     }
   } else if (name == "shards") {
-    // Issue 5: the coordinator's ways of sharing R across 4 shards against
+    // Sharding: the coordinator's ways of sharing R across 4 shards against
     // one unsharded index, on fig. 6's world and on one with a news shard.
     base.recall = Distribution::Beta(0.25, 0.25);
     base.false_rate = Distribution::Uniform(0.1, 0.6);
     e.name = "shards";
-    e.title = "Issue 5: GREEDY-NCIS on 4 shards (merge, adaptive, equal) vs unsharded";
+    e.title = "Sharding: GREEDY-NCIS on 4 shards (merge, adaptive, equal) vs unsharded";
     e.columns = {"world", "m"};
     e.policies = pol({"GREEDY-NCIS", "SHARDED-MERGE", "SHARDED-ADAPTIVE", "SHARDED-EQUAL"});
     for (const bool news : {false, true}) {

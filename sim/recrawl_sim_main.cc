@@ -8,7 +8,7 @@
 //   recrawl_sim fig12 [same flags; one --m]     App. D, bandwidth 100 -> 150 -> 100
 //   recrawl_sim appE [--reps --seed --threads --horizon --csv --plot]   App. E
 //   recrawl_sim learn [--world=fig6,semi --m --policies --horizon, and the
-//       flags above]   issue 4: true parameters vs learnt online
+//       flags above]   true parameters vs learnt online (App. E)
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -77,8 +77,8 @@ namespace {
 
 // learn's default repetitions: a repetition of fig6's six page counts and
 // semi runs 5 policies in ~26 s of CPU, so 20 take ~9 min on one core and 100
-// ~45 min; at 20 the paired gaps have standard errors of 0.02-0.3 points
-// (docs/results.md).
+// ~45 min; at 20 the paired gaps have standard errors of 0.01-0.1 points
+// (docs/results.md, "Learning").
 constexpr int kLearnReps = 20;
 
 // Experiments outside the grid of paper_experiments.h.
@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
       "  fig3 fig4 fig6 fig11 semi  the main paper's experiments (markdown table)\n"
       "  fig12  accuracy over time while the bandwidth goes 100 -> 150 -> 100 (App. D)\n"
       "  appE   bias of the naive and the MLE signal-quality estimates (App. E)\n"
-      "  learn  GREEDY-NCIS with true parameters vs learnt online (issue 4)");
+      "  learn  GREEDY-NCIS with true parameters vs learnt online (App. E)");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
     std::cerr << "error: expected exactly one command (value, solve or an experiment); see --help\n";

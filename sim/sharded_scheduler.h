@@ -1,5 +1,5 @@
 // Algorithm 1 across shards, decided by the coordinator's own code
-// (coordinator/coordinator.h, issue 5): pages are split over N shards, each
+// (coordinator/coordinator.h): pages are split over N shards, each
 // with its own scheduling index, and R is shared by one of the
 // coordinator's modes:
 //   * merge: every slot goes to the shards' best page — the global argmax,

@@ -10,10 +10,10 @@
 // bucket. A pop takes from bucket 0, and when that is empty first splits the
 // lowest non-empty bucket: its minimum becomes `last`, and its entries move
 // to lower buckets. An entry moves down a few times in its life, each time
-// a sequential read and an append at a bucket's end, which stays in cache.
-// The 4-ary heap this replaces cost a pop log₄ m levels of scattered reads
-// (the index queues one entry a page), the costliest part of waking a page
-// at 10^6 pages and more.
+// a sequential read and an append at a bucket's end, which stays in cache,
+// where a d-ary heap costs a pop log_d m levels of scattered reads (the
+// index queues one entry a page), the costliest part of waking a page at
+// 10^6 pages and more.
 //
 // Keys below `last` (a bound a signal moved before the last split, or a
 // clock that went back) wait in a small binary heap: they are below every

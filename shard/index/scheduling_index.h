@@ -70,10 +70,10 @@ class SchedulingIndex : public CrawlIndex {
     // Both scale up with the pages held, to at least this share of them
     // (keeping their ratio): with a fixed size the wait shrinks as R grows
     // with m, the random drift of the pick level crosses it sooner, and
-    // every raise of Λ makes each page re-solve its due time once. At m/1024
-    // the benchmark saw 1 raise in 13 crawl cycles at 10^6 pages and 1 in
-    // the cycle it timed at 10^7, and no rebuild; m/128 made a pick 28–46%
-    // dearer at 10^6–10^7 (docs/benchmarks.md, stop 19).
+    // every raise of Λ makes each page re-solve its due time once. m/1024
+    // keeps raises rare and rebuilds out of the steady state at 10^6–10^7
+    // pages, with cheaper picks than a larger share (docs/benchmarks.md,
+    // "Scheduling index").
     double target_fraction = 1.0 / 1024;
   };
   // Work counters, for tests and the benchmark.
