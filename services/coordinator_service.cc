@@ -11,8 +11,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/limits.h"
 #include "coordinator/lease_rounds.h"
 #include "coordinator/routing.h"
+#include "services/grpc_status.h"
 #include "services/parse_errors.h"
 #include "spdlog/spdlog.h"
 
@@ -41,28 +43,21 @@ CoordinatorMode ToProto(Mode mode) {
   return COORDINATOR_MODE_UNSPECIFIED;
 }
 
-// The longest lease holder name the shards take (ShardOptions'
-// max_holder_bytes); checked here so that a fetcher's error is its own and
-// not a shard's.
-constexpr size_t kMaxHolderBytes = 256;
-
+// The holder and duration limits are the shards' (cluster/limits.h);
+// checked here too so that a fetcher's error is its own and not a shard's.
 grpc::Status CheckHolder(const std::string& holder) {
-  if (holder.size() <= kMaxHolderBytes) return grpc::Status::OK;
-  return grpc::Status(
-      grpc::StatusCode::INVALID_ARGUMENT,
-      absl::StrCat("holder: ", holder.size(), " bytes, more than ", kMaxHolderBytes));
+  if (holder.size() <= cluster::kMaxHolderBytes) return grpc::Status::OK;
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                      absl::StrCat("holder: ", holder.size(), " bytes, more than ",
+                                   cluster::kMaxHolderBytes));
 }
 
-// The longest lease the shards give by default (ShardOptions'
-// max_lease_duration); checked here so that a fetcher's error is its own.
-constexpr double kMaxLeaseDuration = 7 * 86400.0;
-
 grpc::Status CheckLeaseDuration(double seconds) {
-  if (std::isfinite(seconds) && seconds >= 0.0 && seconds <= kMaxLeaseDuration) {
+  if (std::isfinite(seconds) && seconds >= 0.0 && seconds <= cluster::kMaxLeaseDuration) {
     return grpc::Status::OK;
   }
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                      absl::StrCat("lease_duration: must be in [0, ", kMaxLeaseDuration,
+                      absl::StrCat("lease_duration: must be in [0, ", cluster::kMaxLeaseDuration,
                                    "] seconds (0: the default), got ", seconds));
 }
 
@@ -89,11 +84,6 @@ bool Unreachable(const grpc::Status& status) {
 // the health probes decide whether the shard is out.
 bool Down(const grpc::Status& status) {
   return status.error_code() == grpc::StatusCode::UNAVAILABLE;
-}
-
-grpc::Status FromAbsl(const absl::Status& status) {
-  // absl and gRPC share the canonical code numbers.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
 void Reject(int index, grpc::StatusCode code, const std::string& message, BatchResult* result) {
@@ -709,7 +699,7 @@ grpc::Status CoordinatorServiceImpl::SetBandwidth(grpc::ServerContext* context,
   const double now = clock_->Now();
   if (request->has_bandwidth()) {
     if (absl::Status s = core_->SetBandwidth(request->bandwidth(), now); !s.ok()) {
-      return FromAbsl(s);
+      return ToGrpcStatus(s);
     }
     spdlog::info("bandwidth set to {} crawls/s", request->bandwidth());
   }
@@ -973,9 +963,9 @@ grpc::Status CoordinatorServiceImpl::GetUrlState(grpc::ServerContext* context,
   grpc::Status status = authorizer_->Check(*context, "GetUrlState", kFetch);
   if (!status.ok()) return status;
   absl::StatusOr<int> shard = coordinator::ShardOfUrl(request->url(), options_.routing, num_shards_);
-  if (!shard.ok()) return FromAbsl(shard.status());
+  if (!shard.ok()) return ToGrpcStatus(shard.status());
   absl::StatusOr<Route> route = LiveShard(*shard);
-  if (!route.ok()) return FromAbsl(route.status());
+  if (!route.ok()) return ToGrpcStatus(route.status());
   grpc::ClientContext call;
   channels_->Prepare(&call, options_.shard_deadline);
   status = channels_->Stub(route->address)->GetUrlState(&call, *request, response);

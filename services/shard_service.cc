@@ -19,13 +19,6 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-grpc::Status ToGrpcStatus(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  // absl and gRPC share the canonical code numbers.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
-}
-
 template <typename Response, typename Fn>
 grpc::Status ShardServiceImpl::Run(const char* method, Fn fn,
                                    Response* response) {

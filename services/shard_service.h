@@ -12,13 +12,12 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/shard.grpc.pb.h"
 #include "services/clock.h"
+#include "services/grpc_status.h"
 #include "services/shard_metrics.h"
 #include "shard/shard.h"
 
 namespace recrawl {
 namespace services {
-
-grpc::Status ToGrpcStatus(const absl::Status& status);
 
 class ShardServiceImpl final : public ShardService::Service {
  public:

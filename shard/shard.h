@@ -48,6 +48,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cluster/limits.h"
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
 #include "proto/shard.pb.h"
@@ -101,7 +102,7 @@ struct ShardOptions {
   double max_lookahead = 3600.0;
 
   double default_lease_duration = 600.0;
-  double max_lease_duration = 7 * 86400.0;
+  double max_lease_duration = cluster::kMaxLeaseDuration;
   // A failed fetch holds the URL back this long, doubled for each further
   // consecutive failure, at most max_failure_backoff.
   double failure_backoff = 60.0;
@@ -110,7 +111,7 @@ struct ShardOptions {
   // Input limits.
   int max_batch_items = 10000;
   UrlLimits url_limits;
-  size_t max_holder_bytes = 256;
+  size_t max_holder_bytes = cluster::kMaxHolderBytes;
   size_t max_digest_bytes = 64;
   double max_importance = 1e12;
   double max_rate = 1e6;        // Δ and ν, per second
