@@ -77,7 +77,7 @@ ABSL_FLAG(double, shard_deadline, 0.25,
           "Real seconds a shard has to answer a call on a request's path");
 ABSL_FLAG(double, shard_batch_deadline, 5.0,
           "Real seconds a shard has to answer a batch write (reports, upserts, deletes, "
-          "politeness, policy) before it is taken out");
+          "politeness, policy); a call that runs out of time fails for that request only");
 ABSL_FLAG(double, rebalance_period, 1.0, "Real seconds between adaptive budget steps");
 ABSL_FLAG(double, lease_duration, 0.0, "Lease duration the shards give (0: theirs)");
 ABSL_FLAG(int, max_batch_items, 10000, "Items allowed per batch request");

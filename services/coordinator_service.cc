@@ -142,8 +142,14 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(coordinator::Coordinator* core, c
       num_shards_(core->directory().num_shards()),
       signal_streams_(channels, num_shards_),
       last_stats_(num_shards_),
-      held_(num_shards_, options.max_held_reports),
-      releases_(num_shards_),
+      forwarding_(channels,
+                  [this](int shard) -> absl::StatusOr<std::string> {
+                    absl::StatusOr<Route> route = LiveShard(shard);
+                    if (!route.ok()) return route.status();
+                    return route->address;
+                  },
+                  {num_shards_, options.max_held_reports,
+                   static_cast<size_t>(options.max_batch_items), 10 * options.probe_deadline}),
       next_request_id_(std::random_device()() | uint64_t{1} << 63) {}
 
 grpc::Status CoordinatorServiceImpl::CheckBatchSize(const char* field, int size) const {
@@ -188,7 +194,7 @@ class CoordinatorServiceImpl::LeaseCalls : public coordinator::LeaseShards {
         holder_(holder),
         lease_duration_(lease_duration) {}
 
-  bool DeliverHeld(int shard) override { return service_->DeliverHeld(shard); }
+  bool DeliverHeld(int shard) override { return service_->forwarding_.DeliverBeforeLeasing(shard); }
 
   std::vector<std::optional<std::vector<double>>> Peek(double time,
                                                        const std::vector<int>& asked) override {
@@ -229,8 +235,7 @@ class CoordinatorServiceImpl::LeaseCalls : public coordinator::LeaseShards {
       const int s = call->shard;
       if (!service_->CallOk("Lease", s, call->address, call->status)) {
         // It may have granted leases nobody will get.
-        absl::MutexLock lock(&service_->held_mu_);
-        service_->releases_.Abandon(s, call->request.request_id());
+        service_->forwarding_.Abandon(s, call->request.request_id());
         continue;
       }
       std::vector<double>& v = values[s].emplace();
@@ -322,7 +327,7 @@ grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
                    request->holder(), request->lease_duration(), &next);
     if (context->IsCancelled()) {
       // The fetcher is gone (its deadline passed while the shards answered).
-      Undelivered(leases);
+      forwarding_.Undelivered(leases);
       return grpc::Status(grpc::StatusCode::CANCELLED,
                           "the call ended before its leases were ready; they are released");
     }
@@ -349,7 +354,7 @@ grpc::Status CoordinatorServiceImpl::StreamLeases(grpc::ServerContext* context,
     leases_delivered_ += written;
     if (written < leases.size()) {
       // The stream broke: the rest never reached the fetcher.
-      Undelivered({leases.begin() + static_cast<std::ptrdiff_t>(written), leases.end()});
+      forwarding_.Undelivered({leases.begin() + static_cast<std::ptrdiff_t>(written), leases.end()});
       break;
     }
     // Until the next slot, in real time, checking for cancellation now and
@@ -392,12 +397,11 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
     for (int s = 0; s < num_shards_; ++s) addresses[s] = core_->directory().shard(s).address;
   }
   auto hold = [&](int shard, const std::vector<int>& indexes, const ReportCrawlsRequest& part) {
-    absl::MutexLock lock(&held_mu_);
     for (size_t k = 0; k < indexes.size(); ++k) {
-      if (!held_.Hold(shard, part.reports(static_cast<int>(k)))) {
+      if (!forwarding_.Hold(shard, part.reports(static_cast<int>(k)))) {
         Reject(indexes[k], grpc::StatusCode::RESOURCE_EXHAUSTED,
                absl::StrCat("shard ", shard, " is out and the coordinator already holds ",
-                            held_.pending(), " reports (--max_held_reports); retry later"),
+                            options_.max_held_reports, " reports (--max_held_reports); retry later"),
                result);
         continue;
       }
@@ -451,105 +455,6 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
   }
   SortRejected(result);
   return grpc::Status::OK;
-}
-
-bool CoordinatorServiceImpl::DeliverHeld(int shard) {
-  bool reports = false, releases = false;
-  {
-    absl::MutexLock lock(&held_mu_);
-    // A batch on its way may be another request's delivery to this shard:
-    // DeliverHeldReports waits for it.
-    reports = held_.pending() > 0;
-    releases = releases_.Pending(shard);
-  }
-  if (releases) DeliverReleases(shard);
-  if (!reports) return true;
-  DeliverHeldReports(shard);
-  absl::MutexLock lock(&held_mu_);
-  return !held_.Holds(shard);
-}
-
-void CoordinatorServiceImpl::DeliverReleases(int shard) {
-  absl::StatusOr<Route> route = LiveShard(shard);
-  if (!route.ok()) return;
-  while (true) {
-    coordinator::LeaseReleases::Batch batch;
-    {
-      absl::MutexLock lock(&held_mu_);
-      batch = releases_.Take(shard, static_cast<size_t>(options_.max_batch_items));
-    }
-    if (batch.empty()) return;
-    ReleaseLeasesRequest request;
-    for (uint64_t id : batch.request_ids) request.add_request_ids(id);
-    for (uint64_t id : batch.lease_ids) request.add_lease_ids(id);
-    grpc::ClientContext context;
-    channels_->Prepare(&context, 10 * options_.probe_deadline);
-    ReleaseLeasesResponse response;
-    const grpc::Status status =
-        channels_->Stub(route->address)->ReleaseLeases(&context, request, &response);
-    absl::MutexLock lock(&held_mu_);
-    if (!status.ok()) {
-      spdlog::warn("releasing {} leases and lease requests at shard {}: {}; keeping them",
-                   batch.size(), shard, status.error_message());
-      releases_.Return(shard, std::move(batch));
-      return;
-    }
-    releases_.Released(response.released());
-  }
-}
-
-void CoordinatorServiceImpl::Undelivered(const std::vector<CoordinatorLease>& leases) {
-  std::vector<std::vector<uint64_t>> by_shard(num_shards_);
-  for (const CoordinatorLease& lease : leases) {
-    const int shard = coordinator::ShardOfLeaseId(lease.lease_id());
-    if (shard < num_shards_) {
-      by_shard[shard].push_back(coordinator::ShardLeaseId(lease.lease_id()));
-    }
-  }
-  absl::MutexLock lock(&held_mu_);
-  for (int s = 0; s < num_shards_; ++s) {
-    if (!by_shard[s].empty()) releases_.Undelivered(s, by_shard[s]);
-  }
-}
-
-void CoordinatorServiceImpl::DeliverHeldReports(int shard) {
-  absl::MutexLock deliver(&deliver_mu_);
-  absl::StatusOr<Route> route = LiveShard(shard);
-  if (!route.ok()) return;
-  size_t delivered = 0, rejected = 0;
-  while (true) {
-    ReportCrawlsRequest batch;
-    {
-      absl::MutexLock lock(&held_mu_);
-      held_.Take(shard, static_cast<size_t>(options_.max_batch_items), &batch);
-    }
-    if (batch.reports_size() == 0) break;
-    grpc::ClientContext context;
-    channels_->Prepare(&context, 10 * options_.probe_deadline);
-    ReportCrawlsResponse response;
-    const grpc::Status status =
-        channels_->Stub(route->address)->ReportCrawls(&context, batch, &response);
-    const int count = batch.reports_size();
-    {
-      absl::MutexLock lock(&held_mu_);
-      if (status.ok()) {
-        held_.Delivered(static_cast<size_t>(count));
-      } else {
-        held_.Return(shard, &batch);
-      }
-    }
-    if (!status.ok()) {
-      spdlog::warn("delivering held reports to shard {}: {}; keeping {}", shard,
-                   status.error_message(), count);
-      break;
-    }
-    delivered += response.result().applied();
-    rejected += static_cast<size_t>(response.result().rejected_size());
-  }
-  if (delivered + rejected > 0) {
-    spdlog::info("delivered {} held reports to shard {} ({} rejected by it)", delivered, shard,
-                 rejected);
-  }
 }
 
 // ---------------------------------------------------------------- pingers
@@ -762,11 +667,10 @@ ClusterStats CoordinatorServiceImpl::Stats() {
     stats.set_slots_dropped(core_->slot_stats().dropped);
   }
   stats.set_leases_delivered(leases_delivered_);
-  absl::MutexLock lock(&held_mu_);
   // Reports on their way to a shard are not applied yet either: a client
   // that waits for 0 must find them in the shard's state.
-  stats.set_pending_reports(held_.pending());
-  const coordinator::LeaseReleases::Stats& r = releases_.stats();
+  stats.set_pending_reports(forwarding_.pending_reports());
+  const coordinator::LeaseReleases::Stats r = forwarding_.release_stats();
   stats.set_lease_requests_abandoned(r.abandoned_requests);
   stats.set_leases_undelivered(r.undelivered_leases);
   stats.set_leases_released(r.released);
@@ -1064,8 +968,7 @@ int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
   // no tick ever saw it out.
   for (int s = 0; s < num_shards_; ++s) {
     if (!live_now[s]) continue;
-    DeliverHeldReports(s);
-    DeliverReleases(s);
+    forwarding_.DeliverAll(s);
   }
   metrics_->Update(Stats());
   return live;

@@ -19,8 +19,6 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "coordinator/coordinator.h"
-#include "coordinator/held_reports.h"
-#include "coordinator/lease_releases.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/coordinator.grpc.pb.h"
 #include "services/auth.h"
@@ -28,6 +26,7 @@
 #include "services/coordinator_metrics.h"
 #include "services/coordinator_shards.h"
 #include "services/coordinator_signals.h"
+#include "services/shard_forwarding.h"
 #include "shard/routing.h"
 
 namespace recrawl {
@@ -38,14 +37,14 @@ struct CoordinatorServiceOptions {
   // Items per batch request (larger ones: RESOURCE_EXHAUSTED), as the
   // shards' --max_batch_items.
   int max_batch_items = 10000;
-  // Real seconds a shard has to answer a call on a request's path; one
-  // that does not is skipped for the request and taken out until its next
-  // successful probe.
+  // Real seconds a shard has to answer a call on a request's path; a call
+  // that runs out of time fails for that request only, a failed connection
+  // takes the shard out until its next successful probe.
   double shard_deadline = 0.25;
   // The same for the batch writes that are no fetcher's wait: reports,
   // upserts, deletes, politeness, policy. A shard under load may take a
-  // while to write a large batch; timing out would take it out and hold
-  // (or reject) the batch for nothing.
+  // while to write a large batch; a shorter deadline would hold its reports
+  // (or reject the items) for nothing.
   double shard_batch_deadline = 5.0;
   // Real seconds a probe may take.
   double probe_deadline = 0.5;
@@ -125,27 +124,10 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // The live shard owning `shard`, or UNAVAILABLE naming it.
   absl::StatusOr<Route> LiveShard(int shard);
   void ShardFailed(int shard);
-  // Sends the reports held for `shard` to it (live again, or live all along
-  // after a call to it timed out). Returns once every report held for it
-  // when called, including those another delivery took, is applied or back
-  // in the queue.
-  void DeliverHeldReports(int shard);
-  // Delivers what is held for `shard` (lease releases, crawl reports)
-  // before it is leased from: a URL whose lease expired while its shard
-  // stalled would otherwise be leased again first, and the shard then
-  // rejects the held report of the old lease, which the coordinator had
-  // acknowledged. True when none of its reports is held any more.
-  bool DeliverHeld(int shard);
   // Logs a failed shard call and takes the shard out when it did not
   // answer; true when `status` is OK.
   bool CallOk(const char* method, int shard, const std::string& address,
               const grpc::Status& status);
-  // Sends `shard` the lease releases pending for it (LeaseReleases), until
-  // none is left or a call fails.
-  void DeliverReleases(int shard);
-  // The fetcher did not get `leases` (its call ended first): their shards
-  // release them.
-  void Undelivered(const std::vector<CoordinatorLease>& leases);
   grpc::Status CheckBatchSize(const char* field, int size) const;
   // The role check of an operator's batch RPC, then its size.
   grpc::Status CheckBatchCall(const grpc::ServerContext& context, const char* method,
@@ -176,12 +158,8 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // logged when its refusal changes, not at every probe.
   std::map<std::string, std::string> last_refusal_ ABSL_GUARDED_BY(mu_);
 
-  // One delivery of held reports at a time (taken before held_mu_ and mu_).
-  absl::Mutex deliver_mu_;
-  absl::Mutex held_mu_;
-  coordinator::HeldReports held_ ABSL_GUARDED_BY(held_mu_);
-  // Leases granted that no fetcher got, until their shards release them.
-  coordinator::LeaseReleases releases_ ABSL_GUARDED_BY(held_mu_);
+  // Held reports and lease releases owed to the shards.
+  ShardForwarding forwarding_;
   // Lease requests' ids (LeaseRequest.request_id), from a random start so
   // that a restarted coordinator does not reuse its predecessor's.
   std::atomic<uint64_t> next_request_id_;
