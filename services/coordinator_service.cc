@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/batch_result.h"
 #include "cluster/limits.h"
 #include "coordinator/lease_rounds.h"
 #include "coordinator/routing.h"
@@ -22,7 +23,15 @@ namespace recrawl {
 namespace services {
 namespace {
 
+using cluster::MergeResult;
+using cluster::SortRejected;
+using cluster::SplitByShard;
 using coordinator::Mode;
+
+// Lists item `index` as rejected with a gRPC status code.
+void Reject(int index, grpc::StatusCode code, const std::string& message, BatchResult* result) {
+  cluster::AddRejection(index, absl::Status(static_cast<absl::StatusCode>(code), message), result);
+}
 
 // Who may call what (services/auth.h). Operators may do what fetchers and
 // pingers do (recrawlctl lease / report / ping); internal is the cluster's
@@ -84,46 +93,6 @@ bool Unreachable(const grpc::Status& status) {
 // the health probes decide whether the shard is out.
 bool Down(const grpc::Status& status) {
   return status.error_code() == grpc::StatusCode::UNAVAILABLE;
-}
-
-void Reject(int index, grpc::StatusCode code, const std::string& message, BatchResult* result) {
-  ItemStatus* item = result->add_rejected();
-  item->set_index(static_cast<uint32_t>(index));
-  item->set_code(static_cast<int32_t>(code));
-  item->set_message(message);
-}
-
-// Adds a shard's result for the items at `indexes` of the client's request.
-void MergeResult(const BatchResult& part, const std::vector<int>& indexes, BatchResult* result) {
-  result->set_applied(result->applied() + part.applied());
-  for (const ItemStatus& item : part.rejected()) {
-    ItemStatus* out = result->add_rejected();
-    *out = item;
-    out->set_index(item.index() < indexes.size() ? static_cast<uint32_t>(indexes[item.index()])
-                                                 : 0);
-  }
-}
-
-void SortRejected(BatchResult* result) {
-  std::sort(result->mutable_rejected()->begin(), result->mutable_rejected()->end(),
-            [](const ItemStatus& a, const ItemStatus& b) { return a.index() < b.index(); });
-}
-
-// The items of a batch by shard; an item whose shard cannot be found is
-// rejected with INVALID_ARGUMENT.
-template <typename ShardOf>
-std::vector<std::vector<int>> SplitByShard(int size, int num_shards, ShardOf shard_of,
-                                           BatchResult* result) {
-  std::vector<std::vector<int>> items(num_shards);
-  for (int i = 0; i < size; ++i) {
-    absl::StatusOr<int> shard = shard_of(i);
-    if (shard.ok()) {
-      items[*shard].push_back(i);
-    } else {
-      Reject(i, grpc::StatusCode::INVALID_ARGUMENT, std::string(shard.status().message()), result);
-    }
-  }
-  return items;
 }
 
 }  // namespace
