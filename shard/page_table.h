@@ -61,7 +61,7 @@ struct PageSlot {
   uint8_t failures = 0;  // consecutive failed fetches, saturating
   bool in_use : 1;
   // Journaled signals or a journaled lease the record does not have yet
-  // (signal_journal.h).
+  // (journal_writer.h).
   bool signals_unfolded : 1;
 
   PageSlot() : in_use(false), signals_unfolded(false) {}

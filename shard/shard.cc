@@ -13,9 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "shard/batch_result.h"
+#include "shard/journal_format.h"
+#include "shard/journal_reader.h"
 #include "shard/learning_record.h"
 #include "shard/policy_proto.h"
-#include "shard/signal_journal.h"
 #include "shard/routing.h"
 #include "shard/signal_keys.h"
 #include "shard/time_text.h"
@@ -103,7 +104,8 @@ Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
       prior_ranking_(options.learning),
       probes_(options.learning),
       policy_(options.policy),
-      t_delay_(options.t_delay) {}
+      t_delay_(options.t_delay),
+      journal_(options.journal_window) {}
 
 Shard::~Shard() = default;
 
@@ -380,7 +382,7 @@ void Shard::LoadUrl(int part, const LoadedUrl& u) {
   slot.latest_signal = u.latest_signal;
   if (load_seq_.size() <= page) load_seq_.resize(page + 1, 0);
   load_seq_[page] = u.signal_seq;
-  journal_seq_ = std::max(journal_seq_, u.signal_seq);
+  load_max_seq_ = std::max(load_max_seq_, u.signal_seq);
   if (const uint32_t crawls = pages_.LearningCrawls(page); crawls > 0) {
     ++urls_learning_;
     observed_crawls_sum_ += crawls;
@@ -409,15 +411,11 @@ void Shard::LoadUrl(int part, const LoadedUrl& u) {
 // the earlier ones, or they were before its last crawl, which also ended
 // any lease granted before).
 absl::Status Shard::ReplayJournal() {
-  bool first = true;
-  uint64_t last = 0;
   // The pages of the current entry's records, in record order.
   std::vector<PageId> found;
+  JournalReader reader(store_.get());
   absl::StatusOr<int64_t> entries =
-      store_->ScanJournal([&](uint64_t seq, absl::string_view entry) {
-        if (first) journal_start_ = seq;
-        first = false;
-        last = seq;
+      reader.ReadAll([&](uint64_t seq, absl::string_view entry) {
         // Into `found`, by the second pass below.
         size_t next_found = 0;
         auto signal = [&](const JournalSignal& s) {
@@ -471,9 +469,10 @@ absl::Status Shard::ReplayJournal() {
         // other. First the id table's lines, then each URL's page (looked up
         // in cache) with that page's lines, then the records applied to the
         // pages found, in the same order.
-        ForEachJournalUrl(entry, [&](UrlId url) { pages_.Prefetch(url); });
+        JournalReader::ForEachUrl(entry,
+                                  [&](UrlId url) { pages_.Prefetch(url); });
         found.clear();
-        ForEachJournalUrl(entry, [&](UrlId url) {
+        JournalReader::ForEachUrl(entry, [&](UrlId url) {
           const PageId page = pages_.Find(url);
           found.push_back(page);
           if (page == kNoPage) return;
@@ -481,13 +480,15 @@ absl::Status Shard::ReplayJournal() {
           __builtin_prefetch(&load_seq_[page]);
           index_.Prefetch(page);
         });
-        const bool whole = ForEachJournalRecord(
+        const bool whole = JournalReader::ForEachRecord(
             entry, {signal, state, lease, lease_end});
         if (!whole) ++startup_.malformed;
       });
   if (!entries.ok()) return entries.status();
-  journal_seq_ = std::max(journal_seq_, first ? journal_seq_ : last + 1);
-  if (first) journal_start_ = journal_seq_;
+  // The next entry follows the last one stored and every record's.
+  uint64_t next_seq = std::max<uint64_t>(load_max_seq_, 1);
+  if (!reader.empty()) next_seq = std::max(next_seq, reader.last_seq() + 1);
+  journal_.Restore(next_seq, reader.empty() ? next_seq : reader.first_seq());
   startup_.journal_entries = *entries;
   std::vector<uint64_t>().swap(load_seq_);
   std::vector<HostId>().swap(load_prefix_host_);
