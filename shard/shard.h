@@ -239,11 +239,6 @@ class Shard {
 
   // shard.cc
   absl::Status Start(double now);
-  struct LoadedUrl;
-  void DecodeRecord(const UrlRecord& record, LoadedUrl* out) const;
-  void LoadUrl(int part, const LoadedUrl& url);
-  absl::Status ReplayJournal();
-  void IndexLoadedState();
   // What the index holds of a page of pages_ (all of them are in it), so
   // that the page table need not keep a copy.
   PageView Indexed(PageId page) const { return index_.View(page).value(); }
@@ -290,6 +285,13 @@ class Shard {
   // made optimistic (PriorRanking).
   policy::PageParams RankingModel(const policy::PageParams& model,
                                   bool learnt);
+
+  // shard_recovery.cc: start-up's load of the records and replay of the
+  // journal (shard_recovery.h).
+  class Recovery;
+  // The loaded pages' signal counts, as the replay left them, and their
+  // leases and holds, into the index.
+  void IndexLoadedState();
 
   // shard_urls.cc
   // `id` is UrlIdOf(url.spec()).
@@ -361,13 +363,6 @@ class Shard {
   // The journal of signals and leases: the entry being built, its
   // sequence numbers, and the pages whose records lack journaled state.
   JournalWriter journal_;
-  // During start-up: each page's record's signal_seq and the highest of
-  // them, by URL prefix (PageSlot::prefix) the id of the URL's own host,
-  // and the last id loaded of each part of the scan.
-  std::vector<uint64_t> load_seq_;
-  uint64_t load_max_seq_ = 0;
-  std::vector<HostId> load_prefix_host_;
-  std::vector<std::optional<UrlId>> load_last_id_;
 
   double now_ = 0.0;
   // PickTop times never go back (the index's values are for non-decreasing
