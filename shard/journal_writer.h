@@ -108,8 +108,8 @@ class JournalWriter {
   // `page`'s record lacks the journal's records about it from entry `seq`
   // on (the current entry's next_seq(), or at replay the entry read). A
   // page is added once until it is crawled or removed (the caller keeps
-  // that in PageSlot::signals_unfolded); `seq` must not be below the last
-  // one added.
+  // that in PageSlot::unfolded); `seq` must not be below the last one
+  // added.
   void AddUnfolded(uint64_t seq, PageId page) { unfolded_.Push(seq, page); }
   const UnfoldedPages& unfolded() const { return unfolded_; }
 

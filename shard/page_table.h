@@ -62,9 +62,9 @@ struct PageSlot {
   bool in_use : 1;
   // Journaled signals or a journaled lease the record does not have yet
   // (journal_writer.h).
-  bool signals_unfolded : 1;
+  bool unfolded : 1;
 
-  PageSlot() : in_use(false), signals_unfolded(false) {}
+  PageSlot() : in_use(false), unfolded(false) {}
 };
 static_assert(sizeof(PageSlot) <= 48, "PageSlot grew: it is per URL");
 

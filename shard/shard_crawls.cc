@@ -382,7 +382,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   slot.n_cis = 0;
   slot.signal_filter = 0;
   slot.latest_signal = -1.0f;
-  slot.signals_unfolded = false;
+  slot.unfolded = false;
   const bool had_failures = slot.failures > 0;
   slot.failures = 0;
 

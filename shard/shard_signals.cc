@@ -162,8 +162,8 @@ void Shard::RankBySignalRate(PageId page, const PageSlot& slot,
 
 void Shard::MarkUnfolded(PageId page, uint64_t seq) {
   PageSlot& slot = pages_[page];
-  if (slot.signals_unfolded) return;
-  slot.signals_unfolded = true;
+  if (slot.unfolded) return;
+  slot.unfolded = true;
   journal_.AddUnfolded(seq, page);
 }
 
@@ -193,7 +193,7 @@ void Shard::FoldJournal() {
       &batch_,
       [this](PageId page) {
         const PageSlot& slot = pages_[page];
-        return slot.in_use && slot.signals_unfolded;
+        return slot.in_use && slot.unfolded;
       },
       [this](PageId page) {
         const PageSlot& slot = pages_[page];
