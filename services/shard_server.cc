@@ -79,7 +79,7 @@ ABSL_FLAG(double, failure_backoff, 60.0,
 ABSL_FLAG(int, max_batch_items, 10000, "Items allowed per batch request");
 ABSL_FLAG(int, block_cache_mb, 64, "RocksDB block cache, MiB");
 ABSL_FLAG(int, write_buffer_kb, 0,
-          "Memtable size of the URL records and of the signal journal, KiB "
+          "Memtable size of the URL records and of the journal, KiB "
           "each (0: 16 MiB and 64 MiB); memory grows with writes by up to "
           "about both before they are flushed");
 ABSL_FLAG(double, drain_seconds, 5.0,

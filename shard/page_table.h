@@ -61,10 +61,10 @@ struct PageSlot {
   uint8_t failures = 0;  // consecutive failed fetches, saturating
   bool in_use : 1;
   // Journaled signals or a journaled lease the record does not have yet
-  // (signal_journal.h).
-  bool signals_unfolded : 1;
+  // (journal_writer.h).
+  bool unfolded : 1;
 
-  PageSlot() : in_use(false), signals_unfolded(false) {}
+  PageSlot() : in_use(false), unfolded(false) {}
 };
 static_assert(sizeof(PageSlot) <= 48, "PageSlot grew: it is per URL");
 

@@ -5,95 +5,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
-#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "shard/batch_result.h"
-#include "shard/learning_record.h"
 #include "shard/policy_proto.h"
-#include "shard/signal_journal.h"
 #include "shard/routing.h"
-#include "shard/signal_keys.h"
+#include "shard/shard_recovery.h"
 #include "shard/time_text.h"
-#include "shard/store/parallel_scan.h"
-#include "shard/url_id.h"
 
 namespace recrawl {
 namespace shard {
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// The prior of a record, with the defaults where a field is missing
-// (records written by the shard always have all three).
-policy::PageParams PriorOf(const ChangeModel& m,
-                           const policy::PageParams& defaults) {
-  policy::PageParams p = defaults;
-  if (m.has_change_rate()) p.change_rate = m.change_rate();
-  if (m.has_recall()) p.recall = m.recall();
-  if (m.has_false_rate()) p.false_rate = m.false_rate();
-  return p;
-}
-
-// Where a normalised URL's path begins: after "scheme://authority".
-// The host of a normalised URL's prefix "scheme://host[:port]" (host may
-// be an IPv6 literal in brackets).
-absl::string_view UrlHostOf(absl::string_view prefix) {
-  const size_t scheme = prefix.find("://");
-  if (scheme == absl::string_view::npos) return {};
-  absl::string_view host = prefix.substr(scheme + 3);
-  const size_t end = host.rfind(':');
-  if (end != absl::string_view::npos && host.find(']', end) ==
-                                            absl::string_view::npos) {
-    host = host.substr(0, end);  // a port, not a colon of an IPv6 literal
-  }
-  return host;
-}
-
-size_t PathBegin(absl::string_view url) {
-  const size_t scheme = url.find("://");
-  if (scheme == absl::string_view::npos) return 0;
-  const size_t path = url.find('/', scheme + 3);
-  return path == absl::string_view::npos ? url.size() : path;
-}
-
-}  // namespace
-
-// A record as start-up needs it, decoded on a scanning thread
-// (store/parallel_scan.h).
-struct Shard::LoadedUrl {
-  UrlId id = 0;
-  // Why the record is skipped, or nullptr.
-  const char* malformed = nullptr;
-  std::string url;
-  size_t path = 0;   // where the URL's path begins
-  std::string host;  // the politeness host
-  // StringInterner::HashOf the URL's prefix and of the host, computed by the
-  // scanning threads.
-  uint32_t prefix_hash = 0;
-  uint32_t host_hash = 0;
-  // The politeness host is the URL's own.
-  bool host_is_url_host = false;
-  policy::PageParams model;
-  LearningState learning;
-  double last_crawl = 0.0;
-  uint16_t n_cis = 0;
-  uint8_t failures = 0;
-  bool has_digest = false;
-  uint32_t digest = 0;
-  uint64_t signal_filter = 0;
-  float latest_signal = -1.0f;
-  uint64_t signal_seq = 0;
-  // A lease in the record (store format 2 and before).
-  uint64_t lease_id = 0;
-  std::string lease_holder;
-  double lease_deadline = 0.0;
-  double retry_after = 0.0;
-};
 
 Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
     : options_(options),
@@ -103,7 +26,8 @@ Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
       prior_ranking_(options.learning),
       probes_(options.learning),
       policy_(options.policy),
-      t_delay_(options.t_delay) {}
+      t_delay_(options.t_delay),
+      journal_(options.journal_window) {}
 
 Shard::~Shard() = default;
 
@@ -209,18 +133,15 @@ absl::Status Shard::Start(double now) {
     step = now;
     return s;
   };
-  load_last_id_.assign(std::max(options_.startup_threads, 1), std::nullopt);
-  absl::StatusOr<ScanStats> urls = ParallelScanUrls<LoadedUrl>(
-      *store_, options_.startup_threads,
-      [this](UrlId id, const UrlRecord& record, LoadedUrl* out) {
-        out->id = id;
-        DecodeRecord(record, out);
-      },
-      [this](int part, const LoadedUrl& u) { LoadUrl(part, u); });
-  if (!urls.ok()) return urls.status();
-  pages_.IndexAll();
-  startup_.load_seconds = seconds();
-  if (absl::Status s = ReplayJournal(); !s.ok()) return s;
+  absl::StatusOr<ScanStats> urls;
+  {
+    // The load's and the replay's scratch state goes with `recovery`.
+    Recovery recovery(this);
+    urls = recovery.LoadUrls();
+    if (!urls.ok()) return urls.status();
+    startup_.load_seconds = seconds();
+    if (absl::Status s = recovery.ReplayJournal(); !s.ok()) return s;
+  }
   startup_.replay_seconds = seconds();
   startup_.leases = static_cast<int64_t>(leases_.active());
   startup_.holds = static_cast<int64_t>(leases_.holds());
@@ -241,279 +162,6 @@ absl::Status Shard::Start(double now) {
   index_.PickTop(now_, 1);
   startup_.level_seconds = seconds();
   return absl::OkStatus();
-}
-
-// What LoadUrl needs of a record; values the shard would not accept from a
-// client make it malformed. Thread-safe: reads only the options.
-void Shard::DecodeRecord(const UrlRecord& record, LoadedUrl* out) const {
-  out->malformed = nullptr;
-  out->url.assign(record.url());
-  const policy::PageParams prior = PriorOf(record.prior(), Defaults());
-  policy::PageParams model = prior;
-  model.importance = record.importance();
-  if (record.has_estimate()) model = PriorOf(record.estimate(), model);
-  if (!IndexableModel(model, options_.max_rate) ||
-      !(model.importance <= options_.max_importance) ||
-      !IndexableModel(prior, options_.max_rate)) {
-    out->malformed = "change model or importance out of range";
-    return;
-  }
-  out->last_crawl = record.last_crawl_time();
-  if (!std::isfinite(out->last_crawl)) {
-    out->malformed = "last crawl time not finite";
-    return;
-  }
-  if (!record.politeness_host().empty()) {
-    out->host.assign(record.politeness_host());
-  } else if (absl::StatusOr<NormalizedUrl> n = NormalizeUrl(record.url());
-             n.ok()) {
-    const absl::string_view host = n->host();
-    out->host.assign(host.data(), host.size());
-  } else {
-    out->malformed = "no politeness host, and the URL does not parse";
-    return;
-  }
-  out->path = PathBegin(out->url);
-  out->host_is_url_host =
-      out->host == UrlHostOf(absl::string_view(out->url).substr(0, out->path));
-  out->prefix_hash =
-      StringInterner::HashOf(absl::string_view(out->url).substr(0, out->path));
-  out->host_hash = StringInterner::HashOf(out->host);
-  out->model = model;
-  out->learning = LearningFromRecord(record.learning(), prior);
-  out->n_cis = static_cast<uint16_t>(
-      std::min<uint32_t>(record.signals_since_crawl(), 0xffff));
-  out->failures = static_cast<uint8_t>(
-      std::min<uint32_t>(record.consecutive_failures(), 0xff));
-  out->has_digest = record.has_content_digest();
-  out->digest =
-      out->has_digest
-          ? static_cast<uint32_t>(Fingerprint64(record.content_digest()))
-          : 0;
-  if (record.has_signal_filter()) {
-    out->signal_filter = record.signal_filter();
-    out->latest_signal = record.latest_signal();
-  } else {
-    // Format 1: the newest n_cis keys are those of the signals since the
-    // last crawl (each counted signal appended one).
-    out->signal_filter = 0;
-    out->latest_signal = -1.0f;
-    const int keys = record.recent_signal_keys_size();
-    for (int k = std::max(0, keys - static_cast<int>(out->n_cis)); k < keys;
-         ++k) {
-      AddSignal(record.recent_signal_keys(k), &out->signal_filter);
-    }
-    if (out->n_cis > 0 && record.has_last_signal_time()) {
-      out->latest_signal = std::max(
-          LatestSignalOffset(record.last_signal_time() - out->last_crawl),
-          0.0f);
-    }
-  }
-  out->signal_seq = record.signal_seq();
-  const LeaseRecord& lease = record.lease();
-  out->lease_id = lease.id();
-  out->lease_deadline = lease.deadline();
-  if (lease.id() != 0) {
-    out->lease_holder.assign(lease.holder());
-  } else {
-    out->lease_holder.clear();
-  }
-  out->retry_after = record.retry_after();
-}
-
-// Rebuilds one URL's memory from its decoded record.
-void Shard::LoadUrl(int part, const LoadedUrl& u) {
-  auto malformed = [this, &u](absl::string_view why) {
-    ++startup_.malformed;
-    if (startup_.errors.size() < ScanStats::kMaxErrors) {
-      startup_.errors.push_back(
-          absl::StrCat("urls/", u.url.substr(0, 64), ": ", why));
-    }
-  };
-  if (u.malformed != nullptr) {
-    malformed(u.malformed);
-    return;
-  }
-  // A part's scan goes in key order, which is id order: an id not above the
-  // previous one is a duplicate (or the store broke its order).
-  std::optional<UrlId>& last_id = load_last_id_[part];
-  if (last_id.has_value() && u.id <= *last_id) {
-    malformed("duplicate id");
-    return;
-  }
-  const PageId page = pages_.AddUnindexed(u.id);
-  last_id = u.id;
-  const absl::string_view url = u.url;
-  uint32_t prefix = 0;
-  if (!pages_.SetUrl(page, {url.substr(0, u.path), u.prefix_hash},
-                     url.substr(u.path), &prefix)) {
-    pages_.Remove(page);
-    malformed("URL text arena full");
-    return;
-  }
-  // Most URLs are polite by their own host, which their prefix determines:
-  // its id is kept per prefix, sparing a lookup (and a compare of names)
-  // per URL.
-  HostId host;
-  if (u.host_is_url_host) {
-    if (load_prefix_host_.size() <= prefix) {
-      load_prefix_host_.resize(prefix + 1, kNoHost);
-    }
-    HostId& cached = load_prefix_host_[prefix];
-    if (cached == kNoHost) cached = hosts_.Intern({u.host, u.host_hash});
-    host = cached;
-  } else {
-    host = hosts_.Intern({u.host, u.host_hash});
-  }
-  PageSlot& slot = pages_[page];
-  slot.importance = static_cast<float>(u.model.importance);
-  slot.change_rate = static_cast<float>(u.model.change_rate);
-  slot.recall = static_cast<float>(u.model.recall);
-  slot.false_rate = static_cast<float>(u.model.false_rate);
-  // After the model: the table keeps an entry only where the state is more
-  // than the model as prior.
-  pages_.SetLearning(page, u.learning);
-  if (u.has_digest) pages_.SetDigest(page, u.digest);
-  slot.n_cis = u.n_cis;
-  slot.failures = u.failures;
-  slot.signal_filter = u.signal_filter;
-  slot.latest_signal = u.latest_signal;
-  if (load_seq_.size() <= page) load_seq_.resize(page + 1, 0);
-  load_seq_[page] = u.signal_seq;
-  journal_seq_ = std::max(journal_seq_, u.signal_seq);
-  if (const uint32_t crawls = pages_.LearningCrawls(page); crawls > 0) {
-    ++urls_learning_;
-    observed_crawls_sum_ += crawls;
-  }
-
-  // The index keeps the page's host and last crawl for the shard; it hears
-  // of the signals in IndexLoadedState, once the journal has given them
-  // all.
-  index_.Upsert(page,
-                IndexView(RankingModel(u.model, u.learning.crawls > 0)), host,
-                u.last_crawl);
-  if (u.lease_id != 0 && std::isfinite(u.lease_deadline)) {
-    // (Records of store format 2 and before; leases are journaled now.)
-    leases_.Grant(u.lease_id, page, u.lease_holder, u.lease_deadline,
-                  /*active=*/u.lease_deadline > now_);
-  }
-  if (u.retry_after > now_ && std::isfinite(u.retry_after) &&
-      leases_.OfPage(page) == nullptr) {
-    leases_.Hold(page, u.retry_after);
-  }
-  ++startup_.urls;
-}
-
-// The journal's entries on top of the records: a record applies to its URL
-// if its entry is not older than the record's signal_seq (the record has
-// the earlier ones, or they were before its last crawl, which also ended
-// any lease granted before).
-absl::Status Shard::ReplayJournal() {
-  bool first = true;
-  uint64_t last = 0;
-  // The pages of the current entry's records, in record order.
-  std::vector<PageId> found;
-  absl::StatusOr<int64_t> entries =
-      store_->ScanJournal([&](uint64_t seq, absl::string_view entry) {
-        if (first) journal_start_ = seq;
-        first = false;
-        last = seq;
-        // Into `found`, by the second pass below.
-        size_t next_found = 0;
-        auto signal = [&](const JournalSignal& s) {
-          const PageId page = found[next_found++];
-          if (page == kNoPage || seq < load_seq_[page]) return;
-          PageSlot& slot = pages_[page];
-          AddSignal(s.key, &slot.signal_filter);
-          if (slot.n_cis < 0xffff) ++slot.n_cis;
-          const double offset = s.time - LastCrawl(page);
-          if (offset > slot.latest_signal) {
-            slot.latest_signal = LatestSignalOffset(offset);
-          }
-          MarkUnfolded(page, seq);
-        };
-        // A state record holds everything since the last crawl, so n_cis
-        // only grows from what the record or earlier entries gave.
-        auto state = [&](const JournalState& s) {
-          const PageId page = found[next_found++];
-          if (page == kNoPage || seq < load_seq_[page]) return;
-          PageSlot& slot = pages_[page];
-          slot.n_cis = std::max(slot.n_cis, s.n_cis);
-          slot.signal_filter |= s.filter;
-          slot.latest_signal = std::max(slot.latest_signal, s.latest);
-          MarkUnfolded(page, seq);
-        };
-        // A later grant replaces an earlier one (a URL has one lease at a
-        // time); one past its deadline is kept inactive, as a record's was.
-        // A hold from the record (a failed fetch) stays: the fetch was after
-        // the grant, whose end follows in an 'E' record.
-        auto lease = [&](const JournalLease& l) {
-          const PageId page = found[next_found++];
-          if (page == kNoPage || seq < load_seq_[page]) return;
-          if (l.id == 0 || !std::isfinite(l.deadline)) {
-            ++startup_.malformed;
-            return;
-          }
-          leases_.Grant(l.id, page, std::string(l.holder), l.deadline,
-                        /*active=*/l.deadline > now_);
-          MarkUnfolded(page, seq);
-        };
-        auto lease_end = [&](const JournalLeaseEnd& e) {
-          const PageId page = found[next_found++];
-          if (page == kNoPage || seq < load_seq_[page]) return;
-          const LeaseTable::Lease* lease = leases_.OfPage(page);
-          if (lease != nullptr && lease->id == e.id) leases_.Release(page);
-        };
-        // An entry's URLs are random pages, each a few dependent cache
-        // misses (the id table, the slot it points to, the record's
-        // signal_seq, the index's page): in three passes over the entry the
-        // misses of its records overlap instead of coming one after the
-        // other. First the id table's lines, then each URL's page (looked up
-        // in cache) with that page's lines, then the records applied to the
-        // pages found, in the same order.
-        ForEachJournalUrl(entry, [&](UrlId url) { pages_.Prefetch(url); });
-        found.clear();
-        ForEachJournalUrl(entry, [&](UrlId url) {
-          const PageId page = pages_.Find(url);
-          found.push_back(page);
-          if (page == kNoPage) return;
-          __builtin_prefetch(&pages_[page]);
-          __builtin_prefetch(&load_seq_[page]);
-          index_.Prefetch(page);
-        });
-        const bool whole = ForEachJournalRecord(
-            entry, {signal, state, lease, lease_end});
-        if (!whole) ++startup_.malformed;
-      });
-  if (!entries.ok()) return entries.status();
-  journal_seq_ = std::max(journal_seq_, first ? journal_seq_ : last + 1);
-  if (first) journal_start_ = journal_seq_;
-  startup_.journal_entries = *entries;
-  std::vector<uint64_t>().swap(load_seq_);
-  std::vector<HostId>().swap(load_prefix_host_);
-  std::vector<std::optional<UrlId>>().swap(load_last_id_);
-  return absl::OkStatus();
-}
-
-// The loaded pages' signal counts, as the replay left them, into the index
-// (one call per page however many signals the journal gave it), and their
-// leases and holds.
-void Shard::IndexLoadedState() {
-  for (PageId page = 0; page < pages_.end(); ++page) {
-    const PageSlot& slot = pages_[page];
-    if (!slot.in_use) continue;
-    if (slot.n_cis > 0) {
-      const double last_crawl = LastCrawl(page);
-      const double latest = slot.latest_signal >= 0.0f
-                                ? LastSignalTime(slot, last_crawl)
-                                : last_crawl;
-      index_.RecordSignals(page, latest, slot.n_cis);
-    }
-    const LeaseTable::Lease* lease = leases_.OfPage(page);
-    if ((lease != nullptr && lease->active) || leases_.Held(page)) {
-      index_.Lease(page);
-    }
-  }
 }
 
 // ---------------------------------------------------------------- helpers

@@ -15,7 +15,7 @@
 // (the call returns OK) only after that batch is in RocksDB's write-ahead
 // log, and with `sync` after it is on disk. Counted signals and lease
 // grants are the exception: a batch's go into one journal entry
-// (signal_journal.h), and a URL's record takes them in when the URL is
+// (journal_writer.h), and a URL's record takes them in when the URL is
 // crawled or, for URLs whose entries are older than the journal's window,
 // in a fold; start-up replays the journal on top of the records (each
 // record says from which entry on).
@@ -54,6 +54,7 @@
 #include "proto/shard.pb.h"
 #include "shard/host_registry.h"
 #include "shard/index/scheduling_index.h"
+#include "shard/journal_writer.h"
 #include "shard/learning.h"
 #include "shard/lease_request_log.h"
 #include "shard/lease_table.h"
@@ -61,7 +62,6 @@
 #include "shard/probe_queue.h"
 #include "shard/rate_window.h"
 #include "shard/routing.h"
-#include "shard/signal_journal.h"
 #include "shard/store/url_store.h"
 #include "shard/url.h"
 
@@ -174,7 +174,7 @@ struct StartupReport {
   // rejects; the first few described.
   int64_t malformed = 0;
   int64_t orphans = 0;
-  // Signal journal entries replayed.
+  // Journal entries replayed.
   int64_t journal_entries = 0;
   // The store's estimate of its URL count, which the tables were sized for.
   int64_t estimated_urls = 0;
@@ -240,11 +240,6 @@ class Shard {
 
   // shard.cc
   absl::Status Start(double now);
-  struct LoadedUrl;
-  void DecodeRecord(const UrlRecord& record, LoadedUrl* out) const;
-  void LoadUrl(int part, const LoadedUrl& url);
-  absl::Status ReplayJournal();
-  void IndexLoadedState();
   // What the index holds of a page of pages_ (all of them are in it), so
   // that the page table need not keep a copy.
   PageView Indexed(PageId page) const { return index_.View(page).value(); }
@@ -292,6 +287,13 @@ class Shard {
   policy::PageParams RankingModel(const policy::PageParams& model,
                                   bool learnt);
 
+  // shard_recovery.cc: start-up's load of the records and replay of the
+  // journal (shard_recovery.h).
+  class Recovery;
+  // The loaded pages' signal counts, as the replay left them, and their
+  // leases and holds, into the index.
+  void IndexLoadedState();
+
   // shard_urls.cc
   // `id` is UrlIdOf(url.spec()).
   absl::Status UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
@@ -313,9 +315,10 @@ class Shard {
   // The page has journaled signals or a lease its record lacks (from entry
   // `seq` on).
   void MarkUnfolded(PageId page, uint64_t seq);
-  // Folds the pages whose oldest unfolded entry left the window, and drops
-  // the entries no record needs any more.
-  void FoldSignals();
+  // Ends the request's journal entry (JournalWriter::WriteEntry) into
+  // batch_: folds the pages whose oldest unfolded entry left the window,
+  // writes the entry, and drops the entries no record needs any more.
+  void FoldJournal();
   // The page's signal state as a patch, as of the next journal entry.
   void SignalStatePatch(const PageSlot& slot, double last_crawl,
                         UrlRecord* patch) const;
@@ -358,20 +361,9 @@ class Shard {
   uint64_t next_lease_id_ = 1;
   uint64_t lease_id_limit_ = 1;
 
-  // The journal: the next entry's sequence number, the first one kept, the
-  // pages with unfolded signals (by their oldest entry, oldest first; an
-  // entry whose page has been crawled since is skipped when it comes up),
-  // and the entry being built.
-  uint64_t journal_seq_ = 1;
-  uint64_t journal_start_ = 1;
-  UnfoldedPages unfolded_;
-  std::string journal_entry_;
-  // During start-up: each page's record's signal_seq, by URL prefix
-  // (PageSlot::prefix) the id of the URL's own host, and the last id loaded
-  // of each part of the scan.
-  std::vector<uint64_t> load_seq_;
-  std::vector<HostId> load_prefix_host_;
-  std::vector<std::optional<UrlId>> load_last_id_;
+  // The journal of signals and leases: the entry being built, its
+  // sequence numbers, and the pages whose records lack journaled state.
+  JournalWriter journal_;
 
   double now_ = 0.0;
   // PickTop times never go back (the index's values are for non-decreasing

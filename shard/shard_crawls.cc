@@ -9,7 +9,6 @@
 #include "shard/batch_result.h"
 #include "shard/learning_record.h"
 #include "shard/shard.h"
-#include "shard/signal_journal.h"
 #include "shard/store/url_record_merge.h"
 #include "shard/time_text.h"
 #include "shard/url_id.h"
@@ -91,9 +90,8 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
     }
   }
   LeaseResponse response;
-  // The grants go into this request's journal entry (signal_journal.h): one
+  // The grants go into this request's journal entry (journal_writer.h): one
   // sequential record for the batch instead of a patch per URL.
-  journal_entry_.clear();
   slot_times_.clear();
   for (double slot_time : req.slot_times()) {
     pick_time_ = std::max(pick_time_, slot_time);
@@ -131,7 +129,7 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
   pick_run(slot_times_.size());
   leases_total_ += response.leases_size();
   pick_rate_.Add(now_, response.leases_size());
-  FoldSignals();  // writes the entry
+  FoldJournal();  // writes the entry
   if (absl::Status s = Commit(/*sync=*/false); !s.ok()) return s;
   return response;
 }
@@ -143,9 +141,8 @@ void Shard::GrantLease(PageId page, double value, double time, size_t slot,
   const double deadline = time + duration;
   leases_.Grant(id, page, req.holder(), deadline);
   if (req.request_id() != 0) lease_requests_.Record(req.request_id(), id);
-  AppendJournalLease({pages_[page].id, id, deadline, req.holder()},
-                     &journal_entry_);
-  MarkUnfolded(page, journal_seq_);
+  journal_.AddLease({pages_[page].id, id, deadline, req.holder()});
+  MarkUnfolded(page, journal_.next_seq());
 
   LeasedUrl* out = response->add_leases();
   pages_.AppendUrl(page, out->mutable_url());
@@ -166,7 +163,6 @@ absl::StatusOr<ReleaseLeasesResponse> Shard::ReleaseLeases(
     return s;
   }
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
-  journal_entry_.clear();  // the lease ends go in it
   ReleaseLeasesResponse response;
   uint32_t released = 0;
   for (uint64_t id : req.lease_ids()) released += ReleaseLease(id);
@@ -180,7 +176,7 @@ absl::StatusOr<ReleaseLeasesResponse> Shard::ReleaseLeases(
   response.mutable_result()->set_applied(
       static_cast<uint32_t>(req.lease_ids_size() + req.request_ids_size()));
   leases_released_total_ += released;
-  FoldSignals();  // writes the entry
+  FoldJournal();  // writes the entry
   if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
   return response;
 }
@@ -194,7 +190,6 @@ absl::StatusOr<RenewLeasesResponse> Shard::RenewLeases(
   absl::StatusOr<double> duration = LeaseDuration(req.lease_duration());
   if (!duration.ok()) return duration.status();
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
-  journal_entry_.clear();  // the renewed grants go in it
   RenewLeasesResponse response;
   BatchResult* result = response.mutable_result();
   for (int i = 0; i < req.lease_ids_size(); ++i) {
@@ -215,13 +210,12 @@ absl::StatusOr<RenewLeasesResponse> Shard::RenewLeases(
     const double deadline = std::max(lease->deadline, now_ + *duration);
     leases_.Grant(id, page, holder, deadline);
     // A later grant of the same lease replaces the earlier at replay.
-    AppendJournalLease({pages_[page].id, id, deadline, holder},
-                       &journal_entry_);
-    MarkUnfolded(page, journal_seq_);
+    journal_.AddLease({pages_[page].id, id, deadline, holder});
+    MarkUnfolded(page, journal_.next_seq());
     response.add_deadlines(deadline);
     result->set_applied(result->applied() + 1);
   }
-  FoldSignals();  // writes the entry
+  FoldJournal();  // writes the entry
   if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
   return response;
 }
@@ -231,7 +225,7 @@ bool Shard::ReleaseLease(uint64_t id) {
   if (lease == nullptr || !lease->active) return false;
   const PageId page = lease->page;
   // The grant may be in the journal after the record: end it there too.
-  AppendJournalLeaseEnd({pages_[page].id, id}, &journal_entry_);
+  journal_.AddLeaseEnd({pages_[page].id, id});
   leases_.Release(page);
   index_.ReleaseLease(page);
   UrlRecord& patch = patch_;
@@ -248,7 +242,6 @@ absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
     return s;
   }
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
-  journal_entry_.clear();  // failed fetches end their leases in it
   ReportCrawlsResponse response;
   BatchResult* result = response.mutable_result();
   for (int i = 0; i < req.reports_size(); ++i) {
@@ -260,7 +253,7 @@ absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
   }
   reports_total_ += result->applied();
   report_rate_.Add(now_, result->applied());
-  FoldSignals();  // crawled URLs free journal entries
+  FoldJournal();  // crawled URLs free journal entries
   if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
   return response;
 }
@@ -389,7 +382,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
   slot.n_cis = 0;
   slot.signal_filter = 0;
   slot.latest_signal = -1.0f;
-  slot.signals_unfolded = false;
+  slot.unfolded = false;
   const bool had_failures = slot.failures > 0;
   slot.failures = 0;
 
@@ -444,7 +437,7 @@ void Shard::RecordFailure(PageId page, double fetch_time) {
   const bool had_lease = lease != nullptr;
   if (had_lease) {
     // The grant may be in the journal after the record: end it there too.
-    AppendJournalLeaseEnd({slot.id, lease->id}, &journal_entry_);
+    journal_.AddLeaseEnd({slot.id, lease->id});
   }
   // Whether the index holds the page back (an active lease or a hold).
   const bool held_back = EndLeaseAndHold(page);

@@ -1,4 +1,4 @@
-// The signal journal: counted signals and lease grants survive restarts
+// The journal: counted signals and lease grants survive restarts
 // whether they were folded or replayed from the journal, and entries from
 // before a URL's crawl or removal are not replayed.
 #include <string>

@@ -2,14 +2,13 @@
 // the URL, find its page, drop it if stale (main paper App. C) or a
 // duplicate, else count it in n_cis (the index moves the page's due time
 // earlier by β) and add it to the batch's journal entry
-// (signal_journal.h). No reads, one RocksDB record per batch.
+// (journal_writer.h). No reads, one RocksDB record per batch.
 #include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "shard/batch_result.h"
 #include "shard/shard.h"
-#include "shard/signal_journal.h"
 #include "shard/signal_keys.h"
 #include "shard/url_id.h"
 
@@ -27,7 +26,6 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
   ack.set_sequence(batch.sequence());
   BatchResult* result = ack.mutable_result();
   uint32_t counted = 0, registered = 0, duplicate = 0, stale = 0, unknown = 0;
-  journal_entry_.clear();
   for (int i = 0; i < batch.signals_size(); ++i) {
     const Signal& signal = batch.signals(i);
     absl::StatusOr<NormalizedUrl> url =
@@ -94,8 +92,8 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       slot.latest_signal = 0.0f;
       AddSignal(key, &slot.signal_filter);
       index_.RecordSignal(created, t);
-      AppendJournalSignal({id, t, key}, &journal_entry_);
-      MarkUnfolded(created, journal_seq_);
+      journal_.AddSignal({id, t, key});
+      MarkUnfolded(created, journal_.next_seq());
       ++registered;
       continue;
     }
@@ -124,11 +122,11 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     if (SignalCountRefreshesRate(slot.n_cis)) {
       RankBySignalRate(page, slot, indexed, t);
     }
-    AppendJournalSignal({id, t, key}, &journal_entry_);
-    MarkUnfolded(page, journal_seq_);
+    journal_.AddSignal({id, t, key});
+    MarkUnfolded(page, journal_.next_seq());
     ++counted;
   }
-  FoldSignals();  // writes the entry
+  FoldJournal();  // writes the entry
   ack.set_counted(counted);
   ack.set_registered(registered);
   ack.set_duplicate(duplicate);
@@ -164,9 +162,9 @@ void Shard::RankBySignalRate(PageId page, const PageSlot& slot,
 
 void Shard::MarkUnfolded(PageId page, uint64_t seq) {
   PageSlot& slot = pages_[page];
-  if (slot.signals_unfolded) return;
-  slot.signals_unfolded = true;
-  unfolded_.Push(seq, page);
+  if (slot.unfolded) return;
+  slot.unfolded = true;
+  journal_.AddUnfolded(seq, page);
 }
 
 double Shard::LastSignalTime(const PageSlot& slot, double last_crawl) const {
@@ -184,54 +182,30 @@ void Shard::SignalStatePatch(const PageSlot& slot, double last_crawl,
   if (slot.latest_signal >= 0.0f) {
     patch->set_last_signal_time(LastSignalTime(slot, last_crawl));
   }
-  patch->set_signal_seq(journal_seq_);
+  patch->set_signal_seq(journal_.next_seq());
 }
 
 // Pages whose oldest needed entry left the window and that were not crawled
 // since get their whole signal and lease state written again into this
-// entry (at most kFoldsPerCall a call, so that a burst of them is spread
-// out); then the entry is written, and the entries before the oldest one
-// still needed are dropped, in steps of kTruncateStep (one range deletion
-// per step).
-void Shard::FoldSignals() {
-  constexpr int kFoldsPerCall = 1024;
-  constexpr uint64_t kTruncateStep = 256;
-  const uint64_t horizon = journal_seq_ > options_.journal_window
-                               ? journal_seq_ - options_.journal_window
-                               : 0;
-  int folds = 0;
-  while (!unfolded_.empty()) {
-    const uint64_t seq = unfolded_.front_seq();
-    const PageId page = unfolded_.front_page();
-    PageSlot& slot = pages_[page];
-    if (slot.in_use && slot.signals_unfolded) {
-      // (Crawled and signalled again since `seq`, it is folded early: no
-      // harm.)
-      if (seq >= horizon || folds == kFoldsPerCall) break;
-      AppendJournalState(
-          {slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal},
-          &journal_entry_);
-      // Its lease too, active or not (a late report may still name it).
-      if (const LeaseTable::Lease* lease = leases_.OfPage(page);
-          lease != nullptr) {
-        AppendJournalLease({slot.id, lease->id, lease->deadline, lease->holder},
-                           &journal_entry_);
-      }
-      unfolded_.Push(journal_seq_, page);
-      ++folds;
-    }
-    unfolded_.pop_front();
-  }
-  if (!journal_entry_.empty()) {
-    batch_.PutJournal(journal_seq_++, journal_entry_);
-    journal_entry_.clear();
-  }
-  const uint64_t keep =
-      unfolded_.empty() ? journal_seq_ : unfolded_.front_seq();
-  if (keep >= journal_start_ + kTruncateStep) {
-    batch_.DeleteJournal(journal_start_, keep);
-    journal_start_ = keep;
-  }
+// entry.
+void Shard::FoldJournal() {
+  journal_.WriteEntry(
+      &batch_,
+      [this](PageId page) {
+        const PageSlot& slot = pages_[page];
+        return slot.in_use && slot.unfolded;
+      },
+      [this](PageId page) {
+        const PageSlot& slot = pages_[page];
+        journal_.AddState(
+            {slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal});
+        // Its lease too, active or not (a late report may still name it).
+        if (const LeaseTable::Lease* lease = leases_.OfPage(page);
+            lease != nullptr) {
+          journal_.AddLease({slot.id, lease->id, lease->deadline,
+                             lease->holder});
+        }
+      });
 }
 
 }  // namespace shard

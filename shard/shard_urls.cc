@@ -227,7 +227,7 @@ PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
   record->set_importance(model.importance);
   SetChangeModel(model, record->mutable_prior());
   record->set_last_crawl_time(last_crawl);
-  record->set_signal_seq(journal_seq_);
+  record->set_signal_seq(journal_.next_seq());
   return page;
 }
 

@@ -3,12 +3,9 @@
 #include <cmath>
 #include <random>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "gtest/gtest.h"
 #include "shard/rate_window.h"
-#include "shard/signal_journal.h"
 #include "shard/signal_keys.h"
 #include "shard/string_interner.h"
 
@@ -56,95 +53,6 @@ TEST(SignalKeysTest, FalsePositiveRates) {
                 std::max(5 * sd, 0.5 * expected * trials))
         << "n = " << n;
   }
-}
-
-TEST(SignalJournalTest, EntriesRoundTrip) {
-  std::string entry;
-  AppendJournalSignal({1, 2.5, 3}, &entry);
-  AppendJournalState({9, 65535, ~uint64_t{0} - 1, 12.25f}, &entry);
-  AppendJournalSignal({~uint64_t{0}, -0.0, 7}, &entry);
-  AppendJournalLease({5, 77, 1234.5, "fetcher-1"}, &entry);
-  AppendJournalLeaseEnd({6, 78}, &entry);
-  AppendJournalLease({7, 79, 1.0, ""}, &entry);
-  std::vector<JournalSignal> signals;
-  std::vector<JournalState> states;
-  std::vector<std::pair<JournalLease, std::string>> leases;
-  std::vector<JournalLeaseEnd> ends;
-  auto on_signal = [&](const JournalSignal& s) { signals.push_back(s); };
-  auto on_state = [&](const JournalState& s) { states.push_back(s); };
-  auto on_lease = [&](const JournalLease& l) {
-    leases.emplace_back(l, std::string(l.holder));
-  };
-  auto on_end = [&](const JournalLeaseEnd& e) { ends.push_back(e); };
-  const JournalVisitor visit{on_signal, on_state, on_lease, on_end};
-  EXPECT_TRUE(ForEachJournalRecord(entry, visit));
-  ASSERT_EQ(signals.size(), 2u);
-  EXPECT_EQ(signals[0].url, 1u);
-  EXPECT_EQ(signals[0].time, 2.5);
-  EXPECT_EQ(signals[0].key, 3u);
-  EXPECT_EQ(signals[1].url, ~uint64_t{0});
-  ASSERT_EQ(states.size(), 1u);
-  EXPECT_EQ(states[0].url, 9u);
-  EXPECT_EQ(states[0].n_cis, 65535);
-  EXPECT_EQ(states[0].filter, ~uint64_t{0} - 1);
-  EXPECT_EQ(states[0].latest, 12.25f);
-  ASSERT_EQ(leases.size(), 2u);
-  EXPECT_EQ(leases[0].first.url, 5u);
-  EXPECT_EQ(leases[0].first.id, 77u);
-  EXPECT_EQ(leases[0].first.deadline, 1234.5);
-  EXPECT_EQ(leases[0].second, "fetcher-1");
-  EXPECT_EQ(leases[1].first.url, 7u);
-  EXPECT_EQ(leases[1].second, "");
-  ASSERT_EQ(ends.size(), 1u);
-  EXPECT_EQ(ends[0].url, 6u);
-  EXPECT_EQ(ends[0].id, 78u);
-  std::vector<UrlId> urls;
-  EXPECT_TRUE(ForEachJournalUrl(entry, [&](UrlId url) { urls.push_back(url); }));
-  EXPECT_EQ(urls, (std::vector<UrlId>{1, 9, ~uint64_t{0}, 5, 6, 7}));
-  // A torn entry or an unknown tag: the whole records before it, and false.
-  signals.clear();
-  states.clear();
-  EXPECT_FALSE(ForEachJournalRecord(absl::string_view(entry).substr(0, 30),
-                                    visit));
-  EXPECT_EQ(signals.size(), 1u);
-  EXPECT_EQ(states.size(), 0u);
-  EXPECT_FALSE(ForEachJournalRecord("X", visit));
-  // A lease record whose holder runs past the end.
-  leases.clear();
-  std::string torn;
-  AppendJournalLease({5, 77, 1.0, "abcdef"}, &torn);
-  EXPECT_FALSE(ForEachJournalRecord(
-      absl::string_view(torn).substr(0, torn.size() - 1), visit));
-  EXPECT_TRUE(leases.empty());
-}
-
-TEST(UnfoldedPagesTest, FirstInFirstOutWithTheirEntries) {
-  UnfoldedPages q;
-  EXPECT_TRUE(q.empty());
-  q.Push(3, 10);
-  q.Push(3, 11);
-  q.Push(5, 12);
-  q.Push(9, 13);
-  q.Push(9, 14);
-  EXPECT_EQ(q.size(), 5u);
-  std::vector<std::pair<uint64_t, uint32_t>> out;
-  for (int i = 0; i < 3; ++i) {
-    out.emplace_back(q.front_seq(), q.front_page());
-    q.pop_front();
-  }
-  // Pushes behind pops, into the last run or a new one.
-  q.Push(9, 15);
-  q.Push(12, 16);
-  while (!q.empty()) {
-    out.emplace_back(q.front_seq(), q.front_page());
-    q.pop_front();
-  }
-  const std::vector<std::pair<uint64_t, uint32_t>> expected = {
-      {3, 10}, {3, 11}, {5, 12}, {9, 13}, {9, 14}, {9, 15}, {12, 16}};
-  EXPECT_EQ(out, expected);
-  q.Push(20, 1);
-  EXPECT_EQ(q.front_seq(), 20u);
-  EXPECT_EQ(q.front_page(), 1u);
 }
 
 TEST(StringInternerTest, OneIdPerStringInOrder) {

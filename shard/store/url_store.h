@@ -5,8 +5,8 @@
 //   hosts  normalised host             -> HostRecord  (politeness)
 //   meta   "shard"                     -> ShardMeta   (settings, lease ids)
 //          "store_format"              -> format version of this layout
-//          "j" + 8-byte big-endian seq -> a signal journal entry (bytes the
-//                                         shard defines, shard/shard.h)
+//          "j" + 8-byte big-endian seq -> a journal entry (bytes the shard
+//                                         defines, shard/journal_format.h)
 //
 // The shard keeps the hot state in memory and uses the store for three
 // things (docs/design.md, "Why memory first"): batched writes, acknowledged to
@@ -54,8 +54,8 @@ struct UrlStoreOptions {
   // at ~3-4 µs each here, ~4 s for the 1M patches a 64 MB memtable holds,
   // ~1 s for 16 MB (url_store_benchmark).
   size_t write_buffer_bytes = size_t{16} << 20;
-  // Memtable size of column family "meta", which holds the signal journal
-  // (RocksDB's default). Until a memtable fills and is flushed, a shard's
+  // Memtable size of column family "meta", which holds the journal of
+  // signals and leases (RocksDB's default). Until a memtable fills and is flushed, a shard's
   // memory grows with the writes: these two bound that growth.
   size_t meta_write_buffer_bytes = size_t{64} << 20;
   // Read-ahead of the start-up scan.
