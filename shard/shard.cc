@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "shard/batch_result.h"
+#include "cluster/batch_result.h"
 #include "shard/policy_proto.h"
 #include "shard/routing.h"
 #include "shard/shard_recovery.h"
@@ -334,7 +334,7 @@ absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
   for (int i = 0; i < req.hosts_size(); ++i) {
     const HostPoliteness& h = req.hosts(i);
     auto reject = [&](const absl::Status& s) {
-      AddRejection(i, s, result);
+      cluster::AddRejection(i, s, result);
     };
     absl::StatusOr<std::string> name = NormalizeHost(h.host());
     if (!name.ok()) {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "shard/batch_result.h"
+#include "cluster/batch_result.h"
 #include "shard/learning_record.h"
 #include "shard/shard.h"
 #include "shard/store/url_record_merge.h"
@@ -196,7 +196,7 @@ absl::StatusOr<RenewLeasesResponse> Shard::RenewLeases(
     const uint64_t id = req.lease_ids(i);
     const LeaseTable::Lease* lease = leases_.Find(id);
     if (lease == nullptr || !lease->active) {
-      AddRejection(i,
+      cluster::AddRejection(i,
                    absl::NotFoundError(absl::StrCat(
                        "lease_ids[", i, "]: lease ", id,
                        " is not active (never granted, expired, reported or "
@@ -246,7 +246,7 @@ absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
   BatchResult* result = response.mutable_result();
   for (int i = 0; i < req.reports_size(); ++i) {
     if (absl::Status s = ReportOne(req.reports(i), &response); !s.ok()) {
-      AddRejection(i, s, result);
+      cluster::AddRejection(i, s, result);
       continue;
     }
     result->set_applied(result->applied() + 1);

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "shard/batch_result.h"
+#include "cluster/batch_result.h"
 #include "shard/shard.h"
 #include "shard/signal_keys.h"
 #include "shard/url_id.h"
@@ -31,12 +31,12 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     absl::StatusOr<NormalizedUrl> url =
         NormalizeUrl(signal.url(), options_.url_limits);
     if (!url.ok()) {
-      AddRejection(i, url.status(), result);
+      cluster::AddRejection(i, url.status(), result);
       continue;
     }
     absl::StatusOr<double> time = ItemTime(signal.time(), "time");
     if (!time.ok()) {
-      AddRejection(i, time.status(), result);
+      cluster::AddRejection(i, time.status(), result);
       continue;
     }
     const double t = *time;
@@ -49,7 +49,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     // still count again.)
     const double key_time = signal.time() != 0.0 ? signal.time() : t;
     if (!SignalSource_IsValid(signal.source())) {
-      AddRejection(i,
+      cluster::AddRejection(i,
                    absl::InvalidArgumentError(absl::StrCat(
                        "source: unknown value ", signal.source())),
                    result);
@@ -67,7 +67,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
         continue;
       }
       if (absl::Status s = CheckOwner(url->host(), "url"); !s.ok()) {
-        AddRejection(i, s, result);
+        cluster::AddRejection(i, s, result);
         continue;
       }
       // Registered as if it had been crawled at the signal's time, with the
@@ -80,7 +80,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       const PageId created =
           CreatePage(id, *url, url->host(), model, t, &record);
       if (created == kNoPage) {
-        AddRejection(i,
+        cluster::AddRejection(i,
                      absl::ResourceExhaustedError(
                          "url: the shard's URL text arena is full (4 GiB)"),
                      result);

@@ -5,7 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "shard/batch_result.h"
+#include "cluster/batch_result.h"
 #include "shard/learning_record.h"
 #include "shard/time_text.h"
 #include "shard/shard.h"
@@ -73,13 +73,13 @@ absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
     absl::StatusOr<NormalizedUrl> url =
         NormalizeUrl(spec.url(), options_.url_limits);
     if (!url.ok()) {
-      AddRejection(i, url.status(), result);
+      cluster::AddRejection(i, url.status(), result);
       continue;
     }
     const UrlId id = UrlIdOf(url->spec());
     auto [it, first] = seen.emplace(id, i);
     if (!first) {
-      AddRejection(i,
+      cluster::AddRejection(i,
                    absl::InvalidArgumentError(absl::StrCat(
                        "url: the same URL as item ", it->second,
                        " of this request")),
@@ -88,7 +88,7 @@ absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
     }
     bool created = false;
     if (absl::Status s = UpsertOne(spec, *url, id, &created); !s.ok()) {
-      AddRejection(i, s, result);
+      cluster::AddRejection(i, s, result);
       continue;
     }
     result->set_applied(result->applied() + 1);
@@ -244,7 +244,7 @@ absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(
     absl::StatusOr<NormalizedUrl> url =
         NormalizeUrl(req.urls(i), options_.url_limits);
     if (!url.ok()) {
-      AddRejection(i, url.status(), result);
+      cluster::AddRejection(i, url.status(), result);
       continue;
     }
     const UrlId id = UrlIdOf(url->spec());
@@ -252,7 +252,7 @@ absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(
     absl::StatusOr<UrlRecord> stored =
         page == kNoPage ? absl::NotFoundError("") : store_->GetUrl(id);
     if (!stored.ok() || stored->url() != url->spec()) {
-      AddRejection(i, absl::NotFoundError("url: not known"), result);
+      cluster::AddRejection(i, absl::NotFoundError("url: not known"), result);
       continue;
     }
     RemovePage(page);
