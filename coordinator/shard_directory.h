@@ -10,10 +10,10 @@
 //
 // A shard is live while its last successful probe is less than
 // `failure_timeout` old; with probes every `failure_timeout`/4 a shard that
-// stops answering is out within the timeout (issue: within 2 s), and it is
+// stops answering is out within the timeout, and it is
 // back at its first successful probe.
 //
-// Pure logic: the server probes (gRPC health + stats) and feeds results
+// Pure logic: the server probes (GetStats) and feeds results
 // with `now`.
 #ifndef RECRAWL_COORDINATOR_SHARD_DIRECTORY_H_
 #define RECRAWL_COORDINATOR_SHARD_DIRECTORY_H_

@@ -1,4 +1,4 @@
-// The main job (issue 6): a simulated web crawled by a local cluster, once
+// The main job: a simulated web crawled by a local cluster, once
 // with the shards ranking by GREEDY-NCIS and once by GREEDY (signals
 // ignored), on the same web (same seed), each on a fresh cluster under
 // data_dir/<policy>; the bandwidth goes R → 1.5R → R at thirds of the run.

@@ -1,4 +1,4 @@
-// The coordinator under load (issue 5): four shard_server processes and a
+// The coordinator under load (docs/benchmarks.md, "Coordinator"): four shard_server processes and a
 // coordinator_server on loopback, driven through the client library.
 // Measures, each next to a baseline from the same run:
 //  (a) leased URLs/s through the coordinator at a bandwidth R that does not

@@ -524,7 +524,7 @@ TEST_F(CoordinatorServerTest, AKilledShardIsOutAndGetsItsReportsBack) {
   shards_[2]->Stop(SIGKILL);
   const auto killed = std::chrono::steady_clock::now();
   ASSERT_TRUE(WaitFor([&] { return LiveShards() == 2; })) << Log("coordinator");
-  // The target is 2 s; recorded, not asserted (a loaded machine).
+  // The target is 2 s; recorded, not asserted (a loaded machine).
   RecordProperty("seconds_until_out",
                  std::to_string(std::chrono::duration<double>(
                                     std::chrono::steady_clock::now() - killed)

@@ -1,4 +1,4 @@
-// The durability test: a real shard process under a stream of
+// Durability: a real shard process under a stream of
 // signals, leases and reports is killed with SIGKILL; after a restart every
 // acknowledged signal and report is there and no lease is lost.
 //

@@ -1,4 +1,5 @@
-// Throughput of a real shard server over gRPC on loopback (issue 4):
+// Throughput of a real shard server over gRPC on loopback (docs/benchmarks.md,
+// "Shard at 10^5, 10^6 and 10^7 URLs"):
 // signals over one stream, leases and reports in batches (one request at a
 // time, then several at once), next to RocksDB's raw put rate measured in
 // the same run.
@@ -7,8 +8,7 @@
 //   bazel-bin/services/shard_server_benchmark
 //       --server=bazel-bin/services/shard_server --urls=1000000
 //
-// Client and server share the machine's cores, as the issue's orientation
-// numbers do.
+// Client and server share the machine's cores, as in the main job.
 #include <signal.h>
 
 #include <algorithm>

@@ -291,7 +291,7 @@ TEST(LearningTest, MatchesTheExactMaximumLikelihoodFit) {
   }
 }
 
-// The convergence test: a population of pages with known
+// Convergence: a population of pages with known
 // parameters, learnt from a wrong prior; after enough crawls the estimates
 // are within 10% of the truth.
 TEST(LearningTest, ConvergesOnSyntheticPopulation) {

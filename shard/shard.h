@@ -8,7 +8,7 @@
 //
 // State. The hot per-URL state lives in memory: the scheduling index
 // (shard/index/) ranks pages, PageTable holds what signals, picks and
-// reports need besides (DESIGN.md: a shard cannot read RocksDB per signal or
+// reports need besides (docs/design.md, "Why memory first": a shard cannot read RocksDB per signal or
 // per pick). Every mutation is also written to the UrlStore, as whole
 // records for new URLs and as blind patches (UrlStore::Batch::PatchUrl)
 // for hot updates, one WriteBatch per request; a request is acknowledged

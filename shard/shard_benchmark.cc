@@ -1,4 +1,4 @@
-// The shard core's throughput, memory and start-up (issue 4's benchmarks),
+// The shard core's throughput, memory and start-up (docs/benchmarks.md, "Shard at 10^5, 10^6 and 10^7 URLs"),
 // next to RocksDB's raw put rate measured in the same run:
 //
 //   bazel run -c opt //shard:shard_benchmark -- --urls=1000000

@@ -1,4 +1,4 @@
-// The estimator convergence test, through the shard: URLs with
+// Estimator convergence through the shard: URLs with
 // known change models, wrong priors, signals and crawl reports as a crawler
 // and its pingers would send them; after enough crawls the shard's
 // estimates of Δ, λ, ν are within 10% of the truth.

@@ -36,7 +36,7 @@ std::string SyntheticUrl(int64_t i);
 // without touching anyone else's cached files.
 void EvictFromPageCache(const std::string& dir);
 
-// The baseline the ratios are against: RocksDB alone under `dir`,
+// The baseline the shard benchmarks' ratios are against: RocksDB alone under `dir`,
 // random 8-byte keys, 120-byte values, WriteBatch of 1000, WAL on, default
 // options. Returns records per second.
 double RawPutRate(const std::string& dir, int64_t n);
