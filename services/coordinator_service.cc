@@ -17,6 +17,7 @@
 #include "coordinator/routing.h"
 #include "services/grpc_status.h"
 #include "services/parse_errors.h"
+#include "services/signal_acks.h"
 #include "spdlog/spdlog.h"
 
 namespace recrawl {
@@ -432,98 +433,49 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
     grpc::ServerContext* context, grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
   grpc::Status status = authorizer_->Check(*context, "StreamSignals", kPing);
   if (!status.ok()) return status;
-  // Client batches in order; each is acknowledged once all its parts are,
-  // and acks go out in order. Written by whichever thread completes the
-  // batch at the head, under `mu`.
-  struct Pending {
-    SignalBatchAck ack;
-    int outstanding = 0;
-  };
-  struct State {
-    absl::Mutex mu;
-    std::deque<std::shared_ptr<Pending>> order ABSL_GUARDED_BY(mu);
-    bool open ABSL_GUARDED_BY(mu) = true;
-    grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream;
-    bool Drained() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return order.empty(); }
-    void Flush() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-      while (!order.empty() && order.front()->outstanding == 0) {
-        SortRejected(order.front()->ack.mutable_result());
-        auto* unknown = order.front()->ack.mutable_unknown_indexes();
-        std::sort(unknown->begin(), unknown->end());
-        if (open) open = stream->Write(order.front()->ack);
-        order.pop_front();
-      }
-    }
-  };
-  auto state = std::make_shared<State>();
-  state->stream = stream;
-
+  // The acks outlive this call only in callbacks that ran before
+  // AwaitDrained returned.
+  auto acks = std::make_shared<OrderedSignalAcks>(
+      [stream](const SignalBatchAck& ack) { return stream->Write(ack); });
   SignalBatch batch;
   while (stream->Read(&batch)) {
     status = CheckBatchSize("signals", batch.signals_size());
     if (!status.ok()) break;
-    auto pending = std::make_shared<Pending>();
-    pending->ack.set_sequence(batch.sequence());
-    BatchResult* result = pending->ack.mutable_result();
+    SignalBatchAck ack;
+    ack.set_sequence(batch.sequence());
+    BatchResult* result = ack.mutable_result();
     const std::vector<std::vector<int>> items = SplitByShard(
         batch.signals_size(), num_shards_,
-        [&](int i) { return coordinator::ShardOfUrl(batch.signals(i).url(), options_.routing, num_shards_); },
+        [&](int i) {
+          return coordinator::ShardOfUrl(batch.signals(i).url(), options_.routing, num_shards_);
+        },
         result);
     std::vector<std::pair<Route, std::vector<int>>> parts;
     for (int s = 0; s < num_shards_; ++s) {
       if (items[s].empty()) continue;
       absl::StatusOr<Route> route = LiveShard(s);
       if (!route.ok()) {
-        for (int i : items[s]) {
-          Reject(i, grpc::StatusCode::UNAVAILABLE, std::string(route.status().message()), result);
-        }
+        for (int i : items[s]) cluster::AddRejection(i, route.status(), result);
         continue;
       }
       parts.emplace_back(*route, items[s]);
     }
-    pending->outstanding = static_cast<int>(parts.size());
-    {
-      absl::MutexLock lock(&state->mu);
-      state->order.push_back(pending);
-      state->Flush();
-    }
+    std::shared_ptr<OrderedSignalAcks::Batch> pending =
+        acks->Add(std::move(ack), static_cast<int>(parts.size()));
     for (auto& [route, indexes] : parts) {
       SignalBatch part;
       part.set_sync(batch.sync());
       // Moved: `batch` is read into afresh.
       for (int i : indexes) *part.add_signals() = std::move(*batch.mutable_signals(i));
-      signal_streams_.Send(
-          route.shard, route.address, std::move(part),
-          [state, pending, indexes = indexes, shard = route.shard](const grpc::Status& s,
-                                                                   const SignalBatchAck& ack) {
-            absl::MutexLock lock(&state->mu);
-            SignalBatchAck& out = pending->ack;
-            if (s.ok()) {
-              MergeResult(ack.result(), indexes, out.mutable_result());
-              out.set_counted(out.counted() + ack.counted());
-              out.set_registered(out.registered() + ack.registered());
-              out.set_duplicate(out.duplicate() + ack.duplicate());
-              out.set_stale(out.stale() + ack.stale());
-              out.set_unknown(out.unknown() + ack.unknown());
-              for (uint32_t k : ack.unknown_indexes()) {
-                if (k < indexes.size()) out.add_unknown_indexes(static_cast<uint32_t>(indexes[k]));
-              }
-            } else {
-              for (int i : indexes) {
-                Reject(i, s.error_code(), absl::StrCat("shard ", shard, ": ", s.error_message()),
-                       out.mutable_result());
-              }
-            }
-            --pending->outstanding;
-            state->Flush();
-          });
+      signal_streams_.Send(route.shard, route.address, std::move(part),
+                           [acks, pending, indexes = indexes, shard = route.shard](
+                               const grpc::Status& s, const SignalBatchAck& part_ack) {
+                             acks->PartDone(pending, shard, indexes, s, part_ack);
+                           });
     }
   }
   // Every batch read gets its ack before the stream ends.
-  {
-    absl::MutexLock lock(&state->mu);
-    state->mu.Await(absl::Condition(state.get(), &State::Drained));
-  }
+  acks->AwaitDrained();
   // A batch that did not parse ended the stream: say why.
   if (status.ok()) {
     if (std::optional<grpc::Status> error = TakeParseError()) return *error;
