@@ -15,7 +15,10 @@
 #include "cluster/limits.h"
 #include "coordinator/lease_rounds.h"
 #include "coordinator/routing.h"
+#include "services/batch_scatter.h"
+#include "services/coordinator_requests.h"
 #include "services/grpc_status.h"
+#include "services/lease_calls.h"
 #include "services/parse_errors.h"
 #include "services/signal_acks.h"
 #include "spdlog/spdlog.h"
@@ -41,61 +44,6 @@ constexpr Roles kFetch{Role::kFetcher, Role::kOperator, Role::kInternal};
 constexpr Roles kPing{Role::kPinger, Role::kOperator, Role::kInternal};
 constexpr Roles kOperate{Role::kOperator, Role::kInternal};
 
-CoordinatorMode ToProto(Mode mode) {
-  switch (mode) {
-    case Mode::kMerge:
-      return COORDINATOR_MODE_MERGE;
-    case Mode::kSplitEqual:
-      return COORDINATOR_MODE_SPLIT_EQUAL;
-    case Mode::kSplitAdaptive:
-      return COORDINATOR_MODE_SPLIT_ADAPTIVE;
-  }
-  return COORDINATOR_MODE_UNSPECIFIED;
-}
-
-// The holder and duration limits are the shards' (cluster/limits.h);
-// checked here too so that a fetcher's error is its own and not a shard's.
-grpc::Status CheckHolder(const std::string& holder) {
-  if (holder.size() <= cluster::kMaxHolderBytes) return grpc::Status::OK;
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                      absl::StrCat("holder: ", holder.size(), " bytes, more than ",
-                                   cluster::kMaxHolderBytes));
-}
-
-grpc::Status CheckLeaseDuration(double seconds) {
-  if (std::isfinite(seconds) && seconds >= 0.0 && seconds <= cluster::kMaxLeaseDuration) {
-    return grpc::Status::OK;
-  }
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                      absl::StrCat("lease_duration: must be in [0, ", cluster::kMaxLeaseDuration,
-                                   "] seconds (0: the default), got ", seconds));
-}
-
-// The shard of a cluster lease id, or INVALID_ARGUMENT naming `field`.
-absl::StatusOr<int> ShardOfClusterLease(uint64_t lease_id, int num_shards, const char* field) {
-  const int shard = coordinator::ShardOfLeaseId(lease_id);
-  if (shard < num_shards) return shard;
-  return absl::InvalidArgumentError(absl::StrCat(field, ": ", lease_id, " names shard ", shard,
-                                                 " of a cluster of ", num_shards,
-                                                 "; not a lease of this coordinator"));
-}
-
-// A call that failed because the shard did not answer (as opposed to one
-// it answered with an error).
-bool Unreachable(const grpc::Status& status) {
-  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-         status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
-         status.error_code() == grpc::StatusCode::CANCELLED;
-}
-
-// A call that failed because the shard is down (no connection), which takes
-// it out for every request at once. A call that only ran out of time is a
-// slow answer under load, not death: its items fail for this request, and
-// the health probes decide whether the shard is out.
-bool Down(const grpc::Status& status) {
-  return status.error_code() == grpc::StatusCode::UNAVAILABLE;
-}
-
 }  // namespace
 
 CoordinatorServiceImpl::CoordinatorServiceImpl(coordinator::Coordinator* core, const Clock* clock,
@@ -112,6 +60,13 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(coordinator::Coordinator* core, c
       num_shards_(core->directory().num_shards()),
       signal_streams_(channels, num_shards_),
       last_stats_(num_shards_),
+      scatter_{channels, num_shards_, options.shard_batch_deadline,
+               [this](int shard) -> absl::StatusOr<std::string> {
+                 absl::StatusOr<Route> route = LiveShard(shard);
+                 if (!route.ok()) return route.status();
+                 return route->address;
+               },
+               [this](int shard) { ShardFailed(shard); }},
       forwarding_(channels,
                   [this](int shard) -> absl::StatusOr<std::string> {
                     absl::StatusOr<Route> route = LiveShard(shard);
@@ -152,101 +107,13 @@ void CoordinatorServiceImpl::ShardFailed(int shard) {
 
 // ---------------------------------------------------------------- fetchers
 
-// The shard calls of one fetcher's Lease, over gRPC: each step calls the
-// shards concerned in parallel with the request's deadline, and collects
-// the leases granted.
-class CoordinatorServiceImpl::LeaseCalls : public coordinator::LeaseShards {
- public:
-  LeaseCalls(CoordinatorServiceImpl* service, std::vector<std::string> addresses,
-             const std::string& holder, double lease_duration)
-      : service_(service),
-        addresses_(std::move(addresses)),
-        holder_(holder),
-        lease_duration_(lease_duration) {}
-
-  bool DeliverHeld(int shard) override { return service_->forwarding_.DeliverBeforeLeasing(shard); }
-
-  std::vector<std::optional<std::vector<double>>> Peek(double time,
-                                                       const std::vector<int>& asked) override {
-    ShardCalls<PeekTopRequest, PeekTopResponse> calls;
-    for (size_t s = 0; s < asked.size(); ++s) {
-      if (asked[s] == 0) continue;
-      PeekTopRequest& request = AddShardCall(&calls, static_cast<int>(s), addresses_[s])->request;
-      request.set_time(time);
-      request.set_k(static_cast<uint32_t>(asked[s]));
-      request.set_values_only(true);
-    }
-    CallInParallel(service_->channels_, service_->options_.shard_deadline, &ShardAsync::PeekTop,
-                   &calls);
-    std::vector<std::optional<std::vector<double>>> values(asked.size());
-    for (const auto& call : calls) {
-      if (!service_->CallOk("PeekTop", call->shard, call->address, call->status)) continue;
-      std::vector<double>& v = values[call->shard].emplace();
-      for (const Candidate& c : call->response.candidates()) v.push_back(c.value());
-    }
-    return values;
-  }
-
-  std::vector<std::optional<std::vector<double>>> Lease(
-      const std::vector<std::vector<double>>& slots) override {
-    ShardCalls<LeaseRequest, LeaseResponse> calls;
-    for (size_t s = 0; s < slots.size(); ++s) {
-      if (slots[s].empty()) continue;
-      LeaseRequest& request = AddShardCall(&calls, static_cast<int>(s), addresses_[s])->request;
-      for (double t : slots[s]) request.add_slot_times(t);
-      request.set_holder(holder_);
-      request.set_lease_duration(lease_duration_);
-      request.set_request_id(service_->next_request_id_++);
-    }
-    CallInParallel(service_->channels_, service_->options_.shard_deadline, &ShardAsync::Lease,
-                   &calls);
-    std::vector<std::optional<std::vector<double>>> values(slots.size());
-    for (const auto& call : calls) {
-      const int s = call->shard;
-      if (!service_->CallOk("Lease", s, call->address, call->status)) {
-        // It may have granted leases nobody will get.
-        service_->forwarding_.Abandon(s, call->request.request_id());
-        continue;
-      }
-      std::vector<double>& v = values[s].emplace();
-      for (const LeasedUrl& l : call->response.leases()) {
-        CoordinatorLease& lease = leases_.emplace_back();
-        lease.set_url(l.url());
-        lease.set_lease_id(coordinator::ClusterLeaseId(s, l.lease_id()));
-        lease.set_slot_time(l.slot_time());
-        lease.set_deadline(l.deadline());
-        lease.set_value(l.value());
-        lease.set_shard_index(static_cast<uint32_t>(s));
-        v.push_back(l.value());
-      }
-    }
-    return values;
-  }
-
-  // The leases granted, by slot time.
-  std::vector<CoordinatorLease> TakeLeases() {
-    std::sort(leases_.begin(), leases_.end(),
-              [](const CoordinatorLease& a, const CoordinatorLease& b) {
-                return a.slot_time() < b.slot_time();
-              });
-    return std::move(leases_);
-  }
-
- private:
-  CoordinatorServiceImpl* const service_;
-  const std::vector<std::string> addresses_;
-  const std::string& holder_;
-  const double lease_duration_;
-  std::vector<CoordinatorLease> leases_;
-};
-
 bool CoordinatorServiceImpl::CallOk(const char* method, int shard, const std::string& address,
                                     const grpc::Status& status) {
   if (status.ok()) return true;
   spdlog::warn("{} on shard {} at {}: {}", method, shard, address, status.error_message());
   // Out for every request if it did not answer; for this one only if it
   // answered with an error or late.
-  if (Down(status)) ShardFailed(shard);
+  if (ShardIsDown(status)) ShardFailed(shard);
   return false;
 }
 
@@ -267,8 +134,12 @@ std::vector<CoordinatorLease> CoordinatorServiceImpl::LeaseSlots(int max_urls, d
     for (int s = 0; s < num_shards_; ++s) addresses[s] = core_->directory().shard(s).address;
     *next_slot_time = core_->NextSlotTime(now);
   }
-  LeaseCalls calls(this, std::move(addresses), holder,
-                   lease_duration > 0.0 ? lease_duration : options_.lease_duration);
+  ShardLeaseCalls calls(
+      {channels_, &forwarding_, options_.shard_deadline, &next_request_id_,
+       [this](const char* method, int shard, const std::string& address,
+              const grpc::Status& status) { return CallOk(method, shard, address, status); }},
+      std::move(addresses), holder,
+      lease_duration > 0.0 ? lease_duration : options_.lease_duration);
   coordinator::RunLeaseRounds(std::move(slots), mode, std::move(live), core_, &mu_, &calls);
   return calls.TakeLeases();
 }
@@ -283,13 +154,10 @@ grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
                           absl::StrCat("max_urls: must be in [1, ", options_.max_lease_batch,
                                        "] (--max_lease_batch), got ", request->max_urls()));
   }
-  if (status.ok()) status = CheckHolder(request->holder());
-  if (status.ok()) status = CheckLeaseDuration(request->lease_duration());
-  if (status.ok() && !(std::isfinite(request->lookahead()) && request->lookahead() >= 0.0)) {
-    status = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          absl::StrCat("lookahead: must be finite seconds >= 0, got ",
-                                       request->lookahead()));
-  }
+  if (status.ok()) status = ToGrpcStatus(CheckHolder(request->holder()));
+  if (status.ok()) status = ToGrpcStatus(CheckLeaseDuration(request->lease_duration()));
+  if (status.ok()) status = ToGrpcStatus(CheckLookahead(request->lookahead()));
+
   if (status.ok()) {
     double next = 0.0;
     std::vector<CoordinatorLease> leases =
@@ -312,8 +180,8 @@ grpc::Status CoordinatorServiceImpl::StreamLeases(grpc::ServerContext* context,
                                                   const StreamLeasesRequest* request,
                                                   grpc::ServerWriter<CoordinatorLease>* writer) {
   grpc::Status status = authorizer_->Check(*context, "StreamLeases", kFetch);
-  if (status.ok()) status = CheckHolder(request->holder());
-  if (status.ok()) status = CheckLeaseDuration(request->lease_duration());
+  if (status.ok()) status = ToGrpcStatus(CheckHolder(request->holder()));
+  if (status.ok()) status = ToGrpcStatus(CheckLeaseDuration(request->lease_duration()));
   while (status.ok() && !context->IsCancelled()) {
     double next = 0.0;
     std::vector<CoordinatorLease> leases =
@@ -342,30 +210,21 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
   if (status.ok()) status = CheckBatchSize("reports", request->reports_size());
   if (!status.ok()) return status;
   BatchResult* result = response->mutable_result();
-  const std::vector<std::vector<int>> items = SplitByShard(
-      request->reports_size(), num_shards_,
-      [&](int i) -> absl::StatusOr<int> {
-        const CrawlReport& report = request->reports(i);
-        switch (report.target_case()) {
-          case CrawlReport::kLeaseId:
-            return ShardOfClusterLease(report.lease_id(), num_shards_, "lease_id");
-          case CrawlReport::kUrl:
-            return coordinator::ShardOfUrl(report.url(), options_.routing, num_shards_);
-          default:
-            return absl::InvalidArgumentError("target: a lease_id or a url is required");
-        }
-      },
-      result);
+  auto shard_of = [&](int i) -> absl::StatusOr<int> {
+    const CrawlReport& report = request->reports(i);
+    switch (report.target_case()) {
+      case CrawlReport::kLeaseId:
+        return ShardOfClusterLease(report.lease_id(), num_shards_, "lease_id");
+      case CrawlReport::kUrl:
+        return coordinator::ShardOfUrl(report.url(), options_.routing, num_shards_);
+      default:
+        return absl::InvalidArgumentError("target: a lease_id or a url is required");
+    }
+  };
 
   // The reports of each shard, with the shard's own lease ids; those of a
-  // shard that is out (or does not answer now) are held for its return.
-  std::vector<bool> live;
-  std::vector<std::string> addresses(num_shards_);
-  {
-    absl::MutexLock lock(&mu_);
-    live = core_->directory().Live(clock_->Now());
-    for (int s = 0; s < num_shards_; ++s) addresses[s] = core_->directory().shard(s).address;
-  }
+  // shard that is out (or does not answer now) are held for its return (a
+  // report applied twice is rejected the second time).
   auto hold = [&](int shard, const std::vector<int>& indexes, const ReportCrawlsRequest& part) {
     for (size_t k = 0; k < indexes.size(); ++k) {
       if (!forwarding_.Hold(shard, part.reports(static_cast<int>(k)))) {
@@ -378,52 +237,26 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
       result->set_applied(result->applied() + 1);
     }
   };
-  ShardCalls<ReportCrawlsRequest, ReportCrawlsResponse> calls;
-  for (int s = 0; s < num_shards_; ++s) {
-    if (items[s].empty()) continue;
-    auto call = std::make_unique<ShardCall<ReportCrawlsRequest, ReportCrawlsResponse>>();
-    call->shard = s;
-    call->address = addresses[s];
-    call->indexes = items[s];
-    call->request.set_sync(request->sync());
-    for (int i : items[s]) {
-      CrawlReport* report = call->request.add_reports();
-      *report = request->reports(i);
-      if (report->target_case() == CrawlReport::kLeaseId) {
-        report->set_lease_id(coordinator::ShardLeaseId(report->lease_id()));
-      }
-    }
-    if (live[s]) {
-      calls.push_back(std::move(call));
-    } else {
-      hold(s, call->indexes, call->request);
-    }
-  }
-  CallInParallel(
-      channels_, options_.shard_batch_deadline,
-      &ShardAsync::ReportCrawls,
-      &calls);
+  ReportCrawlsRequest base;
+  base.set_sync(request->sync());
+  const auto calls = scatter_.Run<ReportCrawlsRequest, ReportCrawlsResponse>(
+      request->reports_size(), shard_of, base,
+      [&](int i, ReportCrawlsRequest* part) {
+        CrawlReport* report = part->add_reports();
+        *report = request->reports(i);
+        if (report->target_case() == CrawlReport::kLeaseId) {
+          report->set_lease_id(coordinator::ShardLeaseId(report->lease_id()));
+        }
+      },
+      &ShardAsync::ReportCrawls, result, hold);
   for (const auto& call : calls) {
-    if (call->status.ok()) {
-      MergeResult(call->response.result(), call->indexes, result);
-      response->set_changed(response->changed() + call->response.changed());
-      response->set_unchanged(response->unchanged() + call->response.unchanged());
-      response->set_failed(response->failed() + call->response.failed());
-      response->set_gone(response->gone() + call->response.gone());
-      response->set_undecided(response->undecided() + call->response.undecided());
-    } else if (Unreachable(call->status)) {
-      // Maybe applied, maybe not: held and sent again (a report applied
-      // twice is rejected the second time).
-      if (Down(call->status)) ShardFailed(call->shard);
-      hold(call->shard, call->indexes, call->request);
-    } else {
-      for (int i : call->indexes) {
-        Reject(i, call->status.error_code(),
-               absl::StrCat("shard ", call->shard, ": ", call->status.error_message()), result);
-      }
-    }
+    if (!call->status.ok()) continue;
+    response->set_changed(response->changed() + call->response.changed());
+    response->set_unchanged(response->unchanged() + call->response.unchanged());
+    response->set_failed(response->failed() + call->response.failed());
+    response->set_gone(response->gone() + call->response.gone());
+    response->set_undecided(response->undecided() + call->response.undecided());
   }
-  SortRejected(result);
   return grpc::Status::OK;
 }
 
@@ -506,21 +339,8 @@ grpc::Status CoordinatorServiceImpl::SetBandwidth(grpc::ServerContext* context,
                                                   BandwidthState* response) {
   grpc::Status status = authorizer_->Check(*context, "SetBandwidth", kOperate);
   if (!status.ok()) return status;
-  Mode mode = Mode::kMerge;
-  switch (request->mode()) {
-    case COORDINATOR_MODE_UNSPECIFIED:
-    case COORDINATOR_MODE_MERGE:
-      break;
-    case COORDINATOR_MODE_SPLIT_EQUAL:
-      mode = Mode::kSplitEqual;
-      break;
-    case COORDINATOR_MODE_SPLIT_ADAPTIVE:
-      mode = Mode::kSplitAdaptive;
-      break;
-    default:
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          absl::StrCat("mode: unknown value ", request->mode()));
-  }
+  absl::StatusOr<Mode> mode = ModeFromProto(request->mode());
+  if (!mode.ok()) return ToGrpcStatus(mode.status());
   absl::MutexLock lock(&mu_);
   const double now = clock_->Now();
   if (request->has_bandwidth()) {
@@ -530,7 +350,7 @@ grpc::Status CoordinatorServiceImpl::SetBandwidth(grpc::ServerContext* context,
     spdlog::info("bandwidth set to {} crawls/s", request->bandwidth());
   }
   if (request->mode() != COORDINATOR_MODE_UNSPECIFIED) {
-    core_->SetMode(mode, now);
+    core_->SetMode(*mode, now);
     spdlog::info("mode set to {}", CoordinatorMode_Name(request->mode()));
   }
   response->set_bandwidth(core_->bandwidth());
@@ -632,45 +452,6 @@ void CoordinatorServiceImpl::RefreshShardStats() {
   }
 }
 
-// Routes the items of a batch request to their shards and calls those in
-// parallel; items of a shard that is out or fails are rejected with its
-// status.
-template <typename Request, typename Response, typename ShardOf, typename AddItem>
-ShardCalls<Request, Response> CoordinatorServiceImpl::RouteBatch(
-    int size, ShardOf shard_of, const Request& base, AddItem add_item,
-    ShardMethod<Request, Response> method, BatchResult* result) {
-  const std::vector<std::vector<int>> items = SplitByShard(size, num_shards_, shard_of, result);
-  ShardCalls<Request, Response> calls;
-  for (int s = 0; s < num_shards_; ++s) {
-    if (items[s].empty()) continue;
-    absl::StatusOr<Route> route = LiveShard(s);
-    if (!route.ok()) {
-      for (int i : items[s]) {
-        Reject(i, grpc::StatusCode::UNAVAILABLE, std::string(route.status().message()), result);
-      }
-      continue;
-    }
-    ShardCall<Request, Response>* call = AddShardCall(&calls, s, route->address);
-    call->indexes = items[s];
-    call->request = base;
-    for (int i : items[s]) add_item(i, &call->request);
-  }
-  CallInParallel(channels_, options_.shard_batch_deadline, method, &calls);
-  for (const auto& call : calls) {
-    if (call->status.ok()) {
-      MergeResult(call->response.result(), call->indexes, result);
-      continue;
-    }
-    if (Down(call->status)) ShardFailed(call->shard);
-    for (int i : call->indexes) {
-      Reject(i, call->status.error_code(),
-             absl::StrCat("shard ", call->shard, ": ", call->status.error_message()), result);
-    }
-  }
-  SortRejected(result);
-  return calls;
-}
-
 grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
                                                 const UpsertUrlsRequest* request,
                                                 UpsertUrlsResponse* response) {
@@ -678,7 +459,7 @@ grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
   if (!status.ok()) return status;
   UpsertUrlsRequest base;
   base.set_sync(request->sync());
-  const auto calls = RouteBatch<UpsertUrlsRequest, UpsertUrlsResponse>(
+  const auto calls = scatter_.Run<UpsertUrlsRequest, UpsertUrlsResponse>(
       request->urls_size(),
       [&](int i) {
         // The URL alone decides its shard; the shard checks that a
@@ -700,7 +481,7 @@ grpc::Status CoordinatorServiceImpl::ReleaseLeases(grpc::ServerContext* context,
   grpc::Status status = authorizer_->Check(*context, "ReleaseLeases", kFetch);
   if (status.ok()) status = CheckBatchSize("lease_ids", request->lease_ids_size());
   if (!status.ok()) return status;
-  const auto calls = RouteBatch<ReleaseLeasesRequest, ReleaseLeasesResponse>(
+  const auto calls = scatter_.Run<ReleaseLeasesRequest, ReleaseLeasesResponse>(
       request->lease_ids_size(),
       [&](int i) {
         return ShardOfClusterLease(request->lease_ids(i), num_shards_, "lease_ids");
@@ -722,11 +503,11 @@ grpc::Status CoordinatorServiceImpl::RenewLeases(grpc::ServerContext* context,
                                                  FetchRenewResponse* response) {
   grpc::Status status = authorizer_->Check(*context, "RenewLeases", kFetch);
   if (status.ok()) status = CheckBatchSize("lease_ids", request->lease_ids_size());
-  if (status.ok()) status = CheckLeaseDuration(request->lease_duration());
+  if (status.ok()) status = ToGrpcStatus(CheckLeaseDuration(request->lease_duration()));
   if (!status.ok()) return status;
   RenewLeasesRequest base;
   base.set_lease_duration(request->lease_duration());
-  const auto calls = RouteBatch<RenewLeasesRequest, RenewLeasesResponse>(
+  const auto calls = scatter_.Run<RenewLeasesRequest, RenewLeasesResponse>(
       request->lease_ids_size(),
       [&](int i) {
         return ShardOfClusterLease(request->lease_ids(i), num_shards_, "lease_ids");
@@ -756,7 +537,7 @@ grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
   if (!status.ok()) return status;
   DeleteUrlsRequest base;
   base.set_sync(request->sync());
-  RouteBatch<DeleteUrlsRequest, DeleteUrlsResponse>(
+  scatter_.Run<DeleteUrlsRequest, DeleteUrlsResponse>(
       request->urls_size(),
       [&](int i) { return coordinator::ShardOfUrl(request->urls(i), options_.routing, num_shards_); }, base,
       [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
@@ -773,7 +554,7 @@ grpc::Status CoordinatorServiceImpl::SetHostPoliteness(grpc::ServerContext* cont
   if (!status.ok()) return status;
   SetHostPolitenessRequest base;
   base.set_sync(request->sync());
-  RouteBatch<SetHostPolitenessRequest, SetHostPolitenessResponse>(
+  scatter_.Run<SetHostPolitenessRequest, SetHostPolitenessResponse>(
       request->hosts_size(),
       [&](int i) { return coordinator::ShardOfHostName(request->hosts(i).host(), options_.routing, num_shards_); },
       base, [&](int i, SetHostPolitenessRequest* part) { *part->add_hosts() = request->hosts(i); },
@@ -794,7 +575,7 @@ grpc::Status CoordinatorServiceImpl::GetUrlState(grpc::ServerContext* context,
   grpc::ClientContext call;
   channels_->Prepare(&call, options_.shard_deadline);
   status = channels_->Stub(route->address)->GetUrlState(&call, *request, response);
-  if (Down(status)) ShardFailed(*shard);
+  if (ShardIsDown(status)) ShardFailed(*shard);
   // The lease id a fetcher holds is the cluster's (it names the shard);
   // show that one, so that an operator can match the two.
   if (status.ok() && response->has_lease()) {

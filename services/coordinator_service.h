@@ -24,6 +24,7 @@
 #include "services/auth.h"
 #include "services/clock.h"
 #include "services/coordinator_metrics.h"
+#include "services/batch_scatter.h"
 #include "services/coordinator_shards.h"
 #include "services/coordinator_signals.h"
 #include "services/shard_forwarding.h"
@@ -110,7 +111,6 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   void RefreshShardStats();
 
  private:
-  class LeaseCalls;
   struct Route {
     int shard;
     std::string address;
@@ -132,16 +132,6 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // The role check of an operator's batch RPC, then its size.
   grpc::Status CheckBatchCall(const grpc::ServerContext& context, const char* method,
                               const char* field, int size) const;
-  // Routes a batch request of `size` items: shard_of(i) is item i's shard
-  // (an error rejects the item), add_item(i, part) copies it into its
-  // shard's copy of `base`, `method` is the shard's RPC. Items
-  // of a shard that is out or fails are rejected in `result` with its
-  // status, the others merged, rejections in request order. Returns the
-  // calls for their other counters.
-  template <typename Request, typename Response, typename ShardOf, typename AddItem>
-  ShardCalls<Request, Response> RouteBatch(int size, ShardOf shard_of, const Request& base,
-                                           AddItem add_item, ShardMethod<Request, Response> method,
-                                           BatchResult* result);
 
   coordinator::Coordinator* const core_ ABSL_PT_GUARDED_BY(mu_);
   const Clock* const clock_;
@@ -158,6 +148,8 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // logged when its refusal changes, not at every probe.
   std::map<std::string, std::string> last_refusal_ ABSL_GUARDED_BY(mu_);
 
+  // Batch writes by shard.
+  const BatchScatter scatter_;
   // Held reports and lease releases owed to the shards.
   ShardForwarding forwarding_;
   // Lease requests' ids (LeaseRequest.request_id), from a random start so

@@ -45,6 +45,22 @@ class ShardChannels {
   std::map<std::string, std::unique_ptr<ShardService::Stub>> stubs_ ABSL_GUARDED_BY(mu_);
 };
 
+// A call that failed because the shard did not answer (as opposed to one
+// it answered with an error): what it sent may or may not have applied.
+inline bool ShardDidNotAnswer(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+         status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+         status.error_code() == grpc::StatusCode::CANCELLED;
+}
+
+// A call that failed because the shard is down (no connection), which takes
+// it out for every request at once. A call that only ran out of time is a
+// slow answer under load, not death: its items fail for this request, and
+// the health probes decide whether the shard is out.
+inline bool ShardIsDown(const grpc::Status& status) {
+  return status.error_code() == grpc::StatusCode::UNAVAILABLE;
+}
+
 // One unary call to one shard, for a batch of them in parallel. `indexes`
 // are the positions in the client's request of the items sent to the
 // shard, to map its per-item statuses back.
