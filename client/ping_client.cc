@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/shard.grpc.pb.h"
-#include "shard/url.h"
 
 namespace recrawl {
 namespace client {
@@ -62,7 +61,7 @@ absl::Status PingClient::Route(const ShardMap& map) {
         absl::StrCat("shard map: ", map.num_shards(), " shards but ",
                      map.addresses_size(), " addresses"));
   }
-  absl::StatusOr<shard::Routing> routing = shard::RoutingOfHashName(map.hash());
+  absl::StatusOr<cluster::Routing> routing = cluster::RoutingOfHashName(map.hash());
   if (!routing.ok()) {
     // A rule this client does not know: everything goes through the
     // coordinator, which routes it.
@@ -102,13 +101,12 @@ int PingClient::routed_shards() const {
 PingClient::Destination& PingClient::DestinationOf(const Signal& signal,
                                                    absl::Status* error) {
   if (num_shards_ == 0) return *coordinator_;
-  absl::StatusOr<shard::NormalizedUrl> url = shard::NormalizeUrl(signal.url());
-  if (!url.ok()) {
-    *error = url.status();
+  absl::StatusOr<int> s = cluster::ShardOfUrl(signal.url(), routing_, num_shards_);
+  if (!s.ok()) {
+    *error = s.status();
     return *coordinator_;
   }
-  const int s = shard::OwnerOfHost(url->host(), routing_, num_shards_);
-  return shards_[s] != nullptr ? *shards_[s] : *coordinator_;
+  return shards_[*s] != nullptr ? *shards_[*s] : *coordinator_;
 }
 
 absl::Status PingClient::Add(Signal signal) {

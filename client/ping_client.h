@@ -27,7 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "client/client_options.h"
 #include "client/rpc.h"
-#include "shard/routing.h"
+#include "cluster/routing.h"
 #include "client/signal_stream.h"
 #include "proto/coordinator.grpc.pb.h"
 
@@ -119,7 +119,7 @@ class PingClient {
   Rpc rpc_;
   const PingOptions ping_;
   int num_shards_ = 0;
-  shard::Routing routing_ = shard::Routing::kSite;  // the shard map's
+  cluster::Routing routing_ = cluster::Routing::kSite;  // the shard map's
   // By shard index (null: through the coordinator), then the coordinator.
   std::vector<std::unique_ptr<Destination>> shards_;
   std::unique_ptr<Destination> coordinator_;

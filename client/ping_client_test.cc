@@ -11,8 +11,8 @@
 #include "client/fake_services.h"
 #include "client/test_util.h"
 #include "gtest/gtest.h"
-#include "shard/routing.h"
-#include "shard/url_id.h"
+#include "cluster/routing.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace client {
@@ -170,7 +170,7 @@ TEST_F(PingClientTest, RoutesStraightToTheOwningShards) {
   map.add_live(true);
   map.add_live(true);
   map.add_live(false);
-  map.set_hash(std::string(shard::RoutingHashName(shard::Routing::kSite)));
+  map.set_hash(std::string(cluster::RoutingHashName(cluster::Routing::kSite)));
   fake_.SetShardMap(map);
 
   PingOptions p = Batches(4);
@@ -180,7 +180,7 @@ TEST_F(PingClientTest, RoutesStraightToTheOwningShards) {
   std::set<std::string> want[3];
   for (int i = 0; i < 30; ++i) {
     const std::string url = Url(i);
-    want[shard::ShardOfHost(absl::StrCat("site", i, ".com"), 3)].insert(url);
+    want[cluster::ShardOfHost(absl::StrCat("site", i, ".com"), 3)].insert(url);
     ASSERT_TRUE(client->Add(SignalFor(url, 1.0)).ok());
   }
   ASSERT_TRUE(client->Add(SignalFor("ftp://x/", 1.0)).ok());

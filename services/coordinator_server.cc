@@ -52,7 +52,7 @@
 #include "services/coordinator_shards.h"
 #include "services/parse_errors.h"
 #include "services/server_lifecycle.h"
-#include "shard/routing.h"
+#include "cluster/routing.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, shards, "", "Comma-separated shard addresses host:port");
@@ -163,14 +163,14 @@ int Main() {
     spdlog::error("{}", std::string(mode.status().message()));
     return 2;
   }
-  absl::StatusOr<shard::Routing> routing = shard::ParseRouting(absl::GetFlag(FLAGS_routing));
+  absl::StatusOr<cluster::Routing> routing = cluster::ParseRouting(absl::GetFlag(FLAGS_routing));
   if (!routing.ok()) {
     spdlog::error("--{}", std::string(routing.status().message()));
     return 2;
   }
   coordinator::CoordinatorOptions options;
   options.num_shards = absl::GetFlag(FLAGS_num_shards);
-  options.directory.routing = std::string(shard::RoutingName(*routing));
+  options.directory.routing = std::string(cluster::RoutingName(*routing));
   options.bandwidth = absl::GetFlag(FLAGS_bandwidth);
   options.mode = *mode;
   options.pacer.grace = absl::GetFlag(FLAGS_grace);

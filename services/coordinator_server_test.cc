@@ -29,7 +29,7 @@
 #include "services/http_get.h"
 #include "services/server_process.h"
 #include "services/test_certificates.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace services {
@@ -59,7 +59,7 @@ int HostOf(const CoordinatorLease& lease) {
   return std::stoi(lease.url().substr(std::string("https://host").size()));
 }
 int OwnerOf(int i, int num_shards) {
-  return shard::ShardOfHost(absl::StrCat("host", i, ".example"), num_shards);
+  return cluster::ShardOfHost(absl::StrCat("host", i, ".example"), num_shards);
 }
 
 // A report of the crawl of `lease` at its slot time.
@@ -265,7 +265,7 @@ TEST_F(CoordinatorServerTest, AUrlHasOneOwnerWhateverItsPolitenessHost) {
   std::string other;
   for (int i = 0; other.empty(); ++i) {
     const std::string site = absl::StrCat("other", i, ".org");
-    if (shard::ShardOfHost(site, 2) != shard::ShardOfHost("example.com", 2)) other = site;
+    if (cluster::ShardOfHost(site, 2) != cluster::ShardOfHost("example.com", 2)) other = site;
   }
   spec->set_politeness_host(other);
   ASSERT_TRUE(stub_->UpsertUrls(Context(kOperator).get(), upsert, &upserted).ok());

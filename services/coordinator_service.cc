@@ -14,7 +14,7 @@
 #include "cluster/batch_result.h"
 #include "cluster/limits.h"
 #include "coordinator/lease_rounds.h"
-#include "coordinator/routing.h"
+#include "cluster/routing.h"
 #include "services/batch_scatter.h"
 #include "services/coordinator_requests.h"
 #include "services/grpc_status.h"
@@ -216,7 +216,7 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
       case CrawlReport::kLeaseId:
         return ShardOfClusterLease(report.lease_id(), num_shards_, "lease_id");
       case CrawlReport::kUrl:
-        return coordinator::ShardOfUrl(report.url(), options_.routing, num_shards_);
+        return cluster::ShardOfUrl(report.url(), options_.routing, num_shards_);
       default:
         return absl::InvalidArgumentError("target: a lease_id or a url is required");
     }
@@ -280,7 +280,7 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
     const std::vector<std::vector<int>> items = SplitByShard(
         batch.signals_size(), num_shards_,
         [&](int i) {
-          return coordinator::ShardOfUrl(batch.signals(i).url(), options_.routing, num_shards_);
+          return cluster::ShardOfUrl(batch.signals(i).url(), options_.routing, num_shards_);
         },
         result);
     std::vector<std::pair<Route, std::vector<int>>> parts;
@@ -328,7 +328,7 @@ grpc::Status CoordinatorServiceImpl::GetShardMap(grpc::ServerContext* context,
     response->add_addresses(core_->directory().shard(s).address);
     response->add_live(core_->directory().IsLive(s, now));
   }
-  response->set_hash(std::string(shard::RoutingHashName(options_.routing)));
+  response->set_hash(std::string(cluster::RoutingHashName(options_.routing)));
   return grpc::Status::OK;
 }
 
@@ -464,7 +464,7 @@ grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
       [&](int i) {
         // The URL alone decides its shard; the shard checks that a
         // politeness host goes with it.
-        return coordinator::ShardOfUrl(request->urls(i).url(), options_.routing, num_shards_);
+        return cluster::ShardOfUrl(request->urls(i).url(), options_.routing, num_shards_);
       },
       base, [&](int i, UpsertUrlsRequest* part) { *part->add_urls() = request->urls(i); },
       &ShardAsync::UpsertUrls,
@@ -539,7 +539,7 @@ grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
   base.set_sync(request->sync());
   scatter_.Run<DeleteUrlsRequest, DeleteUrlsResponse>(
       request->urls_size(),
-      [&](int i) { return coordinator::ShardOfUrl(request->urls(i), options_.routing, num_shards_); }, base,
+      [&](int i) { return cluster::ShardOfUrl(request->urls(i), options_.routing, num_shards_); }, base,
       [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
       &ShardAsync::DeleteUrls,
       response->mutable_result());
@@ -556,7 +556,7 @@ grpc::Status CoordinatorServiceImpl::SetHostPoliteness(grpc::ServerContext* cont
   base.set_sync(request->sync());
   scatter_.Run<SetHostPolitenessRequest, SetHostPolitenessResponse>(
       request->hosts_size(),
-      [&](int i) { return coordinator::ShardOfHostName(request->hosts(i).host(), options_.routing, num_shards_); },
+      [&](int i) { return cluster::ShardOfHostName(request->hosts(i).host(), options_.routing, num_shards_); },
       base, [&](int i, SetHostPolitenessRequest* part) { *part->add_hosts() = request->hosts(i); },
       &ShardAsync::SetHostPoliteness,
       response->mutable_result());
@@ -568,7 +568,7 @@ grpc::Status CoordinatorServiceImpl::GetUrlState(grpc::ServerContext* context,
                                                  UrlState* response) {
   grpc::Status status = authorizer_->Check(*context, "GetUrlState", kFetch);
   if (!status.ok()) return status;
-  absl::StatusOr<int> shard = coordinator::ShardOfUrl(request->url(), options_.routing, num_shards_);
+  absl::StatusOr<int> shard = cluster::ShardOfUrl(request->url(), options_.routing, num_shards_);
   if (!shard.ok()) return ToGrpcStatus(shard.status());
   absl::StatusOr<Route> route = LiveShard(*shard);
   if (!route.ok()) return ToGrpcStatus(route.status());

@@ -28,7 +28,7 @@
 #include "services/coordinator_shards.h"
 #include "services/coordinator_signals.h"
 #include "services/shard_forwarding.h"
-#include "shard/routing.h"
+#include "cluster/routing.h"
 
 namespace recrawl {
 namespace services {
@@ -54,7 +54,7 @@ struct CoordinatorServiceOptions {
   // Crawl reports held for shards that are out, in all.
   size_t max_held_reports = 1000000;
   // How URLs are routed to shards (the shards' stores must agree).
-  shard::Routing routing = shard::Routing::kSite;
+  cluster::Routing routing = cluster::Routing::kSite;
 };
 
 class CoordinatorServiceImpl final : public CoordinatorService::Service {

@@ -95,7 +95,7 @@ absl::StatusOr<shard::ShardOptions> OptionsFromFlags() {
   o.shard_index = absl::GetFlag(FLAGS_shard_index);
   o.num_shards = absl::GetFlag(FLAGS_num_shards);
   if (const std::string name = absl::GetFlag(FLAGS_routing); !name.empty()) {
-    absl::StatusOr<shard::Routing> routing = shard::ParseRouting(name);
+    absl::StatusOr<cluster::Routing> routing = cluster::ParseRouting(name);
     if (!routing.ok()) return routing.status();
     o.routing = *routing;
   }

@@ -288,7 +288,7 @@ void Run() {
     }
     int64_t records = 0;
     absl::StatusOr<shard::ScanStats> scan = (*store)->ScanUrls(
-        [&records](shard::UrlId, const shard::UrlRecord&) { ++records; });
+        [&records](cluster::UrlId, const shard::UrlRecord&) { ++records; });
     if (!scan.ok()) {
       std::fprintf(stderr, "%s\n", scan.status().ToString().c_str());
       std::exit(1);

@@ -24,34 +24,34 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
 
 // The records, as written and as read.
 struct JournalSignal {
-  UrlId url;
+  cluster::UrlId url;
   double time;
   uint64_t key;
 };
 
 struct JournalState {
-  UrlId url;
+  cluster::UrlId url;
   uint16_t n_cis;
   uint64_t filter;
   float latest;
 };
 
 struct JournalLease {
-  UrlId url;
+  cluster::UrlId url;
   uint64_t id;
   double deadline;
   absl::string_view holder;  // at most kMaxJournalHolder bytes
 };
 
 struct JournalLeaseEnd {
-  UrlId url;
+  cluster::UrlId url;
   uint64_t id;
 };
 

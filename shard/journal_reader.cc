@@ -23,22 +23,22 @@ bool JournalReader::ForEachRecord(absl::string_view entry,
     const char* p = entry.data() + i;
     const size_t left = entry.size() - i;
     if (p[0] == kJournalSignalTag && left >= kJournalSignalBytes) {
-      visit.signal({GetFixed<UrlId>(p + 1), GetFixed<double>(p + 9),
+      visit.signal({GetFixed<cluster::UrlId>(p + 1), GetFixed<double>(p + 9),
                     GetFixed<uint64_t>(p + 17)});
       i += kJournalSignalBytes;
     } else if (p[0] == kJournalStateTag && left >= kJournalStateBytes) {
-      visit.state({GetFixed<UrlId>(p + 1), GetFixed<uint16_t>(p + 9),
+      visit.state({GetFixed<cluster::UrlId>(p + 1), GetFixed<uint16_t>(p + 9),
                    GetFixed<uint64_t>(p + 11), GetFixed<float>(p + 19)});
       i += kJournalStateBytes;
     } else if (p[0] == kJournalLeaseTag && left >= kJournalLeaseBytes &&
                left - kJournalLeaseBytes >= GetFixed<uint16_t>(p + 25)) {
       const uint16_t holder = GetFixed<uint16_t>(p + 25);
-      visit.lease({GetFixed<UrlId>(p + 1), GetFixed<uint64_t>(p + 9),
+      visit.lease({GetFixed<cluster::UrlId>(p + 1), GetFixed<uint64_t>(p + 9),
                    GetFixed<double>(p + 17),
                    absl::string_view(p + kJournalLeaseBytes, holder)});
       i += kJournalLeaseBytes + holder;
     } else if (p[0] == kJournalLeaseEndTag && left >= kJournalLeaseEndBytes) {
-      visit.lease_end({GetFixed<UrlId>(p + 1), GetFixed<uint64_t>(p + 9)});
+      visit.lease_end({GetFixed<cluster::UrlId>(p + 1), GetFixed<uint64_t>(p + 9)});
       i += kJournalLeaseEndBytes;
     } else {
       return false;
@@ -48,7 +48,7 @@ bool JournalReader::ForEachRecord(absl::string_view entry,
 }
 
 bool JournalReader::ForEachUrl(absl::string_view entry,
-                               absl::FunctionRef<void(UrlId)> visit) {
+                               absl::FunctionRef<void(cluster::UrlId)> visit) {
   return ForEachRecord(
       entry, {[&](const JournalSignal& s) { visit(s.url); },
               [&](const JournalState& s) { visit(s.url); },

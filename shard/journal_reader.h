@@ -10,7 +10,7 @@
 #include "absl/strings/string_view.h"
 #include "shard/journal_format.h"
 #include "shard/store/url_store.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -53,7 +53,7 @@ class JournalReader {
   // ahead passes over an entry before its records are applied); false as
   // ForEachRecord.
   static bool ForEachUrl(absl::string_view entry,
-                         absl::FunctionRef<void(UrlId)> visit);
+                         absl::FunctionRef<void(cluster::UrlId)> visit);
 
  private:
   const UrlStore* const store_;

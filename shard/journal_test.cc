@@ -16,7 +16,7 @@
 #include "shard/journal_reader.h"
 #include "shard/journal_writer.h"
 #include "shard/store/url_store.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -63,10 +63,10 @@ TEST(JournalFormatTest, EntriesRoundTrip) {
   ASSERT_EQ(ends.size(), 1u);
   EXPECT_EQ(ends[0].url, 6u);
   EXPECT_EQ(ends[0].id, 78u);
-  std::vector<UrlId> urls;
+  std::vector<cluster::UrlId> urls;
   EXPECT_TRUE(JournalReader::ForEachUrl(
-      entry, [&](UrlId url) { urls.push_back(url); }));
-  EXPECT_EQ(urls, (std::vector<UrlId>{1, 9, ~uint64_t{0}, 5, 6, 7}));
+      entry, [&](cluster::UrlId url) { urls.push_back(url); }));
+  EXPECT_EQ(urls, (std::vector<cluster::UrlId>{1, 9, ~uint64_t{0}, 5, 6, 7}));
   // A torn entry or an unknown tag: the whole records before it, and false.
   signals.clear();
   states.clear();
@@ -92,25 +92,25 @@ TEST(JournalFormatTest, RecordLayout) {
   };
   JournalWriter writer(/*window=*/8);
   writer.AddSignal({1, 2.5, 3});
-  EXPECT_EQ(writer.entry(), "S" + bytes(UrlId{1}) + bytes(2.5) +
+  EXPECT_EQ(writer.entry(), "S" + bytes(cluster::UrlId{1}) + bytes(2.5) +
                                 bytes(uint64_t{3}));
   EXPECT_EQ(writer.entry().size(), kJournalSignalBytes);
 
   JournalWriter state(/*window=*/8);
   state.AddState({9, 4, 5, 0.5f});
-  EXPECT_EQ(state.entry(), "F" + bytes(UrlId{9}) + bytes(uint16_t{4}) +
+  EXPECT_EQ(state.entry(), "F" + bytes(cluster::UrlId{9}) + bytes(uint16_t{4}) +
                                bytes(uint64_t{5}) + bytes(0.5f));
   EXPECT_EQ(state.entry().size(), kJournalStateBytes);
 
   JournalWriter lease(/*window=*/8);
   lease.AddLease({5, 77, 1234.5, "f1"});
-  EXPECT_EQ(lease.entry(), "L" + bytes(UrlId{5}) + bytes(uint64_t{77}) +
+  EXPECT_EQ(lease.entry(), "L" + bytes(cluster::UrlId{5}) + bytes(uint64_t{77}) +
                                bytes(1234.5) + bytes(uint16_t{2}) + "f1");
   EXPECT_EQ(lease.entry().size(), kJournalLeaseBytes + 2);
 
   JournalWriter end(/*window=*/8);
   end.AddLeaseEnd({6, 78});
-  EXPECT_EQ(end.entry(), "E" + bytes(UrlId{6}) + bytes(uint64_t{78}));
+  EXPECT_EQ(end.entry(), "E" + bytes(cluster::UrlId{6}) + bytes(uint64_t{78}));
   EXPECT_EQ(end.entry().size(), kJournalLeaseEndBytes);
 
   // A holder is cut to what its size field can say.
@@ -235,10 +235,10 @@ TEST_F(JournalTest, EntriesAreNumberedFromOneAndReadBack) {
   EXPECT_FALSE(reader.empty());
   EXPECT_EQ(reader.first_seq(), 1u);
   EXPECT_EQ(reader.last_seq(), 2u);
-  std::vector<UrlId> urls;
+  std::vector<cluster::UrlId> urls;
   EXPECT_TRUE(JournalReader::ForEachUrl(
-      entries[1].second, [&](UrlId url) { urls.push_back(url); }));
-  EXPECT_EQ(urls, (std::vector<UrlId>{2, 2}));
+      entries[1].second, [&](cluster::UrlId url) { urls.push_back(url); }));
+  EXPECT_EQ(urls, (std::vector<cluster::UrlId>{2, 2}));
 }
 
 TEST_F(JournalTest, AnEmptyJournalReadsAsEmpty) {
@@ -294,10 +294,10 @@ TEST_F(JournalTest, PagesThatLeaveTheWindowAreFolded) {
   JournalReader reader(store_.get());
   const auto entries = ReadAll(&reader);
   ASSERT_EQ(entries.size(), 7u);
-  std::vector<UrlId> urls;
+  std::vector<cluster::UrlId> urls;
   JournalReader::ForEachUrl(entries[3].second,
-                            [&](UrlId url) { urls.push_back(url); });
-  EXPECT_EQ(urls, (std::vector<UrlId>{9, 7}));  // the signal, then the fold
+                            [&](cluster::UrlId url) { urls.push_back(url); });
+  EXPECT_EQ(urls, (std::vector<cluster::UrlId>{9, 7}));  // the signal, then the fold
 }
 
 TEST_F(JournalTest, FoldsAreSpreadOverEntries) {

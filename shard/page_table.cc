@@ -41,14 +41,14 @@ absl::string_view GetEntry(const HugePageVector<char>& arena, size_t offset,
 PageTable::PageTable()
     : ids_(0, Hash{&slots_}, Eq{&slots_}) {}
 
-PageId PageTable::Find(UrlId id) const {
+PageId PageTable::Find(cluster::UrlId id) const {
   auto it = ids_.find(ByUrl{id});
   return it == ids_.end() ? kNoPage : *it;
 }
 
-PageId PageTable::Add(UrlId id) { return TryAdd(id); }
+PageId PageTable::Add(cluster::UrlId id) { return TryAdd(id); }
 
-PageId PageTable::TryAdd(UrlId id) {
+PageId PageTable::TryAdd(cluster::UrlId id) {
   const PageId page = NewSlot(id);
   if (!ids_.insert(page).second) {
     slots_[page] = PageSlot();
@@ -58,11 +58,11 @@ PageId PageTable::TryAdd(UrlId id) {
   return page;
 }
 
-PageId PageTable::AddUnindexed(UrlId id) {
+PageId PageTable::AddUnindexed(cluster::UrlId id) {
   return NewSlot(id);
 }
 
-PageId PageTable::NewSlot(UrlId id) {
+PageId PageTable::NewSlot(cluster::UrlId id) {
   PageId page;
   if (!free_.empty()) {
     page = free_.back();

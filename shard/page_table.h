@@ -25,7 +25,7 @@
 #include "shard/learning.h"
 #include "shard/index/huge_page_allocator.h"
 #include "shard/string_interner.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -38,7 +38,7 @@ inline constexpr uint32_t kNoCrawlState = ~uint32_t{0};
 // 48 bytes; a URL that learns or has a content digest has 100 more in the
 // PageTable's crawl-state table.
 struct PageSlot {
-  UrlId id = 0;
+  cluster::UrlId id = 0;
   // Bloom filter of the keys of the signals counted since the last crawl
   // (signal_keys.h).
   uint64_t signal_filter = 0;
@@ -75,22 +75,22 @@ class PageTable {
   PageTable& operator=(const PageTable&) = delete;
 
   // The page of `id`, or kNoPage.
-  PageId Find(UrlId id) const;
+  PageId Find(cluster::UrlId id) const;
   // A fresh slot for `id`, which must not be present.
-  PageId Add(UrlId id);
+  PageId Add(cluster::UrlId id);
   // A fresh slot for `id`, or kNoPage if it is present (one lookup, where
   // Find and Add take two).
-  PageId TryAdd(UrlId id);
+  PageId TryAdd(cluster::UrlId id);
 
   // Bulk loading (start-up): slots added with AddUnindexed, whose ids the
   // caller knows to be distinct, are not found until IndexAll, which
   // inserts them all at once, each looked up ahead of its insertion so that
   // the cache misses of a million random inserts overlap. Only on a table
   // whose every slot was added this way.
-  PageId AddUnindexed(UrlId id);
+  PageId AddUnindexed(cluster::UrlId id);
   void IndexAll();
   // Loads the table's lines for `id` into the cache (ahead of a Find).
-  void Prefetch(UrlId id) const { ids_.prefetch(ByUrl{id}); }
+  void Prefetch(cluster::UrlId id) const { ids_.prefetch(ByUrl{id}); }
   // Frees the page and its URL text; the id may be handed out again.
   void Remove(PageId page);
 
@@ -146,7 +146,7 @@ class PageTable {
   // The set's elements are page ids; it hashes and compares them by their
   // slot's UrlId, and looks up by UrlId directly (transparent functors).
   struct ByUrl {
-    UrlId id;
+    cluster::UrlId id;
   };
   struct Hash {
     using is_transparent = void;
@@ -158,8 +158,8 @@ class PageTable {
   struct Eq {
     using is_transparent = void;
     const HugePageVector<PageSlot>* slots;
-    UrlId Id(PageId p) const { return (*slots)[p].id; }
-    UrlId Id(ByUrl k) const { return k.id; }
+    cluster::UrlId Id(PageId p) const { return (*slots)[p].id; }
+    cluster::UrlId Id(ByUrl k) const { return k.id; }
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const {
       return Id(a) == Id(b);
@@ -169,7 +169,7 @@ class PageTable {
   static constexpr uint32_t kNoPath = ~uint32_t{0};
 
   // A fresh slot for `id`, not in ids_.
-  PageId NewSlot(UrlId id);
+  PageId NewSlot(cluster::UrlId id);
   void FreePath(PageId page);
   void CompactArena();
 

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -59,7 +59,7 @@ TEST(PageTableTest, ManyAddsAndRemovesKeepEverythingConsistent) {
   const int n = 40000;
   for (int i = 0; i < n; ++i) {
     const std::string path = absl::StrCat("/", std::string(40, 'p'), i);
-    const PageId p = table.Add(Fingerprint64(path));
+    const PageId p = table.Add(cluster::Fingerprint64(path));
     ASSERT_TRUE(table.SetUrl(p, absl::StrCat("https://h", i % 7, ".com"),
                              path));
     pages.push_back(p);
@@ -70,12 +70,12 @@ TEST(PageTableTest, ManyAddsAndRemovesKeepEverythingConsistent) {
   }
   EXPECT_EQ(table.size(), static_cast<size_t>(n / 5));
   for (int i = 0; i < n; i += 5) {
-    ASSERT_EQ(table.Find(Fingerprint64(paths[i])), pages[i]);
+    ASSERT_EQ(table.Find(cluster::Fingerprint64(paths[i])), pages[i]);
     ASSERT_EQ(table.Url(pages[i]),
               absl::StrCat("https://h", i % 7, ".com", paths[i]));
   }
   for (int i = 1; i < n; i += 5) {
-    ASSERT_EQ(table.Find(Fingerprint64(paths[i])), kNoPage);
+    ASSERT_EQ(table.Find(cluster::Fingerprint64(paths[i])), kNoPage);
   }
   EXPECT_GT(table.MemoryBytes(), 0u);
 }
@@ -84,12 +84,12 @@ TEST(PageTableTest, ManyAddsAndRemovesKeepEverythingConsistent) {
 TEST(PageTableTest, UnindexedPagesAreFoundAfterIndexAll) {
   PageTable table;
   std::vector<PageId> pages;
-  for (UrlId id = 1; id <= 1000; ++id) pages.push_back(table.AddUnindexed(id));
+  for (cluster::UrlId id = 1; id <= 1000; ++id) pages.push_back(table.AddUnindexed(id));
   table.Remove(pages[499]);  // id 500, e.g. a malformed record
   EXPECT_EQ(table.Find(7), kNoPage);
   table.IndexAll();
   EXPECT_EQ(table.size(), 999u);
-  for (UrlId id = 1; id <= 1000; ++id) {
+  for (cluster::UrlId id = 1; id <= 1000; ++id) {
     table.Prefetch(id);
     ASSERT_EQ(table.Find(id), id == 500 ? kNoPage : pages[id - 1]) << id;
   }

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "cluster/batch_result.h"
 #include "shard/policy_proto.h"
-#include "shard/routing.h"
+#include "cluster/routing.h"
 #include "shard/shard_recovery.h"
 #include "shard/time_text.h"
 
@@ -82,22 +82,22 @@ absl::Status Shard::Start(double now) {
     }
     next_lease_id_ = std::max<uint64_t>(meta->lease_id_limit(), 1);
     // Stores made before site routing say nothing: they route by host.
-    absl::StatusOr<Routing> stored =
-        meta->routing().empty() ? Routing::kHost : ParseRouting(meta->routing());
+    absl::StatusOr<cluster::Routing> stored =
+        meta->routing().empty() ? cluster::Routing::kHost : cluster::ParseRouting(meta->routing());
     if (!stored.ok()) return stored.status();
     if (options_.routing.has_value() && *options_.routing != *stored) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "the store routes URLs by ", RoutingName(*stored), ", not by ",
-          RoutingName(*options_.routing),
+          "the store routes URLs by ", cluster::RoutingName(*stored), ", not by ",
+          cluster::RoutingName(*options_.routing),
           ": a cluster keeps the routing its stores were made with (leave "
           "--routing out, and run the coordinator with --routing=",
-          RoutingName(*stored), ")"));
+          cluster::RoutingName(*stored), ")"));
     }
     routing_ = *stored;
   } else if (!absl::IsNotFound(meta.status())) {
     return meta.status();
   } else {
-    routing_ = options_.routing.value_or(Routing::kSite);
+    routing_ = options_.routing.value_or(cluster::Routing::kSite);
   }
   // Ids below the stored limit may have been handed out before a crash:
   // start a new block.
@@ -245,7 +245,7 @@ void Shard::WriteMeta() {
   *meta.mutable_policy() = PolicyToProto(policy_);
   meta.set_t_delay(t_delay_);
   meta.set_lease_id_limit(lease_id_limit_);
-  meta.set_routing(std::string(RoutingName(routing_)));
+  meta.set_routing(std::string(cluster::RoutingName(routing_)));
   batch_.PutShardMeta(meta);
 }
 
@@ -288,7 +288,7 @@ absl::StatusOr<double> Shard::ItemTime(double t, const char* field) const {
 }
 
 int32_t Shard::OwnerOf(absl::string_view host) const {
-  return OwnerOfHost(host, routing_, static_cast<int32_t>(options_.num_shards));
+  return cluster::OwnerOfHost(host, routing_, static_cast<int32_t>(options_.num_shards));
 }
 
 absl::Status Shard::CheckOwner(absl::string_view host,
@@ -299,7 +299,7 @@ absl::Status Shard::CheckOwner(absl::string_view host,
   }
   return absl::FailedPreconditionError(absl::StrCat(
       field, ": host \"", host, "\" belongs to shard ", owner, " of ",
-      options_.num_shards, " (by ", RoutingName(routing_), "), this is shard ",
+      options_.num_shards, " (by ", cluster::RoutingName(routing_), "), this is shard ",
       options_.shard_index));
 }
 
@@ -336,7 +336,7 @@ absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
     auto reject = [&](const absl::Status& s) {
       cluster::AddRejection(i, s, result);
     };
-    absl::StatusOr<std::string> name = NormalizeHost(h.host());
+    absl::StatusOr<std::string> name = cluster::NormalizeHost(h.host());
     if (!name.ok()) {
       reject(absl::InvalidArgumentError(
           absl::StrCat("host: ", name.status().message())));
@@ -418,7 +418,7 @@ ShardStats Shard::GetStats(double now) {
   ShardStats s;
   s.set_shard_index(options_.shard_index);
   s.set_num_shards(options_.num_shards);
-  s.set_routing(std::string(RoutingName(routing_)));
+  s.set_routing(std::string(cluster::RoutingName(routing_)));
   s.set_time(now_);
   s.set_urls(pages_.size());
   s.set_hosts(hosts_.size());

@@ -61,9 +61,9 @@
 #include "shard/page_table.h"
 #include "shard/probe_queue.h"
 #include "shard/rate_window.h"
-#include "shard/routing.h"
+#include "cluster/routing.h"
 #include "shard/store/url_store.h"
-#include "shard/url.h"
+#include "cluster/url.h"
 
 namespace recrawl {
 namespace shard {
@@ -75,7 +75,7 @@ struct ShardOptions {
   uint32_t num_shards = 1;
   // The routing rule of a new store (default: site). A store keeps the one
   // it was made with; a different one given here is refused.
-  std::optional<Routing> routing;
+  std::optional<cluster::Routing> routing;
 
   // The crawl value function and T_DELAY (main paper App. C) of a new
   // store; a store keeps the ones last set (SetPolicy) unless overridden.
@@ -110,7 +110,7 @@ struct ShardOptions {
 
   // Input limits.
   int max_batch_items = 10000;
-  UrlLimits url_limits;
+  cluster::UrlLimits url_limits;
   size_t max_holder_bytes = cluster::kMaxHolderBytes;
   size_t max_digest_bytes = 64;
   double max_importance = 1e12;
@@ -296,9 +296,9 @@ class Shard {
 
   // shard_urls.cc
   // `id` is UrlIdOf(url.spec()).
-  absl::Status UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
-                         UrlId id, bool* created);
-  PageId CreatePage(UrlId id, const NormalizedUrl& url, absl::string_view host,
+  absl::Status UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl& url,
+                         cluster::UrlId id, bool* created);
+  PageId CreatePage(cluster::UrlId id, const cluster::NormalizedUrl& url, absl::string_view host,
                     const policy::PageParams& model, double last_crawl,
                     UrlRecord* record);
 
@@ -355,7 +355,7 @@ class Shard {
   LeaseRequestLog lease_requests_;
 
   // Settings.
-  Routing routing_ = Routing::kSite;
+  cluster::Routing routing_ = cluster::Routing::kSite;
   policy::CrawlPolicy policy_;
   double t_delay_ = 0.0;
   uint64_t next_lease_id_ = 1;

@@ -308,7 +308,7 @@ void Restarts(const std::string& dir, int64_t n, double now) {
     const Clock::time_point start = Clock::now();
     std::unique_ptr<UrlStore> store = Check(UrlStore::Open(dir + "/shard"));
     int64_t records = 0;
-    Check(store->ScanUrls([&records](UrlId, const UrlRecord&) { ++records; }));
+    Check(store->ScanUrls([&records](cluster::UrlId, const UrlRecord&) { ++records; }));
     std::printf("store alone, warm: open + scan %.2f s (%lld records)\n",
                 Seconds(start), static_cast<long long>(records));
   }

@@ -11,7 +11,7 @@
 #include "shard/shard.h"
 #include "shard/store/url_record_merge.h"
 #include "shard/time_text.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -19,7 +19,7 @@ namespace {
 
 // The fingerprint kept in memory for a content digest.
 uint32_t DigestFingerprint(const std::string& digest) {
-  return static_cast<uint32_t>(Fingerprint64(digest));
+  return static_cast<uint32_t>(cluster::Fingerprint64(digest));
 }
 
 void ClearLease(UrlRecord* patch) {
@@ -274,10 +274,10 @@ absl::Status Shard::ReportOne(const CrawlReport& report,
       break;
     }
     case CrawlReport::kUrl: {
-      absl::StatusOr<NormalizedUrl> url =
-          NormalizeUrl(report.url(), options_.url_limits);
+      absl::StatusOr<cluster::NormalizedUrl> url =
+          cluster::NormalizeUrl(report.url(), options_.url_limits);
       if (!url.ok()) return url.status();
-      page = pages_.Find(UrlIdOf(url->spec()));
+      page = pages_.Find(cluster::UrlIdOf(url->spec()));
       if (page == kNoPage) return absl::NotFoundError("url: not known");
       break;
     }

@@ -14,8 +14,8 @@
 #include "shard/learning_record.h"
 #include "shard/signal_keys.h"
 #include "shard/store/parallel_scan.h"
-#include "shard/url.h"
-#include "shard/url_id.h"
+#include "cluster/url.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -59,7 +59,7 @@ size_t PathBegin(absl::string_view url) {
 // A record as start-up needs it, decoded on a scanning thread
 // (store/parallel_scan.h).
 struct Shard::Recovery::LoadedUrl {
-  UrlId id = 0;
+  cluster::UrlId id = 0;
   // Why the record is skipped, or nullptr.
   const char* malformed = nullptr;
   std::string url;
@@ -92,7 +92,7 @@ absl::StatusOr<ScanStats> Shard::Recovery::LoadUrls() {
   last_id_.assign(std::max(shard_.options_.startup_threads, 1), std::nullopt);
   absl::StatusOr<ScanStats> urls = ParallelScanUrls<LoadedUrl>(
       *shard_.store_, shard_.options_.startup_threads,
-      [this](UrlId id, const UrlRecord& record, LoadedUrl* out) {
+      [this](cluster::UrlId id, const UrlRecord& record, LoadedUrl* out) {
         out->id = id;
         DecodeRecord(record, out);
       },
@@ -125,7 +125,7 @@ void Shard::Recovery::DecodeRecord(const UrlRecord& record,
   }
   if (!record.politeness_host().empty()) {
     out->host.assign(record.politeness_host());
-  } else if (absl::StatusOr<NormalizedUrl> n = NormalizeUrl(record.url());
+  } else if (absl::StatusOr<cluster::NormalizedUrl> n = cluster::NormalizeUrl(record.url());
              n.ok()) {
     const absl::string_view host = n->host();
     out->host.assign(host.data(), host.size());
@@ -148,7 +148,7 @@ void Shard::Recovery::DecodeRecord(const UrlRecord& record,
   out->has_digest = record.has_content_digest();
   out->digest =
       out->has_digest
-          ? static_cast<uint32_t>(Fingerprint64(record.content_digest()))
+          ? static_cast<uint32_t>(cluster::Fingerprint64(record.content_digest()))
           : 0;
   if (record.has_signal_filter()) {
     out->signal_filter = record.signal_filter();
@@ -196,7 +196,7 @@ void Shard::Recovery::LoadUrl(int part, const LoadedUrl& u) {
   }
   // A part's scan goes in key order, which is id order: an id not above the
   // previous one is a duplicate (or the store broke its order).
-  std::optional<UrlId>& last_id = last_id_[part];
+  std::optional<cluster::UrlId>& last_id = last_id_[part];
   if (last_id.has_value() && u.id <= *last_id) {
     malformed("duplicate id");
     return;
@@ -331,9 +331,9 @@ absl::Status Shard::Recovery::ReplayJournal() {
         // in cache) with that page's lines, then the records applied to the
         // pages found, in the same order.
         JournalReader::ForEachUrl(
-            entry, [&](UrlId url) { shard_.pages_.Prefetch(url); });
+            entry, [&](cluster::UrlId url) { shard_.pages_.Prefetch(url); });
         found.clear();
-        JournalReader::ForEachUrl(entry, [&](UrlId url) {
+        JournalReader::ForEachUrl(entry, [&](cluster::UrlId url) {
           const PageId page = shard_.pages_.Find(url);
           found.push_back(page);
           if (page == kNoPage) return;

@@ -57,7 +57,7 @@ class Shard::Recovery {
   // By URL prefix (PageSlot::prefix), the id of the URL's own host.
   std::vector<HostId> prefix_host_;
   // The last id loaded of each part of the scan.
-  std::vector<std::optional<UrlId>> last_id_;
+  std::vector<std::optional<cluster::UrlId>> last_id_;
 };
 
 }  // namespace shard

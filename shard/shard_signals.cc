@@ -10,7 +10,7 @@
 #include "cluster/batch_result.h"
 #include "shard/shard.h"
 #include "shard/signal_keys.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -28,8 +28,8 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
   uint32_t counted = 0, registered = 0, duplicate = 0, stale = 0, unknown = 0;
   for (int i = 0; i < batch.signals_size(); ++i) {
     const Signal& signal = batch.signals(i);
-    absl::StatusOr<NormalizedUrl> url =
-        NormalizeUrl(signal.url(), options_.url_limits);
+    absl::StatusOr<cluster::NormalizedUrl> url =
+        cluster::NormalizeUrl(signal.url(), options_.url_limits);
     if (!url.ok()) {
       cluster::AddRejection(i, url.status(), result);
       continue;
@@ -56,7 +56,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       continue;
     }
     const SignalSource source = signal.source();
-    const UrlId id = UrlIdOf(url->spec());
+    const cluster::UrlId id = cluster::UrlIdOf(url->spec());
     const uint64_t key = SignalKey(id, key_time, source);
     const PageId page = pages_.Find(id);
 

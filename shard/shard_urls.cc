@@ -9,7 +9,7 @@
 #include "shard/learning_record.h"
 #include "shard/time_text.h"
 #include "shard/shard.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -67,16 +67,16 @@ absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
   BatchResult* result = response.mutable_result();
   // An existing URL's update reads its stored record, which does not yet
   // hold this batch's writes: a URL given twice is rejected the second time.
-  absl::flat_hash_map<UrlId, int> seen;
+  absl::flat_hash_map<cluster::UrlId, int> seen;
   for (int i = 0; i < req.urls_size(); ++i) {
     const UrlSpec& spec = req.urls(i);
-    absl::StatusOr<NormalizedUrl> url =
-        NormalizeUrl(spec.url(), options_.url_limits);
+    absl::StatusOr<cluster::NormalizedUrl> url =
+        cluster::NormalizeUrl(spec.url(), options_.url_limits);
     if (!url.ok()) {
       cluster::AddRejection(i, url.status(), result);
       continue;
     }
-    const UrlId id = UrlIdOf(url->spec());
+    const cluster::UrlId id = cluster::UrlIdOf(url->spec());
     auto [it, first] = seen.emplace(id, i);
     if (!first) {
       cluster::AddRejection(i,
@@ -98,13 +98,13 @@ absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
   return response;
 }
 
-absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
-                              UrlId id, bool* created) {
+absl::Status Shard::UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl& url,
+                              cluster::UrlId id, bool* created) {
   // The URL decides its owner; a politeness group stays within it.
   if (absl::Status s = CheckOwner(url.host(), "url"); !s.ok()) return s;
   std::string host(url.host());
   if (!spec.politeness_host().empty()) {
-    absl::StatusOr<std::string> given = NormalizeHost(spec.politeness_host());
+    absl::StatusOr<std::string> given = cluster::NormalizeHost(spec.politeness_host());
     if (!given.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("politeness_", given.status().message()));
@@ -114,7 +114,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
       return absl::InvalidArgumentError(absl::StrCat(
           "politeness_host: \"", host, "\" is routed to shard ", OwnerOf(host),
           ", the URL to shard ", options_.shard_index, " (by ",
-          RoutingName(routing_), "): a URL's politeness host must be of the "
+          cluster::RoutingName(routing_), "): a URL's politeness host must be of the "
           "same site as the URL"));
     }
   }
@@ -200,7 +200,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const NormalizedUrl& url,
 }
 
 // A new page in memory and in the index, and its record.
-PageId Shard::CreatePage(UrlId id, const NormalizedUrl& url,
+PageId Shard::CreatePage(cluster::UrlId id, const cluster::NormalizedUrl& url,
                          absl::string_view host,
                          const policy::PageParams& model, double last_crawl,
                          UrlRecord* record) {
@@ -241,13 +241,13 @@ absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(
   DeleteUrlsResponse response;
   BatchResult* result = response.mutable_result();
   for (int i = 0; i < req.urls_size(); ++i) {
-    absl::StatusOr<NormalizedUrl> url =
-        NormalizeUrl(req.urls(i), options_.url_limits);
+    absl::StatusOr<cluster::NormalizedUrl> url =
+        cluster::NormalizeUrl(req.urls(i), options_.url_limits);
     if (!url.ok()) {
       cluster::AddRejection(i, url.status(), result);
       continue;
     }
-    const UrlId id = UrlIdOf(url->spec());
+    const cluster::UrlId id = cluster::UrlIdOf(url->spec());
     const PageId page = pages_.Find(id);
     absl::StatusOr<UrlRecord> stored =
         page == kNoPage ? absl::NotFoundError("") : store_->GetUrl(id);
@@ -265,10 +265,10 @@ absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(
 absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
                                             double now) {
   if (absl::Status s = Advance(now); !s.ok()) return s;
-  absl::StatusOr<NormalizedUrl> url =
-      NormalizeUrl(req.url(), options_.url_limits);
+  absl::StatusOr<cluster::NormalizedUrl> url =
+      cluster::NormalizeUrl(req.url(), options_.url_limits);
   if (!url.ok()) return url.status();
-  const UrlId id = UrlIdOf(url->spec());
+  const cluster::UrlId id = cluster::UrlIdOf(url->spec());
   const PageId page = pages_.Find(id);
   if (page == kNoPage) return absl::NotFoundError("url: not known");
   absl::StatusOr<UrlRecord> record = store_->GetUrl(id);

@@ -163,7 +163,7 @@ TEST_F(ShardUrlsTest, OwnershipFollowsTheSitesJumpHash) {
   for (int i = 0; i < 40; ++i) {
     const std::string site = absl::StrCat("site", i, ".com");
     const UpsertUrlsResponse r = Upsert({Spec("https://www." + site + "/")});
-    if (ShardOfHost(site, 4) == 0) {
+    if (cluster::ShardOfHost(site, 4) == 0) {
       EXPECT_EQ(r.result().applied(), 1u);
       ++ours;
     } else {
@@ -188,7 +188,7 @@ TEST_F(ShardUrlsTest, APolitenessHostMustBeOfTheUrlsSite) {
   std::string site, other;
   for (int i = 0; site.empty() || other.empty(); ++i) {
     const std::string s = absl::StrCat("site", i, ".com");
-    (ShardOfHost(s, 2) == 0 ? site : other) = s;
+    (cluster::ShardOfHost(s, 2) == 0 ? site : other) = s;
   }
   UrlSpec spec = Spec("https://num25." + site + "/x");
   spec.set_politeness_host(site);
@@ -205,14 +205,14 @@ TEST_F(ShardUrlsTest, APolitenessHostMustBeOfTheUrlsSite) {
 // (as every store before site routing) reopens by host, and a shard told
 // to route it by site refuses to start rather than misplace its URLs.
 TEST_F(ShardUrlsTest, AStoreKeepsItsRouting) {
-  options_.routing = Routing::kHost;
+  options_.routing = cluster::Routing::kHost;
   Recreate();
   EXPECT_EQ(shard_->GetStats(now_).routing(), "host");
   options_.routing.reset();
   Open();
   EXPECT_EQ(shard_->GetStats(now_).routing(), "host");
   shard_.reset();
-  options_.routing = Routing::kSite;
+  options_.routing = cluster::Routing::kSite;
   absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir_);
   ASSERT_TRUE(store.ok());
   absl::StatusOr<std::unique_ptr<Shard>> shard =

@@ -23,20 +23,20 @@
 #include <limits>
 
 #include "proto/common.pb.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
 
 // The key of a delivery. The source UNSPECIFIED is OTHER.
-inline uint64_t SignalKey(UrlId url, double time, SignalSource source) {
+inline uint64_t SignalKey(cluster::UrlId url, double time, SignalSource source) {
   if (source == SIGNAL_SOURCE_UNSPECIFIED) source = SIGNAL_SOURCE_OTHER;
   if (time == 0.0) time = 0.0;  // -0.0 and 0.0 are one time
   char bytes[sizeof(url) + sizeof(time) + 1];
   std::memcpy(bytes, &url, sizeof(url));
   std::memcpy(bytes + sizeof(url), &time, sizeof(time));
   bytes[sizeof(bytes) - 1] = static_cast<char>(source);
-  return Fingerprint64(absl::string_view(bytes, sizeof(bytes)));
+  return cluster::Fingerprint64(absl::string_view(bytes, sizeof(bytes)));
 }
 
 // The filter bits of a key: four 6-bit positions from its high bits.

@@ -25,7 +25,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "shard/store/url_store.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -39,12 +39,12 @@ namespace shard {
 template <typename Item>
 absl::StatusOr<ScanStats> ParallelScanUrls(
     const UrlStore& store, int parts,
-    const std::function<void(UrlId, const UrlRecord&, Item*)>& decode,
+    const std::function<void(cluster::UrlId, const UrlRecord&, Item*)>& decode,
     absl::FunctionRef<void(int part, const Item&)> load) {
   if (parts < 1) {
     // No scanning threads: all on the calling thread, as one part.
     Item item;
-    return store.ScanUrls([&](UrlId id, const UrlRecord& record) {
+    return store.ScanUrls([&](cluster::UrlId id, const UrlRecord& record) {
       decode(id, record, &item);
       load(0, item);
     });
@@ -84,11 +84,11 @@ absl::StatusOr<ScanStats> ParallelScanUrls(
   std::vector<absl::StatusOr<ScanStats>> stats(parts);
 
   auto scan = [&](int part) {
-    const UrlId step = ~UrlId{0} / static_cast<UrlId>(parts);
-    const UrlId first = step * static_cast<UrlId>(part);
-    const UrlId last = part + 1 == parts
-                           ? ~UrlId{0}
-                           : step * static_cast<UrlId>(part + 1) - 1;
+    const cluster::UrlId step = ~cluster::UrlId{0} / static_cast<cluster::UrlId>(parts);
+    const cluster::UrlId first = step * static_cast<cluster::UrlId>(part);
+    const cluster::UrlId last = part + 1 == parts
+                           ? ~cluster::UrlId{0}
+                           : step * static_cast<cluster::UrlId>(part + 1) - 1;
     Chunk chunk;
     auto take_empty = [&] {
       q.mu.Await(absl::Condition(&Queue::HasEmpty, &q));
@@ -107,7 +107,7 @@ absl::StatusOr<ScanStats> ParallelScanUrls(
       take_empty();
     };
     stats[part] = store.ScanUrlRange(
-        first, last, [&](UrlId id, const UrlRecord& record) {
+        first, last, [&](cluster::UrlId id, const UrlRecord& record) {
           decode(id, record, &chunk.items[chunk.size++]);
           if (chunk.size == kChunk) hand_over();
         });

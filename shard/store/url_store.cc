@@ -12,7 +12,7 @@
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -32,10 +32,10 @@ constexpr char kFormatWithoutJournal[] = "1";
 constexpr char kFormatSignalJournal[] = "2";
 constexpr char kJournalPrefix = 'j';
 
-using UrlKey = std::array<char, sizeof(UrlId)>;
+using UrlKey = std::array<char, sizeof(cluster::UrlId)>;
 
 // Big-endian, so that key order is numeric order.
-UrlKey EncodeUrlKey(UrlId id) {
+UrlKey EncodeUrlKey(cluster::UrlId id) {
   UrlKey key;
   for (size_t i = 0; i < key.size(); ++i) {
     key[i] = static_cast<char>(id >> (8 * (key.size() - 1 - i)));
@@ -43,9 +43,9 @@ UrlKey EncodeUrlKey(UrlId id) {
   return key;
 }
 
-UrlId DecodeUrlKey(const rocksdb::Slice& key) {
-  UrlId id = 0;
-  for (size_t i = 0; i < sizeof(UrlId); ++i) {
+cluster::UrlId DecodeUrlKey(const rocksdb::Slice& key) {
+  cluster::UrlId id = 0;
+  for (size_t i = 0; i < sizeof(cluster::UrlId); ++i) {
     id = (id << 8) | static_cast<unsigned char>(key[i]);
   }
   return id;
@@ -59,7 +59,7 @@ rocksdb::Slice ToSlice(absl::string_view s) {
   return rocksdb::Slice(s.data(), s.size());
 }
 
-std::string Hex(UrlId id) {
+std::string Hex(cluster::UrlId id) {
   return absl::StrCat(absl::Hex(id, absl::kZeroPad16));
 }
 
@@ -77,8 +77,8 @@ absl::Status FromRocks(const rocksdb::Status& s, absl::string_view context) {
 
 // Why a stored URL record cannot be used, or "" if it can. Orphans (no URL)
 // are told apart by the caller.
-std::string CheckUrlRecord(UrlId id, const UrlRecord& record) {
-  if (UrlIdOf(record.url()) != id) {
+std::string CheckUrlRecord(cluster::UrlId id, const UrlRecord& record) {
+  if (cluster::UrlIdOf(record.url()) != id) {
     return absl::StrCat("urls/", Hex(id), ": URL \"",
                         record.url().substr(0, 64),
                         "\" does not hash to its key");
@@ -195,7 +195,7 @@ absl::Status UrlStore::Write(Batch* batch, Durability durability) {
   return status;
 }
 
-absl::StatusOr<UrlRecord> UrlStore::GetUrl(UrlId id) const {
+absl::StatusOr<UrlRecord> UrlStore::GetUrl(cluster::UrlId id) const {
   const UrlKey key = EncodeUrlKey(id);
   std::string value;
   rocksdb::Status s =
@@ -245,13 +245,13 @@ absl::StatusOr<ShardMeta> UrlStore::GetShardMeta() const {
 }
 
 absl::StatusOr<ScanStats> UrlStore::ScanUrls(
-    absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const {
-  return ScanUrlRange(0, ~UrlId{0}, fn);
+    absl::FunctionRef<void(cluster::UrlId id, const UrlRecord& record)> fn) const {
+  return ScanUrlRange(0, ~cluster::UrlId{0}, fn);
 }
 
 absl::StatusOr<ScanStats> UrlStore::ScanUrlRange(
-    UrlId first, UrlId last,
-    absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const {
+    cluster::UrlId first, cluster::UrlId last,
+    absl::FunctionRef<void(cluster::UrlId id, const UrlRecord& record)> fn) const {
   rocksdb::ReadOptions read;
   // A one-off pass over everything: keep the cache for point reads, and
   // read ahead in large chunks.
@@ -261,10 +261,10 @@ absl::StatusOr<ScanStats> UrlStore::ScanUrlRange(
   // Keys are 8 bytes: the upper bound (exclusive) of id `last` is its key
   // followed by a zero byte. The ends of the id space are left open, so
   // that a whole scan also meets (and reports) keys of other sizes.
-  std::string bound(EncodeUrlKey(last).data(), sizeof(UrlId));
+  std::string bound(EncodeUrlKey(last).data(), sizeof(cluster::UrlId));
   bound.push_back('\0');
   const rocksdb::Slice upper(bound);
-  if (last != ~UrlId{0}) read.iterate_upper_bound = &upper;
+  if (last != ~cluster::UrlId{0}) read.iterate_upper_bound = &upper;
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(read, handles_[kUrls]));
   ScanStats stats;
@@ -282,12 +282,12 @@ absl::StatusOr<ScanStats> UrlStore::ScanUrlRange(
   }
   for (; it->Valid(); it->Next()) {
     const rocksdb::Slice key = it->key();
-    if (key.size() != sizeof(UrlId)) {
+    if (key.size() != sizeof(cluster::UrlId)) {
       malformed(absl::StrCat("urls: key of ", key.size(), " bytes, not ",
-                             sizeof(UrlId)));
+                             sizeof(cluster::UrlId)));
       continue;
     }
-    const UrlId id = DecodeUrlKey(key);
+    const cluster::UrlId id = DecodeUrlKey(key);
     const rocksdb::Slice value = it->value();
     if (!ParseStoredRecord(value.data(), value.size(), options_.limits,
                            &record)) {
@@ -388,7 +388,7 @@ void UrlStore::Batch::Put(Family family, absl::string_view key,
 }
 
 void UrlStore::Batch::PutUrl(const UrlRecord& record) {
-  const UrlKey key = EncodeUrlKey(UrlIdOf(record.url()));
+  const UrlKey key = EncodeUrlKey(cluster::UrlIdOf(record.url()));
   const RecordLimits& limits = store_->options_.limits;
   if (!WindowsWithinLimits(limits, record)) {
     UrlRecord trimmed = record;
@@ -399,13 +399,13 @@ void UrlStore::Batch::PutUrl(const UrlRecord& record) {
   }
 }
 
-void UrlStore::Batch::PatchUrl(UrlId id, const UrlRecord& patch) {
+void UrlStore::Batch::PatchUrl(cluster::UrlId id, const UrlRecord& patch) {
   const UrlKey key = EncodeUrlKey(id);
   patch.SerializeToString(&scratch_);
   batch_.Merge(store_->handles_[kUrls], ToSlice(key), scratch_);
 }
 
-void UrlStore::Batch::DeleteUrl(UrlId id) {
+void UrlStore::Batch::DeleteUrl(cluster::UrlId id) {
   const UrlKey key = EncodeUrlKey(id);
   batch_.Delete(store_->handles_[kUrls], ToSlice(key));
 }

@@ -33,7 +33,7 @@
 #include "rocksdb/write_batch.h"
 #include "shard/store/records.pb.h"
 #include "shard/store/url_record_merge.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace rocksdb {
 class ColumnFamilyHandle;
@@ -106,7 +106,7 @@ class UrlStore {
 
   // The record of a URL: NotFound if there is none, DataLoss if it is
   // malformed (see ScanStats).
-  absl::StatusOr<UrlRecord> GetUrl(UrlId id) const;
+  absl::StatusOr<UrlRecord> GetUrl(cluster::UrlId id) const;
   absl::StatusOr<HostRecord> GetHost(absl::string_view host) const;
   // NotFound until a ShardMeta was written.
   absl::StatusOr<ShardMeta> GetShardMeta() const;
@@ -116,12 +116,12 @@ class UrlStore {
   // and skipped so that a shard starts with what is intact; an I/O or
   // checksum error of RocksDB itself fails the scan.
   absl::StatusOr<ScanStats> ScanUrls(
-      absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const;
+      absl::FunctionRef<void(cluster::UrlId id, const UrlRecord& record)> fn) const;
   // The same over the records whose ids are in [first, last]: disjoint
   // ranges may be scanned concurrently, one thread each (start-up).
   absl::StatusOr<ScanStats> ScanUrlRange(
-      UrlId first, UrlId last,
-      absl::FunctionRef<void(UrlId id, const UrlRecord& record)> fn) const;
+      cluster::UrlId first, cluster::UrlId last,
+      absl::FunctionRef<void(cluster::UrlId id, const UrlRecord& record)> fn) const;
   absl::StatusOr<ScanStats> ScanHosts(
       absl::FunctionRef<void(const HostRecord& host)> fn) const;
   // Calls `fn` for every journal entry, in sequence order; returns how many.
@@ -156,8 +156,8 @@ class UrlStore::Batch {
   // is the key (windows cut to the store's limits).
   void PutUrl(const UrlRecord& record);
   // Merges `patch` into the URL's stored record (url_record_merge.h).
-  void PatchUrl(UrlId id, const UrlRecord& patch);
-  void DeleteUrl(UrlId id);
+  void PatchUrl(cluster::UrlId id, const UrlRecord& patch);
+  void DeleteUrl(cluster::UrlId id);
   // Keyed by host.host().
   void PutHost(const HostRecord& host);
   void DeleteHost(absl::string_view host);

@@ -23,7 +23,7 @@
 #include "shard/store/bench_support.h"
 #include "shard/store/records.pb.h"
 #include "shard/store/url_store.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 ABSL_FLAG(int64_t, records, 1000000, "URL records to write and load");
 ABSL_FLAG(int, outcomes, 16, "crawl outcomes in each record's window");
@@ -75,7 +75,7 @@ UrlRecord FullRecord(int64_t i, int outcomes, std::mt19937_64& rng) {
 
 // The per-URL state an index is built from.
 struct HotState {
-  UrlId id;
+  cluster::UrlId id;
   double importance;
   double change_rate;
   double recall;
@@ -102,7 +102,7 @@ void Load(const std::string& dir, const char* label, int64_t records) {
   std::vector<HotState> hot;
   hot.reserve(records);
   absl::StatusOr<ScanStats> stats =
-      (*store)->ScanUrls([&hot](UrlId id, const UrlRecord& r) {
+      (*store)->ScanUrls([&hot](cluster::UrlId id, const UrlRecord& r) {
         const ChangeModel& m = r.has_estimate() ? r.estimate() : r.prior();
         hot.push_back({id, r.importance(), m.change_rate(), m.recall(),
                        m.false_rate(), r.last_crawl_time(),
@@ -168,9 +168,9 @@ void Run() {
                 Seconds(start), DirectoryBytes(dir) / 1e6);
 
     // Signals: one blind patch per URL, random order.
-    std::vector<UrlId> ids(n);
-    for (int64_t i = 0; i < n; ++i) ids[i] = UrlIdOf(SyntheticUrl(i));
-    std::vector<UrlId> order = ids;
+    std::vector<cluster::UrlId> ids(n);
+    for (int64_t i = 0; i < n; ++i) ids[i] = cluster::UrlIdOf(SyntheticUrl(i));
+    std::vector<cluster::UrlId> order = ids;
     std::shuffle(order.begin(), order.end(), rng);
     start = Clock::now();
     UrlRecord patch;

@@ -22,7 +22,7 @@
 #include "gtest/gtest.h"
 #include "shard/store/records.pb.h"
 #include "shard/store/url_store.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -57,7 +57,7 @@ std::string BatchHost(uint32_t batch) {
     if (b > 0) {
       UrlRecord patch;
       patch.set_signals_since_crawl(b);
-      batch.PatchUrl(UrlIdOf(BatchUrl(b - 1, 0)), patch);
+      batch.PatchUrl(cluster::UrlIdOf(BatchUrl(b - 1, 0)), patch);
     }
     HostRecord host;
     host.set_host(BatchHost(b));
@@ -86,7 +86,7 @@ bool ReadAck(int fd, uint32_t* ack) {
 int PartsPresent(const UrlStore& store, uint32_t b) {
   int parts = 0;
   for (int i = 0; i < kUrlsPerBatch; ++i) {
-    absl::StatusOr<UrlRecord> record = store.GetUrl(UrlIdOf(BatchUrl(b, i)));
+    absl::StatusOr<UrlRecord> record = store.GetUrl(cluster::UrlIdOf(BatchUrl(b, i)));
     if (record.ok()) {
       EXPECT_EQ(record->importance(), b);
       ++parts;
@@ -100,7 +100,7 @@ int PartsPresent(const UrlStore& store, uint32_t b) {
     ++parts;  // no patch in the first batch
   } else {
     absl::StatusOr<UrlRecord> earlier =
-        store.GetUrl(UrlIdOf(BatchUrl(b - 1, 0)));
+        store.GetUrl(cluster::UrlIdOf(BatchUrl(b - 1, 0)));
     if (earlier.ok() && earlier->signals_since_crawl() >= b) ++parts;
   }
   return parts;
@@ -157,7 +157,7 @@ TEST(UrlStoreCrashTest, AcknowledgedBatchesSurviveSigkill) {
                  static_cast<int>(present_after));
 
   absl::StatusOr<ScanStats> stats =
-      (*store)->ScanUrls([](UrlId, const UrlRecord&) {});
+      (*store)->ScanUrls([](cluster::UrlId, const UrlRecord&) {});
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->malformed, 0);
   EXPECT_EQ(

@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
 #include "shard/store/records.pb.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -62,7 +62,7 @@ TEST(UrlStoreTest, PutGetDelete) {
   std::unique_ptr<UrlStore> store = OpenOrDie(dir);
   ASSERT_NE(store, nullptr);
   const UrlRecord record = Record(Url(1), 3.0);
-  const UrlId id = UrlIdOf(Url(1));
+  const cluster::UrlId id = cluster::UrlIdOf(Url(1));
 
   EXPECT_EQ(store->GetUrl(id).status().code(), absl::StatusCode::kNotFound);
   UrlStore::Batch batch = store->NewBatch();
@@ -95,7 +95,7 @@ TEST(UrlStoreTest, BatchIsInvisibleUntilWrittenThenWhole) {
   EXPECT_EQ(batch.count(), 12);
   EXPECT_GT(batch.bytes(), 0u);
 
-  EXPECT_EQ(store->GetUrl(UrlIdOf(Url(0))).status().code(),
+  EXPECT_EQ(store->GetUrl(cluster::UrlIdOf(Url(0))).status().code(),
             absl::StatusCode::kNotFound);
   EXPECT_EQ(store->GetHost("example.com").status().code(),
             absl::StatusCode::kNotFound);
@@ -103,7 +103,7 @@ TEST(UrlStoreTest, BatchIsInvisibleUntilWrittenThenWhole) {
 
   ASSERT_TRUE(store->Write(&batch, Durability::kSync).ok());
   for (int i = 0; i < 10; ++i) {
-    EXPECT_TRUE(store->GetUrl(UrlIdOf(Url(i))).ok()) << i;
+    EXPECT_TRUE(store->GetUrl(cluster::UrlIdOf(Url(i))).ok()) << i;
   }
   EXPECT_EQ(store->GetHost("example.com")->min_delay(), 2.0);
   EXPECT_EQ(store->GetShardMeta()->num_shards(), 4u);
@@ -126,7 +126,7 @@ TEST_P(UrlStorePatchTest, PatchesMergeIntoTheRecord) {
   options.limits.normalize_above_bytes = GetParam();
   std::unique_ptr<UrlStore> store = OpenOrDie(dir, options);
   ASSERT_NE(store, nullptr);
-  const UrlId id = UrlIdOf(Url(7));
+  const cluster::UrlId id = cluster::UrlIdOf(Url(7));
   UrlStore::Batch batch = store->NewBatch();
   batch.PutUrl(Record(Url(7), 1.0));
   ASSERT_TRUE(store->Write(&batch).ok());
@@ -168,7 +168,7 @@ TEST(UrlStoreTest, PatchOfADeletedUrlIsIgnored) {
   const std::string dir = NewDir("orphan");
   std::unique_ptr<UrlStore> store = OpenOrDie(dir);
   ASSERT_NE(store, nullptr);
-  const UrlId id = UrlIdOf(Url(1));
+  const cluster::UrlId id = cluster::UrlIdOf(Url(1));
   UrlStore::Batch batch = store->NewBatch();
   batch.PutUrl(Record(Url(1), 1.0));
   batch.DeleteUrl(id);
@@ -181,7 +181,7 @@ TEST(UrlStoreTest, PatchOfADeletedUrlIsIgnored) {
   EXPECT_EQ(store->GetUrl(id).status().code(), absl::StatusCode::kNotFound);
   std::vector<std::string> seen;
   absl::StatusOr<ScanStats> stats = store->ScanUrls(
-      [&](UrlId, const UrlRecord& record) { seen.push_back(record.url()); });
+      [&](cluster::UrlId, const UrlRecord& record) { seen.push_back(record.url()); });
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->records, 1);
   EXPECT_EQ(stats->orphans, 1);
@@ -211,14 +211,14 @@ TEST(UrlStoreTest, ScanVisitsEveryRecordOnce) {
   for (int i = 0; i < kUrls; i += 2) {
     UrlRecord patch;
     patch.set_signals_since_crawl(1);
-    batch.PatchUrl(UrlIdOf(Url(i)), patch);
+    batch.PatchUrl(cluster::UrlIdOf(Url(i)), patch);
   }
   ASSERT_TRUE(store->Write(&batch).ok());
 
-  std::map<UrlId, UrlRecord> seen;
-  UrlId previous = 0;
+  std::map<cluster::UrlId, UrlRecord> seen;
+  cluster::UrlId previous = 0;
   absl::StatusOr<ScanStats> stats =
-      store->ScanUrls([&](UrlId id, const UrlRecord& record) {
+      store->ScanUrls([&](cluster::UrlId id, const UrlRecord& record) {
         EXPECT_GT(id, previous);  // key order, each once
         previous = id;
         seen[id] = record;
@@ -227,7 +227,7 @@ TEST(UrlStoreTest, ScanVisitsEveryRecordOnce) {
   EXPECT_EQ(stats->records, kUrls);
   ASSERT_EQ(seen.size(), static_cast<size_t>(kUrls));
   for (int i = 0; i < kUrls; ++i) {
-    const UrlRecord& record = seen[UrlIdOf(Url(i))];
+    const UrlRecord& record = seen[cluster::UrlIdOf(Url(i))];
     EXPECT_EQ(record.url(), Url(i));
     EXPECT_EQ(record.importance(), i);
     EXPECT_EQ(record.signals_since_crawl(), i % 2 == 0 ? 1u : 0u);
@@ -236,16 +236,16 @@ TEST(UrlStoreTest, ScanVisitsEveryRecordOnce) {
 
   // Ranges that split the id space visit each record once, in key order
   // within a range, whether the boundary id is a record's or not.
-  const UrlId boundaries[] = {UrlId{1} << 63, UrlIdOf(Url(7))};
-  for (const UrlId boundary : boundaries) {
-    std::map<UrlId, int> visits;
+  const cluster::UrlId boundaries[] = {cluster::UrlId{1} << 63, cluster::UrlIdOf(Url(7))};
+  for (const cluster::UrlId boundary : boundaries) {
+    std::map<cluster::UrlId, int> visits;
     for (const auto& [first, last] :
-         {std::pair<UrlId, UrlId>{0, boundary - 1},
-          std::pair<UrlId, UrlId>{boundary, ~UrlId{0}}}) {
-      UrlId previous = 0;
+         {std::pair<cluster::UrlId, cluster::UrlId>{0, boundary - 1},
+          std::pair<cluster::UrlId, cluster::UrlId>{boundary, ~cluster::UrlId{0}}}) {
+      cluster::UrlId previous = 0;
       bool any = false;
       absl::StatusOr<ScanStats> part = store->ScanUrlRange(
-          first, last, [&](UrlId id, const UrlRecord&) {
+          first, last, [&](cluster::UrlId id, const UrlRecord&) {
             EXPECT_GE(id, first);
             EXPECT_LE(id, last);
             if (any) {
@@ -294,13 +294,13 @@ TEST(UrlStoreTest, ReopenKeepsEverything) {
   std::unique_ptr<UrlStore> store = OpenOrDie(dir);
   ASSERT_NE(store, nullptr);
   for (const UrlRecord& record : records) {
-    absl::StatusOr<UrlRecord> got = store->GetUrl(UrlIdOf(record.url()));
+    absl::StatusOr<UrlRecord> got = store->GetUrl(cluster::UrlIdOf(record.url()));
     ASSERT_TRUE(got.ok()) << got.status();
     ExpectSame(*got, record);
   }
   int64_t scanned = 0;
   ASSERT_TRUE(
-      store->ScanUrls([&](UrlId, const UrlRecord&) { ++scanned; }).ok());
+      store->ScanUrls([&](cluster::UrlId, const UrlRecord&) { ++scanned; }).ok());
   EXPECT_EQ(scanned, 200);
   EXPECT_EQ(store->GetHost("example.com")->blocked_until(), 5000.0);
   absl::StatusOr<ShardMeta> meta = store->GetShardMeta();
@@ -316,7 +316,7 @@ TEST(UrlStoreTest, ReopenKeepsEverything) {
   store.reset();
   store = OpenOrDie(dir);
   ASSERT_NE(store, nullptr);
-  ExpectSame(*store->GetUrl(UrlIdOf(Url(199))), records[199]);
+  ExpectSame(*store->GetUrl(cluster::UrlIdOf(Url(199))), records[199]);
 }
 
 TEST(UrlStoreTest, HostsPutScanDelete) {
@@ -368,7 +368,7 @@ void WriteRaw(const std::string& dir, const std::string& family,
   }
 }
 
-std::string Key(UrlId id) {
+std::string Key(cluster::UrlId id) {
   std::string key(8, '\0');
   for (int i = 0; i < 8; ++i) key[i] = static_cast<char>(id >> (56 - 8 * i));
   return key;
@@ -383,8 +383,8 @@ TEST(UrlStoreTest, MalformedRecordsAreReportedNotFatal) {
     batch.PutUrl(Record(Url(1), 1.0));
     ASSERT_TRUE(store->Write(&batch).ok());
   }
-  const UrlId garbage_id = UrlIdOf(Url(2));
-  const UrlId wrong_key_id = UrlIdOf(Url(3));
+  const cluster::UrlId garbage_id = cluster::UrlIdOf(Url(2));
+  const cluster::UrlId wrong_key_id = cluster::UrlIdOf(Url(3));
   WriteRaw(dir, "urls",
            {{Key(garbage_id), std::string("\xff\xff\xff\xff", 4)},
             {Key(wrong_key_id), Record(Url(4), 1.0).SerializeAsString()},
@@ -395,7 +395,7 @@ TEST(UrlStoreTest, MalformedRecordsAreReportedNotFatal) {
   ASSERT_NE(store, nullptr);
   std::vector<std::string> seen;
   absl::StatusOr<ScanStats> stats = store->ScanUrls(
-      [&](UrlId, const UrlRecord& record) { seen.push_back(record.url()); });
+      [&](cluster::UrlId, const UrlRecord& record) { seen.push_back(record.url()); });
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(seen, std::vector<std::string>{Url(1)});
   EXPECT_EQ(stats->records, 1);

@@ -7,11 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "shard/url.h"
-#include "shard/url_id.h"
+#include "cluster/url.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 namespace {
 
 std::vector<std::string> Urls() {
@@ -53,5 +53,5 @@ void BM_UrlIdOf(benchmark::State& state) {
 BENCHMARK(BM_UrlIdOf);
 
 }  // namespace
-}  // namespace shard
+}  // namespace cluster
 }  // namespace recrawl

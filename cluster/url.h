@@ -28,8 +28,8 @@
 // and buys nothing for identity, since the ASCII form is already canonical.
 // IPv4 addresses are kept as written; IPv6 literals ("[::1]") are checked
 // for hex digits, ':' and '.' and lower-cased, not compressed.
-#ifndef RECRAWL_SHARD_URL_H_
-#define RECRAWL_SHARD_URL_H_
+#ifndef RECRAWL_CLUSTER_URL_H_
+#define RECRAWL_CLUSTER_URL_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -39,7 +39,7 @@
 #include "absl/strings/string_view.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 
 inline constexpr size_t kDefaultMaxUrlLength = 2048;
 
@@ -89,7 +89,7 @@ absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url,
 // a URL's host, e.g. "Example.COM." -> "example.com".
 absl::StatusOr<std::string> NormalizeHost(absl::string_view host);
 
-}  // namespace shard
+}  // namespace cluster
 }  // namespace recrawl
 
-#endif  // RECRAWL_SHARD_URL_H_
+#endif  // RECRAWL_CLUSTER_URL_H_

@@ -12,15 +12,15 @@
 // Collisions are therefore detected where a key is bound to a URL (the store
 // keeps the URL in its record), not assumed impossible; between honest URLs
 // their probability is about n²/2^65 (3e-8 for a million URLs).
-#ifndef RECRAWL_SHARD_URL_ID_H_
-#define RECRAWL_SHARD_URL_ID_H_
+#ifndef RECRAWL_CLUSTER_URL_ID_H_
+#define RECRAWL_CLUSTER_URL_ID_H_
 
 #include <cstdint>
 
 #include "absl/strings/string_view.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 
 using UrlId = uint64_t;
 
@@ -48,7 +48,7 @@ uint64_t Fnv1a64(absl::string_view text);
 uint64_t MurmurFinalize64(uint64_t x);
 }  // namespace internal
 
-}  // namespace shard
+}  // namespace cluster
 }  // namespace recrawl
 
-#endif  // RECRAWL_SHARD_URL_ID_H_
+#endif  // RECRAWL_CLUSTER_URL_ID_H_

@@ -1,13 +1,14 @@
-#include "shard/routing.h"
+#include "cluster/routing.h"
 
 #include <libpsl.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "shard/url_id.h"
+#include "cluster/url.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 namespace {
 
 constexpr char kHostHash[] = "fnv1a64-murmur-jump";
@@ -61,5 +62,17 @@ int32_t OwnerOfHost(absl::string_view host, Routing routing, int32_t num_shards)
   return ShardOfHost(RoutingKey(host, routing), num_shards);
 }
 
-}  // namespace shard
+absl::StatusOr<int> ShardOfHostName(absl::string_view host, Routing routing, int num_shards) {
+  absl::StatusOr<std::string> normalized = NormalizeHost(host);
+  if (!normalized.ok()) return normalized.status();
+  return OwnerOfHost(*normalized, routing, num_shards);
+}
+
+absl::StatusOr<int> ShardOfUrl(absl::string_view url, Routing routing, int num_shards) {
+  absl::StatusOr<NormalizedUrl> normalized = NormalizeUrl(url);
+  if (!normalized.ok()) return normalized.status();
+  return OwnerOfHost(normalized->host(), routing, num_shards);
+}
+
+}  // namespace cluster
 }  // namespace recrawl

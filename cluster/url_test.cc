@@ -1,4 +1,4 @@
-#include "shard/url.h"
+#include "cluster/url.h"
 
 #include <string>
 #include <utility>
@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 namespace {
 
 using ::testing::HasSubstr;
@@ -228,5 +228,5 @@ TEST(NormalizeHostTest, SameRulesAsUrlHosts) {
 }
 
 }  // namespace
-}  // namespace shard
+}  // namespace cluster
 }  // namespace recrawl

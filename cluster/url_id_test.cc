@@ -1,4 +1,4 @@
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 #include <cstdint>
 #include <vector>
@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 namespace {
 
 TEST(Fnv1a64Test, PublishedVectors) {
@@ -65,5 +65,5 @@ TEST(JumpConsistentHashTest, SpreadsHostsEvenly) {
 }
 
 }  // namespace
-}  // namespace shard
+}  // namespace cluster
 }  // namespace recrawl

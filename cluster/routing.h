@@ -17,8 +17,8 @@
 //
 // A URL's politeness host, when given, must be owned by the same shard as
 // the URL (a host of the same site, under site routing).
-#ifndef RECRAWL_SHARD_ROUTING_H_
-#define RECRAWL_SHARD_ROUTING_H_
+#ifndef RECRAWL_CLUSTER_ROUTING_H_
+#define RECRAWL_CLUSTER_ROUTING_H_
 
 #include <cstdint>
 #include <string>
@@ -27,7 +27,7 @@
 #include "absl/strings/string_view.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 
 enum class Routing { kHost, kSite };
 
@@ -41,13 +41,20 @@ absl::string_view RoutingHashName(Routing routing);
 // The routing of a ShardMap.hash; INVALID_ARGUMENT for an unknown one.
 absl::StatusOr<Routing> RoutingOfHashName(absl::string_view hash);
 
+// The shard of `url` as a client gave it (normalised first).
+// INVALID_ARGUMENT naming the field for a malformed URL. Thread-safe.
+absl::StatusOr<int> ShardOfUrl(absl::string_view url, Routing routing, int num_shards);
+// The shard of a host's URLs (a politeness setting's host), as a client
+// gave it. Thread-safe.
+absl::StatusOr<int> ShardOfHostName(absl::string_view host, Routing routing, int num_shards);
+
 // The routing key of a normalised host (NormalizedUrl::host or
 // NormalizeHost's result). Thread-safe.
 std::string RoutingKey(absl::string_view host, Routing routing);
 // The shard owning `host`'s URLs, in [0, num_shards). Thread-safe.
 int32_t OwnerOfHost(absl::string_view host, Routing routing, int32_t num_shards);
 
-}  // namespace shard
+}  // namespace cluster
 }  // namespace recrawl
 
-#endif  // RECRAWL_SHARD_ROUTING_H_
+#endif  // RECRAWL_CLUSTER_ROUTING_H_

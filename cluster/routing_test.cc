@@ -1,10 +1,10 @@
-#include "shard/routing.h"
+#include "cluster/routing.h"
 
 #include "gtest/gtest.h"
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 namespace {
 
 TEST(RoutingTest, SiteRoutingKeysAHostByItsRegistrableDomain) {
@@ -44,5 +44,5 @@ TEST(RoutingTest, NamesRoundTrip) {
 }
 
 }  // namespace
-}  // namespace shard
+}  // namespace cluster
 }  // namespace recrawl

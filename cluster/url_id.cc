@@ -1,7 +1,7 @@
-#include "shard/url_id.h"
+#include "cluster/url_id.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 namespace internal {
 
 uint64_t Fnv1a64(absl::string_view text) {
@@ -43,5 +43,5 @@ int32_t JumpConsistentHash(uint64_t key, int32_t num_buckets) {
   return static_cast<int32_t>(b);
 }
 
-}  // namespace shard
+}  // namespace cluster
 }  // namespace recrawl

@@ -1,4 +1,4 @@
-#include "shard/url.h"
+#include "cluster/url.h"
 
 #include <cstring>
 #include <string>
@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 
 namespace recrawl {
-namespace shard {
+namespace cluster {
 namespace {
 
 // Longest DNS name and label (RFC 1035 Sec. 2.3.4).
@@ -315,5 +315,5 @@ absl::StatusOr<std::string> NormalizeHost(absl::string_view host) {
   return out;
 }
 
-}  // namespace shard
+}  // namespace cluster
 }  // namespace recrawl
