@@ -150,7 +150,7 @@ class SchedulingIndex : public CrawlIndex {
   // 40 bytes. The model is stored as floats (the index's view of the page;
   // Upsert rounds the parameters) and derived quantities are recomputed on
   // demand, which keeps the index within 64 bytes a page with its queue
-  // entry. n_cis saturates at 65535 signals since the last crawl.
+  // entry. n_cis saturates at kMaxSignals signals since the last crawl.
   struct Page {
     float importance;
     float change_rate;
@@ -175,6 +175,8 @@ class SchedulingIndex : public CrawlIndex {
   };
   static constexpr int64_t kMaxKeyedSignals = (1 << 13) - 1;
   static_assert(sizeof(Page) <= 40, "Page grew");
+  static_assert(kMaxSignals <= std::numeric_limits<uint16_t>::max(),
+                "Page::n_cis must hold kMaxSignals");
   // The due-time queue deletes lazily: an entry is live while its page is
   // queued with the same stamp (Page::pos). A re-key (a signal) pushes a new
   // entry and a page leaving the queue just changes state, so no queue move
