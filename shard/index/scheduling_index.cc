@@ -166,7 +166,7 @@ SchedulingIndex::Assessment SchedulingIndex::Assess(const Page& p,
   return {g.value, GrowthOf(b, g)};
 }
 
-// A lower bound on the first time the page is eligible with V >= adm_:
+// A lower bound on the first time the page is eligible with V >= key_level_:
 // d = last_crawl + ι_lb − β n (docs/design.md, "Index"), and never before its host
 // allows it.
 double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
@@ -174,7 +174,7 @@ double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
   const double iota = p.iota_lb;
   double base;
   if (b.change_rate() <= 0.0 || b.importance() <= 0.0) {
-    base = adm_ <= 0.0 ? p.last_crawl : kInf;  // V = 0 forever
+    base = key_level_ <= 0.0 ? p.last_crawl : kInf;  // V = 0 forever
   } else if (!b.signals_informative()) {
     base = p.last_crawl + iota;  // GREEDY: signals do not move V
   } else if (b.false_rate() <= 0.0 || b.alpha() <= 0.0) {
@@ -185,7 +185,7 @@ double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
     } else if (b.alpha() > 0.0) {
       base = p.last_crawl + iota;
     } else {
-      base = adm_ <= 0.0 ? p.last_crawl : kInf;
+      base = key_level_ <= 0.0 ? p.last_crawl : kInf;
     }
   } else {
     base = p.last_crawl + iota - b.beta() * static_cast<double>(signals);
@@ -201,7 +201,7 @@ int64_t SchedulingIndex::SignalsToKeyFor(const Page& p,
   // Without false signals or with α = 0 a signal makes V jump.
   if (b.false_rate() <= 0.0 || b.alpha() <= 0.0) return n;
   // Otherwise V is a function of ι = τ_elap + β·n, and ι_lb = ∞ says it
-  // stays below adm_ for every ι: no count of signals lifts it (most of
+  // stays below key_level_ for every ι: no count of signals lifts it (most of
   // `semi`'s pages, whose importance is too small ever to be crawled).
   if (!std::isfinite(p.iota_lb)) return kMaxSignals;
   const double due = KeyOf(p, b, n);
@@ -215,29 +215,29 @@ int64_t SchedulingIndex::SignalsToKeyFor(const Page& p,
   return std::min(kMaxSignals, n + static_cast<int64_t>(allowance));
 }
 
-// After finding V(t) = a.value < adm_ with τ_eff growing: V grows at most
-// as the growth bound says, so the crossing of adm_ lies at or after
-// τ_eff + CrossingDelay(...). With `solve`, V is evaluated there and the
-// step repeated: as V is increasing in τ_eff (Lemma 1) every step stays
+// After finding V(t) = a.value < key_level_ with τ_eff growing: V grows at
+// most as the growth bound says, so the crossing of key_level_ lies at or
+// after τ_eff + CrossingDelay(...). With `solve`, V is evaluated there and
+// the step repeated: as V is increasing in τ_eff (Lemma 1) every step stays
 // below the crossing, and as the bound is exact to first order (its slope
 // is dV/dι, Lemma 3) the steps converge like Newton's method from below —
 // typically two or three evaluations, against ten for a bracketing root
-// solve. It stops once V is within half the admission margin of adm_, so
-// the page is admitted when it next wakes. Stored rounded down, so it stays
-// a lower bound; it is kept across crawls, so while Λ does not rise a page
-// wakes once per crawl cycle.
+// solve. It stops once V is at least midway between admission_level_ and
+// key_level_, so the page is admitted when it next wakes. Stored rounded
+// down, so it stays a lower bound; it is kept across crawls, so while Λ
+// does not rise a page wakes once per crawl cycle.
 void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t,
                              const Assessment& a, bool solve) {
-  const double level = adm_;
+  const double level = key_level_;
   if (!(a.growth.later_slope > 0.0) || level >= policy::ValueCeiling(b)) {
-    // Constant until the next signal or crawl, or below adm_ for ever.
+    // Constant until the next signal or crawl, or below key_level_ for ever.
     p.iota_lb = std::numeric_limits<float>::infinity();
     return;
   }
   double iota = EffectiveElapsed(p, b, t);
   double value = a.value;
   CandidatePool::Growth growth = a.growth;
-  const double close_enough = 0.5 * (adm_ + admit_);
+  const double close_enough = 0.5 * (key_level_ + admission_level_);
   const int max_terms = policy_.MaxTerms();
   if (solve) ++stats_.refinements;
   for (int step = 0;; ++step) {
@@ -518,8 +518,8 @@ void SchedulingIndex::AddCandidate(PageId id, double t, const Assessment& a) {
 
 void SchedulingIndex::SetLevel(double level) {
   level_ = level;
-  adm_ = level * (1.0 - kKeyMargin);
-  admit_ = level * (1.0 - kAdmissionMargin);
+  key_level_ = level * (1.0 - kKeyMargin);
+  admission_level_ = level * (1.0 - kAdmissionMargin);
 }
 
 SchedulingIndex::Assessment SchedulingIndex::Evaluate(PageId id, double t) {
@@ -545,7 +545,7 @@ void SchedulingIndex::Wake(PageId id, double t,
   if (reserve_active_) {
     reserve_growth_ = std::max(reserve_growth_, a.growth.later_slope);
   }
-  if (a.value >= admit_) {
+  if (a.value >= admission_level_) {
     AddCandidate(id, t, a);
     return;
   }
@@ -685,7 +685,7 @@ void SchedulingIndex::PickExact(double t, int k,
   RestorePicks();
   if (needs_rebuild_) Rebuild(t, TargetCandidates());
   if (needs_rekey_) RekeyAll();
-  if (reserve_active_ && !(FloorBound(t) < admit_)) DropReserve();
+  if (reserve_active_ && !(FloorBound(t) < admission_level_)) DropReserve();
   Drain(t);
   size_t target = 0;  // of the last rebuild in this call
   for (;;) {
@@ -817,7 +817,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     SetLevel(ranked[target - 1]);
   }
   std::vector<double>().swap(ranked);
-  if (floor > 0.0 && floor < admit_) {
+  if (floor > 0.0 && floor < admission_level_) {
     reserve_active_ = true;
     reserve_at_ = t;
     reserve_floor_ = floor;
@@ -830,12 +830,12 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     if (p.state == kAbsent || p.state == kLeased) continue;
     const policy::PageModel b = Belief(p);
     p.iota_lb = 0.0f;
-    if (found[id].value >= admit_ && hosts_.Allowed(p.host, t)) {
+    if (found[id].value >= admission_level_ && hosts_.Allowed(p.host, t)) {
       // About `target` of them.
       AddCandidate(id, t, found[id]);
       continue;
     }
-    if (found[id].value < admit_) {
+    if (found[id].value < admission_level_) {
       Refine(p, b, t, found[id], /*solve=*/false);
     }
     if (reserve_active_) {
@@ -868,7 +868,7 @@ double SchedulingIndex::ClearBound(double t) const {
 bool SchedulingIndex::Recertify(PageId id, double t, const Assessment& a) {
   reserve_growth_ = std::max(reserve_growth_, a.growth.later_slope);
   if (a.value < FloorBound(t)) return false;  // certified below the floor
-  if (a.value < admit_) {
+  if (a.value < admission_level_) {
     AddToReserve(id, a.value);
     return false;
   }
@@ -975,7 +975,7 @@ void SchedulingIndex::Raise(double t) {
   SetLevel(level);
   candidates_.Clear();
   for (const Exact& e : valued) {
-    if (e.a.value >= admit_) {
+    if (e.a.value >= admission_level_) {
       AddCandidate(e.page, t, e.a);
       continue;
     }

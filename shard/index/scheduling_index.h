@@ -157,7 +157,7 @@ class SchedulingIndex : public CrawlIndex {
     float recall;
     float false_rate;
     double last_crawl;
-    // Lower bound on ι(adm_), the τ_eff at which V reaches the key level
+    // Lower bound on ι(key_level_), the τ_eff at which V reaches key_level_
     // (+∞: not before the next signal or crawl).
     float iota_lb;
     HostId host;
@@ -187,7 +187,7 @@ class SchedulingIndex : public CrawlIndex {
   // that can give the page back a stamp one of its stale entries carries,
   // which then wakes it again for nothing (an evaluation and a due-time
   // solve).
-  // Its key: a lower bound on the time the page may reach adm_.
+  // Its key: a lower bound on the time the page may reach key_level_.
   using Queued = DueQueue::Entry;
   // The candidate pool keeps each candidate's slot in the page table.
   class PageTableSlots : public CandidatePool::PageSlots {
@@ -228,8 +228,8 @@ class SchedulingIndex : public CrawlIndex {
   Assessment Assess(const Page& p, const policy::PageModel& b, double t) const;
   CandidatePool::Growth GrowthOf(const policy::PageModel& b,
                                  const policy::ValueGrowth& g) const;
-  // The earliest time the page may reach adm_ with `signals` signals since
-  // its last crawl (>= p.n_cis, so that it is a lower bound).
+  // The earliest time the page may reach key_level_ with `signals` signals
+  // since its last crawl (>= p.n_cis, so that it is a lower bound).
   double KeyOf(const Page& p, const policy::PageModel& b,
                int64_t signals) const;
   // The signal count a queued page's key is solved for when a signal
@@ -240,10 +240,10 @@ class SchedulingIndex : public CrawlIndex {
   // entries, and compacting them, a quarter of the run time.
   int64_t SignalsToKeyFor(const Page& p, const policy::PageModel& b,
                           double t) const;
-  // Raises p.iota_lb after V(t) = a.value < admit_ was found: the growth
-  // bound gives a lower bound on the crossing of adm_; with `solve`, steps
-  // on from there (one evaluation a step) until the page would be admitted
-  // when it next wakes.
+  // Raises p.iota_lb after V(t) = a.value < admission_level_ was found: the
+  // growth bound gives a lower bound on the crossing of key_level_; with
+  // `solve`, steps on from there (one evaluation a step) until the page
+  // would be admitted when it next wakes.
   void Refine(Page& p, const policy::PageModel& b, double t,
               const Assessment& a, bool solve);
 
@@ -318,13 +318,14 @@ class SchedulingIndex : public CrawlIndex {
     return reserve_floor_ + reserve_growth_ * std::max(t - reserve_at_, 0.0);
   }
   double ClearBound(double t) const;
-  // A queued page found between the floor's bound and admit_ (woken or
-  // re-valued) while the reserve is active joins it, so that a pull brings
-  // it to the pool in its turn; the pool itself keeps to pages at admit_.
+  // A queued page found between the floor's bound and admission_level_
+  // (woken or re-valued) while the reserve is active joins it, so that a
+  // pull brings it to the pool in its turn; the pool itself keeps to pages
+  // admitted (at or above admission_level_).
   void AddToReserve(PageId id, double value);
   // After page `id` (queued) was valued `a` at t while the reserve is
-  // active: raises G to its later slope; between the floor's bound and Λ's
-  // admission level adds it to the reserve; above, moves it to the pool (or,
+  // active: raises G to its later slope; between the floor's bound and
+  // admission_level_ adds it to the reserve; above, moves it to the pool (or,
   // when its host is held, keys it at the host's allowed time). True when
   // it left the queue's normal keying.
   bool Recertify(PageId id, double t, const Assessment& a);
@@ -377,8 +378,13 @@ class SchedulingIndex : public CrawlIndex {
   PageTableSlots page_slots_;
   CandidatePool candidates_;
   double level_ = 0.0;  // Λ: every eligible page with V ≥ Λ is a candidate
-  double adm_ = 0.0;    // level the keys are solved for, just below Λ
-  double admit_ = 0.0;  // a woken page at or above it is a candidate
+  // Λ(1 − kKeyMargin), just below Λ: the level queue keys and ι_lb are
+  // solved for, so that rounding in V cannot keep a page with V ≥ Λ out of
+  // the candidates.
+  double key_level_ = 0.0;
+  // Λ(1 − kAdmissionMargin), below key_level_: a page valued at or above
+  // it is admitted to the candidates (Wake, Rebuild, Raise, Recertify).
+  double admission_level_ = 0.0;
   // A raise that found nothing to raise (ties at Λ) waits until the pool
   // is larger than this (0: no such wait).
   size_t retry_raise_above_ = 0;
