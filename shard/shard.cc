@@ -446,7 +446,7 @@ ShardStats Shard::GetStats(double now) {
   const SchedulingIndex::Stats& work = index_.stats();
   IndexWork* w = s.mutable_index();
   w->set_candidates(index_.candidates());
-  w->set_valuations(work.evaluations);
+  w->set_valuations(work.valuations);
   w->set_wakeups(work.wakeups);
   w->set_rebuilds(work.rebuilds);
   w->set_raises(work.raises);
