@@ -129,6 +129,7 @@ class SchedulingIndex : public CrawlIndex {
   // unused).
   void Reserve(size_t pages, size_t hosts = 0);
 
+  // Λ, the candidates' level (Sec. 5.2; 0: every eligible page is one).
   double level() const { return level_; }
   size_t candidates() const { return candidates_.size(); }
   const Stats& stats() const { return stats_; }
