@@ -34,8 +34,9 @@ ShardMetrics::ShardMetrics()
       hosts_(NewGauge(*registry_, "recrawl_shard_hosts", "Politeness hosts")),
       leases_in_flight_(NewGauge(*registry_, "recrawl_shard_leases_in_flight",
                                  "Active leases")),
-      level_(NewGauge(*registry_, "recrawl_shard_crawl_value_level",
-                      "Crawl value of the latest lease (the level Lambda)")),
+      crawl_value_level_(
+          NewGauge(*registry_, "recrawl_shard_crawl_value_level",
+                   "Crawl value of the latest lease (the level Lambda)")),
       urls_learning_(NewGauge(*registry_, "recrawl_shard_urls_learning",
                               "URLs whose estimate rests on crawl outcomes")),
       rejected_fits_(*registry_, "recrawl_shard_rejected_fits_total",
@@ -73,7 +74,7 @@ void ShardMetrics::Update(const ShardStats& stats, uint64_t memory_bytes) {
   urls_.Set(static_cast<double>(stats.urls()));
   hosts_.Set(static_cast<double>(stats.hosts()));
   leases_in_flight_.Set(static_cast<double>(stats.leases_in_flight()));
-  level_.Set(stats.crawl_value_level());
+  crawl_value_level_.Set(stats.crawl_value_level());
   urls_learning_.Set(static_cast<double>(stats.estimator().urls_learning()));
   rejected_fits_.Set(stats.estimator().rejected_fits());
   probe_leases_.Set(stats.estimator().probe_leases_total());

@@ -41,7 +41,7 @@ class ShardMetrics {
   prometheus::Gauge& urls_;
   prometheus::Gauge& hosts_;
   prometheus::Gauge& leases_in_flight_;
-  prometheus::Gauge& level_;
+  prometheus::Gauge& crawl_value_level_;
   prometheus::Gauge& urls_learning_;
   TotalCounter rejected_fits_;
   TotalCounter probe_leases_;

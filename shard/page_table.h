@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,7 @@ struct PageSlot {
   // The page's entry in the crawl-state table, or kNoCrawlState
   // (PageTable::Learning, PageTable::Digest).
   uint32_t crawl_state = kNoCrawlState;
-  // n_cis, saturating like the index's.
+  // n_cis, saturating at kMaxSignals like the index's.
   uint16_t n_cis = 0;
   uint8_t failures = 0;  // consecutive failed fetches, saturating
   bool in_use : 1;
@@ -67,6 +68,8 @@ struct PageSlot {
   PageSlot() : in_use(false), unfolded(false) {}
 };
 static_assert(sizeof(PageSlot) <= 48, "PageSlot grew: it is per URL");
+static_assert(kMaxSignals <= std::numeric_limits<uint16_t>::max(),
+              "PageSlot::n_cis must hold kMaxSignals");
 
 class PageTable {
  public:

@@ -25,10 +25,10 @@
 // whose priors are the true parameters, lost 1.7 points of freshness to
 // probes without this rule and 0.7 with it).
 //
-// Λ is estimated from the values of the picks (an exponential average over
-// about 200 picks), which both the shard and the simulator see. Probes live
-// in memory only: a restarted shard has none pending, and the next changed
-// crawl of such a page schedules its probe again.
+// Λ is estimated by the pick level, an exponential average of the picks'
+// values over about 200 picks, which both the shard and the simulator see.
+// Probes live in memory only: a restarted shard has none pending, and the
+// next changed crawl of such a page schedules its probe again.
 #ifndef RECRAWL_SHARD_PROBE_QUEUE_H_
 #define RECRAWL_SHARD_PROBE_QUEUE_H_
 
@@ -50,8 +50,9 @@ class ProbeQueue {
 
   // The value of a page the argmax picked.
   void ObservePick(double value);
-  // Λ as estimated so far (0 before the first pick).
-  double level() const { return level_; }
+  // The pick level, the rule above's estimate of Λ (0 before the first
+  // pick).
+  double pick_level() const { return pick_level_; }
 
   // After a crawl at t of `page` was learnt: `state` is its learning state
   // with the outcome in, `ranked` the model it is now ranked by. Schedules
@@ -92,7 +93,7 @@ class ProbeQueue {
   };
 
   const LearningOptions options_;
-  double level_ = 0.0;
+  double pick_level_ = 0.0;
   uint64_t taken_ = 0;
   std::priority_queue<Probe, std::vector<Probe>, Later> queue_;
 };

@@ -23,14 +23,14 @@ LearningState After(int changed, int unchanged) {
   return s;
 }
 
-ProbeQueue AtLevel(double level, const LearningOptions& options = {}) {
+ProbeQueue AtPickLevel(double pick_level, const LearningOptions& options = {}) {
   ProbeQueue probes(options);
-  probes.ObservePick(level);
+  probes.ObservePick(pick_level);
   return probes;
 }
 
 TEST(ProbeQueueTest, ProbesAtTheDelayWhereTheCeilingWouldReachTheLevel) {
-  ProbeQueue probes = AtLevel(4.0);
+  ProbeQueue probes = AtPickLevel(4.0);
   // μ/Δ = 2 < Λ = 4: Algorithm 1 would not crawl it again. Δ* = μ/Λ = 0.25.
   const policy::PageParams ranked{1.0, 0.5, 0.5, 0.3};
   EXPECT_DOUBLE_EQ(probes.AfterCrawl(7, 100.0, 50.0, true, After(1, 0), ranked),
@@ -45,7 +45,7 @@ TEST(ProbeQueueTest, ProbesAtTheDelayWhereTheCeilingWouldReachTheLevel) {
 }
 
 TEST(ProbeQueueTest, NoProbeAfterAChangeSeenWithinTheProbesInterval) {
-  ProbeQueue probes = AtLevel(4.0);
+  ProbeQueue probes = AtPickLevel(4.0);
   const policy::PageParams ranked{1.0, 0.5, 0.5, 0.3};  // τ_p = 4
   EXPECT_LT(probes.AfterCrawl(1, 100.0, 4.0, true, After(1, 0), ranked), 0.0);
   EXPECT_LT(probes.AfterCrawl(2, 100.0, 1.0, true, After(1, 0), ranked), 0.0);
@@ -54,7 +54,7 @@ TEST(ProbeQueueTest, NoProbeAfterAChangeSeenWithinTheProbesInterval) {
 }
 
 TEST(ProbeQueueTest, NoProbeWhereTheCrawlsAlreadySay) {
-  ProbeQueue probes = AtLevel(4.0);
+  ProbeQueue probes = AtPickLevel(4.0);
   const policy::PageParams low{1.0, 0.5, 0.5, 0.3};
   // Unchanged: the outcome itself bounds Δ.
   EXPECT_LT(probes.AfterCrawl(1, 100.0, 50.0, false, After(1, 1), low), 0.0);
@@ -78,22 +78,22 @@ TEST(ProbeQueueTest, OffWithoutAPickOrWhenDisabled) {
   EXPECT_LT(unpicked.AfterCrawl(1, 0.0, 50.0, true, After(1, 0), ranked), 0.0);
   LearningOptions off;
   off.probe_crawls = 0;
-  ProbeQueue disabled = AtLevel(4.0, off);
+  ProbeQueue disabled = AtPickLevel(4.0, off);
   EXPECT_LT(disabled.AfterCrawl(1, 0.0, 50.0, true, After(1, 0), ranked), 0.0);
 }
 
-TEST(ProbeQueueTest, LevelIsAnAverageOfRecentPicks) {
+TEST(ProbeQueueTest, PickLevelIsAnAverageOfRecentPicks) {
   ProbeQueue probes{LearningOptions{}};
   probes.ObservePick(2.0);
-  EXPECT_EQ(probes.level(), 2.0);
+  EXPECT_EQ(probes.pick_level(), 2.0);
   for (int i = 0; i < 2000; ++i) probes.ObservePick(4.0);
-  EXPECT_NEAR(probes.level(), 4.0, 1e-3);
+  EXPECT_NEAR(probes.pick_level(), 4.0, 1e-3);
   probes.ObservePick(std::numeric_limits<double>::quiet_NaN());  // ignored
-  EXPECT_NEAR(probes.level(), 4.0, 1e-3);
+  EXPECT_NEAR(probes.pick_level(), 4.0, 1e-3);
 }
 
 TEST(ProbeQueueTest, DueProbesComeInTimeOrder) {
-  ProbeQueue probes = AtLevel(4.0);
+  ProbeQueue probes = AtPickLevel(4.0);
   const policy::PageParams ranked{1.0, 0.5, 0.5, 0.3};
   probes.AfterCrawl(1, 10.0, 50.0, true, After(1, 0), ranked);  // at 14
   probes.AfterCrawl(2, 5.0, 50.0, true, After(1, 0), ranked);   // at 9

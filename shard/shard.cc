@@ -426,7 +426,7 @@ ShardStats Shard::GetStats(double now) {
   s.set_signals_per_second(signal_rate_.Rate(now_));
   s.set_picks_per_second(pick_rate_.Rate(now_));
   s.set_reports_per_second(report_rate_.Rate(now_));
-  s.set_crawl_value_level(level_);
+  s.set_crawl_value_level(last_pick_value_);
   *s.mutable_policy() = PolicyToProto(policy_);
   s.set_t_delay(t_delay_);
   EstimatorHealth* e = s.mutable_estimator();
@@ -446,7 +446,7 @@ ShardStats Shard::GetStats(double now) {
   const SchedulingIndex::Stats& work = index_.stats();
   IndexWork* w = s.mutable_index();
   w->set_candidates(index_.candidates());
-  w->set_valuations(work.evaluations);
+  w->set_valuations(work.valuations);
   w->set_wakeups(work.wakeups);
   w->set_rebuilds(work.rebuilds);
   w->set_raises(work.raises);

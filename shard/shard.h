@@ -373,7 +373,9 @@ class Shard {
   std::vector<double> run_times_;   // the slots of one PickSlots call
 
   // Stats.
-  double level_ = 0.0;  // value of the latest lease
+  // The crawl value of the latest pick leased (ShardStats.crawl_value_level):
+  // the level this shard is picking at.
+  double last_pick_value_ = 0.0;
   RateWindow signal_rate_;
   RateWindow pick_rate_;
   RateWindow report_rate_;

@@ -110,7 +110,7 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
     run_times_.assign(slot_times_.begin() + run_start, slot_times_.begin() + end);
     for (const SlotPick& pick : index_.PickSlots(run_times_)) {
       probes_.ObservePick(pick.value);
-      level_ = pick.value;
+      last_pick_value_ = pick.value;
       GrantLease(pick.page, pick.value, pick.time, run_start + pick.slot, req,
                  duration, &response);
     }

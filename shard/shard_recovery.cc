@@ -142,7 +142,7 @@ void Shard::Recovery::DecodeRecord(const UrlRecord& record,
   out->model = model;
   out->learning = LearningFromRecord(record.learning(), prior);
   out->n_cis = static_cast<uint16_t>(
-      std::min<uint32_t>(record.signals_since_crawl(), 0xffff));
+      std::min<int64_t>(record.signals_since_crawl(), kMaxSignals));
   out->failures = static_cast<uint8_t>(
       std::min<uint32_t>(record.consecutive_failures(), 0xff));
   out->has_digest = record.has_content_digest();
@@ -282,7 +282,7 @@ absl::Status Shard::Recovery::ReplayJournal() {
           if (page == kNoPage || seq < record_seq_[page]) return;
           PageSlot& slot = shard_.pages_[page];
           AddSignal(s.key, &slot.signal_filter);
-          if (slot.n_cis < 0xffff) ++slot.n_cis;
+          if (slot.n_cis < kMaxSignals) ++slot.n_cis;
           const double offset = s.time - shard_.LastCrawl(page);
           if (offset > slot.latest_signal) {
             slot.latest_signal = LatestSignalOffset(offset);

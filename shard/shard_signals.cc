@@ -114,7 +114,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       continue;
     }
     AddSignal(key, &slot.signal_filter);
-    if (slot.n_cis < 0xffff) ++slot.n_cis;
+    if (slot.n_cis < kMaxSignals) ++slot.n_cis;
     if (offset > slot.latest_signal) {
       slot.latest_signal = LatestSignalOffset(offset);
     }

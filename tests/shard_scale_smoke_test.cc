@@ -53,7 +53,7 @@ struct Work {
 Work WorkOf(const Shard& shard) {
   const SchedulingIndex& index = shard.index();
   const DueQueue::Work& q = index.queue_work();
-  return {static_cast<double>(index.stats().evaluations),
+  return {static_cast<double>(index.stats().valuations),
           static_cast<double>(index.stats().wakeups),
           static_cast<double>(index.stats().refinements),
           static_cast<double>(q.split_moves),

@@ -1,7 +1,7 @@
 // The scheduling index's candidates: pages whose crawl value has reached the
 // level Λ, each remembered by its last exact value and a bound on how fast
 // that value can grow, so that the best of them at time t is found by
-// evaluating only those whose bound can still beat the best exact value.
+// valuing only those whose bound can still beat the best exact value.
 //
 // A candidate valued v at time a, whose slope until its next signal obeys
 //   dV/dt (a + δ) <= min(later_slope, slope + rise·δ)   (crawl_value.h),
@@ -10,9 +10,9 @@
 // H = kFirstPiece·slope/rise, until that reaches later_slope, which then
 // holds for ever. The first piece is within a few percent of the exact
 // slope; pieces double in length, so a candidate changes pieces O(log) times
-// while it waits, each an O(log n) heap move and no evaluation. (Tightness
+// while it waits, each an O(log n) heap move and no valuation. (Tightness
 // matters: a candidate whose bound overshoots its true growth by a factor f
-// is evaluated about log(gap)/log(f/(f−1)) times on its way to the top.)
+// is valued about log(gap)/log(f/(f−1)) times on its way to the top.)
 //
 // Lines with equal slopes never change order. So the pool rounds slopes up
 // to one of kStepsPerOctave classes per octave and keeps one max-heap per
@@ -48,7 +48,7 @@ class CandidatePool {
   // The pool's view of a candidate, as Top and PopTop return it (inside,
   // a heap key and a record by slot: Key, Record).
   struct Entry {
-    double value;  // a lower bound on V (exact at evaluation); −∞: unknown
+    double value;  // a lower bound on V (exact when valued); −∞: unknown
     double at;     // where the bound's pieces start, from `base`
     double base;   // an upper bound on V at `at` (`value` when added)
     float slope;   // Growth, rounded up to floats
@@ -122,7 +122,7 @@ class CandidatePool {
   //   base + ∫_0^{t − at} min(later_slope, slope + rise·s) ds,
   // +∞ for an entry whose value jumped. Tighter than Top's bound, by the
   // class rounding (up to 1/kStepsPerOctave of the slope) and the piece
-  // slack: what lets the index skip evaluating a candidate whose line
+  // slack: what lets the index skip valuing a candidate whose line
   // reaches the best value found while its growth does not.
   double GrowthBound(const Entry& e, double t) const;
   // Restarts the chain of the entry the last Top call gave at (t, bound),

@@ -143,7 +143,7 @@ TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
 // A candidate growing at exactly its announced slope is bounded tightly:
 // within the first piece the bound exceeds the value by at most
 // kStepsPerOctave-rounding plus the piece's own slack (a few percent of the
-// growth), which is what keeps evaluations per pick low.
+// growth), which is what keeps valuations per pick low.
 TEST(CandidatePoolTest, FirstPieceIsTight) {
   VectorSlots slots;
   CandidatePool pool(&slots);

@@ -120,7 +120,9 @@ class CrawlIndex {
     return PickSlots(times);
   }
 
-  // Crawl value of one page at t under the current policy.
+  // Values one page: its crawl value V_i(τ_eff_i(t)) at t under the current
+  // policy (Theorem 1, Sec. 5.1; raw importance μ), the value PickTop ranks
+  // by and PickedPage::value reports. 0 for a page not in the index.
   virtual double Value(PageId page, double t) const = 0;
   // The index's state of a page; nullopt when it is not in the index.
   virtual std::optional<PageView> View(PageId page) const = 0;

@@ -9,7 +9,7 @@
 // chunks of m/10 slots until a full cycle (m slots) has passed since the
 // start and since the last raise of Λ (after a raise every page re-solves
 // its due time at its next wake-up, within a cycle) and the last chunk's
-// evaluations per pick are within 5% of the previous chunk's (at most 3m
+// valuations per pick are within 5% of the previous chunk's (at most 3m
 // slots; the counter warmup_slots says how many it took).
 #include <algorithm>
 #include <cmath>
@@ -94,20 +94,21 @@ WarmIndex& Warm(int64_t m) {
     auto w = std::make_unique<WarmIndex>();
     w->index = FilledIndex(m, w->rng);
     const int64_t chunk = std::max<int64_t>(m / 10, 1000);
-    double last_evals = -1.0;
+    double last_valuations = -1.0;
     int64_t calm_slots = 0;  // since the start or the last raise / rebuild
     for (;;) {
       const SchedulingIndex::Stats before = w->index->stats();
       RunSlots(w->index.get(), m, chunk, &w->t, w->rng, &w->counter);
       w->warmup_slots += chunk;
       const SchedulingIndex::Stats& after = w->index->stats();
-      const double evals =
-          static_cast<double>(after.evaluations - before.evaluations) / chunk;
+      const double valuations =
+          static_cast<double>(after.valuations - before.valuations) / chunk;
       const bool leveled = after.raises != before.raises ||
                            after.rebuilds != before.rebuilds;
       calm_slots = leveled ? 0 : calm_slots + chunk;
-      const bool settled = std::abs(evals - last_evals) <= 0.05 * last_evals;
-      last_evals = evals;
+      const bool settled =
+          std::abs(valuations - last_valuations) <= 0.05 * last_valuations;
+      last_valuations = valuations;
       if ((calm_slots >= m && settled) || w->warmup_slots >= 3 * m) break;
     }
     (*cache)[m] = std::move(w);
@@ -126,13 +127,13 @@ void SetCounters(const SchedulingIndex& index,
   state.SetItemsProcessed(picks);
   state.counters["bytes_per_page"] =
       static_cast<double>(index.MemoryBytes()) / static_cast<double>(m);
-  state.counters["evals_per_pick"] =
-      per_pick(after.evaluations, before.evaluations);
+  state.counters["valuations_per_pick"] =
+      per_pick(after.valuations, before.valuations);
   state.counters["wakeups_per_pick"] = per_pick(after.wakeups, before.wakeups);
   state.counters["refinements_per_pick"] =
       per_pick(after.refinements, before.refinements);
-  state.counters["selections_per_pick"] =
-      per_pick(after.selections, before.selections);
+  state.counters["candidate_valuations_per_pick"] =
+      per_pick(after.candidate_valuations, before.candidate_valuations);
   state.counters["tightenings_per_pick"] =
       per_pick(after.tightenings, before.tightenings);
   state.counters["rebuilds"] =

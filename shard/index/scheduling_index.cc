@@ -23,7 +23,7 @@ constexpr double kKeyMargin = 1e-6;
 constexpr double kAdmissionMargin = 1e-4;
 // Relative slack on upper bounds, for the same reason.
 constexpr double kBoundSlack = 1e-9;
-// Refine's evaluations at most (it converges in two or three).
+// Refine's valuations at most (it converges in two or three).
 constexpr int kMaxRefineSteps = 6;
 
 // The largest float not above x (a lower bound stays a lower bound).
@@ -111,11 +111,6 @@ void SchedulingIndex::ForgetBelief(PageId id) {
   if (slot.page == id) slot.page = kNoPage;
 }
 
-double SchedulingIndex::PageValue(const Page& p, const policy::PageModel& b,
-                                  double t) const {
-  return BeliefValue(b, policy_, t - p.last_crawl, p.n_cis);
-}
-
 // τ_eff = τ_elap + β n for pages whose V is a function of τ_eff; τ_elap for
 // the others (no informative signals, or ν = 0 before the first signal).
 double SchedulingIndex::EffectiveElapsed(const Page& p,
@@ -157,16 +152,14 @@ CandidatePool::Growth SchedulingIndex::GrowthOf(
   return growth;
 }
 
-// The exact value and its growth until the next signal or crawl.
-SchedulingIndex::Assessment SchedulingIndex::Assess(const Page& p,
-                                                    const policy::PageModel& b,
-                                                    double t) const {
+SchedulingIndex::Valuation SchedulingIndex::ValueWithGrowth(
+    const Page& p, const policy::PageModel& b, double t) const {
   const policy::ValueGrowth g =
       BeliefGrowth(b, policy_, t - p.last_crawl, p.n_cis);
   return {g.value, GrowthOf(b, g)};
 }
 
-// A lower bound on the first time the page is eligible with V >= adm_:
+// A lower bound on the first time the page is eligible with V >= key_level_:
 // d = last_crawl + ι_lb − β n (docs/design.md, "Index"), and never before its host
 // allows it.
 double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
@@ -174,7 +167,7 @@ double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
   const double iota = p.iota_lb;
   double base;
   if (b.change_rate() <= 0.0 || b.importance() <= 0.0) {
-    base = adm_ <= 0.0 ? p.last_crawl : kInf;  // V = 0 forever
+    base = key_level_ <= 0.0 ? p.last_crawl : kInf;  // V = 0 forever
   } else if (!b.signals_informative()) {
     base = p.last_crawl + iota;  // GREEDY: signals do not move V
   } else if (b.false_rate() <= 0.0 || b.alpha() <= 0.0) {
@@ -185,7 +178,7 @@ double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
     } else if (b.alpha() > 0.0) {
       base = p.last_crawl + iota;
     } else {
-      base = adm_ <= 0.0 ? p.last_crawl : kInf;
+      base = key_level_ <= 0.0 ? p.last_crawl : kInf;
     }
   } else {
     base = p.last_crawl + iota - b.beta() * static_cast<double>(signals);
@@ -201,7 +194,7 @@ int64_t SchedulingIndex::SignalsToKeyFor(const Page& p,
   // Without false signals or with α = 0 a signal makes V jump.
   if (b.false_rate() <= 0.0 || b.alpha() <= 0.0) return n;
   // Otherwise V is a function of ι = τ_elap + β·n, and ι_lb = ∞ says it
-  // stays below adm_ for every ι: no count of signals lifts it (most of
+  // stays below key_level_ for every ι: no count of signals lifts it (most of
   // `semi`'s pages, whose importance is too small ever to be crawled).
   if (!std::isfinite(p.iota_lb)) return kMaxSignals;
   const double due = KeyOf(p, b, n);
@@ -215,29 +208,29 @@ int64_t SchedulingIndex::SignalsToKeyFor(const Page& p,
   return std::min(kMaxSignals, n + static_cast<int64_t>(allowance));
 }
 
-// After finding V(t) = a.value < adm_ with τ_eff growing: V grows at most
-// as the growth bound says, so the crossing of adm_ lies at or after
-// τ_eff + CrossingDelay(...). With `solve`, V is evaluated there and the
-// step repeated: as V is increasing in τ_eff (Lemma 1) every step stays
-// below the crossing, and as the bound is exact to first order (its slope
-// is dV/dι, Lemma 3) the steps converge like Newton's method from below —
-// typically two or three evaluations, against ten for a bracketing root
-// solve. It stops once V is within half the admission margin of adm_, so
-// the page is admitted when it next wakes. Stored rounded down, so it stays
-// a lower bound; it is kept across crawls, so while Λ does not rise a page
-// wakes once per crawl cycle.
+// After finding V(t) = v.value < key_level_ with τ_eff growing: V grows at
+// most as the growth bound says, so the crossing of key_level_ lies at or
+// after τ_eff + CrossingDelay(...). With `solve`, the page is valued there
+// and the step repeated: as V is increasing in τ_eff (Lemma 1) every step
+// stays below the crossing, and as the bound is exact to first order (its
+// slope is dV/dι, Lemma 3) the steps converge like Newton's method from
+// below — typically two or three valuations, against ten for a bracketing
+// root solve. It stops once V is at least midway between admission_level_ and
+// key_level_, so the page is admitted when it next wakes. Stored rounded
+// down, so it stays a lower bound; it is kept across crawls, so while Λ
+// does not rise a page wakes once per crawl cycle.
 void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t,
-                             const Assessment& a, bool solve) {
-  const double level = adm_;
-  if (!(a.growth.later_slope > 0.0) || level >= policy::ValueCeiling(b)) {
-    // Constant until the next signal or crawl, or below adm_ for ever.
+                             const Valuation& v, bool solve) {
+  const double level = key_level_;
+  if (!(v.growth.later_slope > 0.0) || level >= policy::ValueCeiling(b)) {
+    // Constant until the next signal or crawl, or below key_level_ for ever.
     p.iota_lb = std::numeric_limits<float>::infinity();
     return;
   }
   double iota = EffectiveElapsed(p, b, t);
-  double value = a.value;
-  CandidatePool::Growth growth = a.growth;
-  const double close_enough = 0.5 * (adm_ + admit_);
+  double value = v.value;
+  CandidatePool::Growth growth = v.growth;
+  const double close_enough = 0.5 * (key_level_ + admission_level_);
   const int max_terms = policy_.MaxTerms();
   if (solve) ++stats_.refinements;
   for (int step = 0;; ++step) {
@@ -250,7 +243,7 @@ void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t,
     if (!solve || step >= kMaxRefineSteps) break;
     // V at τ_eff = ι with no signal: what V(τ_elap, n) is at that τ_eff.
     const policy::ValueGrowth g = policy::NcisValueGrowth(b, iota, 0, max_terms);
-    ++stats_.evaluations;
+    ++stats_.valuations;
     value = g.value;
     growth = GrowthOf(b, g);
     if (value >= close_enough || !(growth.later_slope > 0.0)) break;
@@ -340,18 +333,18 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
       // V(τ_eff), τ_eff += β per signal.
       candidates_.Shift(id, b.beta() * static_cast<double>(added));
     } else {
-      // V jumped (to μ̃/Δ when ν = 0): unknown until evaluated again.
+      // V jumped (to μ̃/Δ when ν = 0): unknown until valued again.
       candidates_.Void(id);
     }
     return;
   }
   if (b.signals_informative() &&
       (b.false_rate() <= 0.0 || b.alpha() <= 0.0)) {
-    p.iota_lb = 0.0f;  // V jumped; re-evaluate at the next pick
+    p.iota_lb = 0.0f;  // V jumped; value it again at the next pick
   }
   if (reserve_active_) {
     const double at = std::max(t, reserve_at_);
-    if (Recertify(id, at, Evaluate(id, at))) return;
+    if (Recertify(id, at, ValueWithGrowth(id, at))) return;
   }
   ++stats_.signal_rekeys;
   const int64_t keyed = SignalsToKeyFor(p, b, t);
@@ -367,7 +360,7 @@ void SchedulingIndex::RecordCrawl(PageId id, double t) {
   p.n_cis = 0;
   Enqueue(id);
   // V restarts from 0 < the floor; only its later slope may raise G.
-  if (reserve_active_) Recertify(id, t, Evaluate(id, t));
+  if (reserve_active_) Recertify(id, t, ValueWithGrowth(id, t));
 }
 
 void SchedulingIndex::Lease(PageId id) {
@@ -422,7 +415,7 @@ std::optional<PageView> SchedulingIndex::View(PageId id) const {
 double SchedulingIndex::Value(PageId id, double t) const {
   if (!Contains(id)) return 0.0;
   const Page& p = pages_[id];
-  return PageValue(p, Belief(p), t);
+  return BeliefValue(Belief(p), policy_, t - p.last_crawl, p.n_cis);
 }
 
 void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
@@ -511,21 +504,22 @@ void SchedulingIndex::Compact() {
   queue_.Rewrite([this](Queued* e) { return Live(*e); });
 }
 
-void SchedulingIndex::AddCandidate(PageId id, double t, const Assessment& a) {
+void SchedulingIndex::AddCandidate(PageId id, double t, const Valuation& v) {
   pages_[id].state = kCandidate;
-  candidates_.Add(id, a.value, t, a.growth, pages_[id].host);
+  candidates_.Add(id, v.value, t, v.growth, pages_[id].host);
 }
 
 void SchedulingIndex::SetLevel(double level) {
   level_ = level;
-  adm_ = level * (1.0 - kKeyMargin);
-  admit_ = level * (1.0 - kAdmissionMargin);
+  key_level_ = level * (1.0 - kKeyMargin);
+  admission_level_ = level * (1.0 - kAdmissionMargin);
 }
 
-SchedulingIndex::Assessment SchedulingIndex::Evaluate(PageId id, double t) {
-  ++stats_.evaluations;
+SchedulingIndex::Valuation SchedulingIndex::ValueWithGrowth(PageId id,
+                                                           double t) {
+  ++stats_.valuations;
   const Page& p = pages_[id];
-  return Assess(p, Belief(p), t);
+  return ValueWithGrowth(p, Belief(p), t);
 }
 
 void SchedulingIndex::Wake(PageId id, double t,
@@ -535,22 +529,22 @@ void SchedulingIndex::Wake(PageId id, double t,
   if (!hosts_.Allowed(p.host, t)) {
     // Re-keyed at the host's allowed time (and valued first while the
     // reserve is active: Λ's key may be later than the floor's).
-    if (reserve_active_ && Recertify(id, t, Evaluate(id, t))) return;
+    if (reserve_active_ && Recertify(id, t, ValueWithGrowth(id, t))) return;
     deferred->push_back(id);
     return;
   }
   const policy::PageModel b = Belief(p);
-  const Assessment a = Assess(p, b, t);
-  ++stats_.evaluations;
+  const Valuation v = ValueWithGrowth(p, b, t);
+  ++stats_.valuations;
   if (reserve_active_) {
-    reserve_growth_ = std::max(reserve_growth_, a.growth.later_slope);
+    reserve_growth_ = std::max(reserve_growth_, v.growth.later_slope);
   }
-  if (a.value >= admit_) {
-    AddCandidate(id, t, a);
+  if (v.value >= admission_level_) {
+    AddCandidate(id, t, v);
     return;
   }
-  if (reserve_active_ && !(a.value < FloorBound(t))) AddToReserve(id, a.value);
-  Refine(p, b, t, a, /*solve=*/true);
+  if (reserve_active_ && !(v.value < FloorBound(t))) AddToReserve(id, v.value);
+  Refine(p, b, t, v, /*solve=*/true);
   deferred->push_back(id);
 }
 
@@ -573,13 +567,13 @@ void SchedulingIndex::Drain(double t) {
 }
 
 // The best k eligible candidates at t. Candidates leave the pool in order of
-// their bounds and are evaluated exactly; the search stops when the best
-// exact value left beats every remaining bound. The evaluated ones go back
+// their bounds and are valued exactly; the search stops when the best
+// exact value left beats every remaining bound. The valued ones go back
 // with fresh bounds; the picks stay out, in taken_.
 void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   picked->clear();
   used_hosts_.clear();
-  evaluated_.clear();
+  valued_.clear();
   taken_.clear();
   requeue_.clear();
   auto usable = [&](PageId page) {
@@ -592,35 +586,35 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
     return BetterPick({a, va}, {b, vb});
   };
   candidates_.Expire(t);
-  std::vector<Exact>& evaluated = evaluated_;
+  std::vector<Exact>& valued = valued_;
   while (static_cast<int>(picked->size()) < k) {
     int best = -1;
-    for (size_t i = 0; i < evaluated.size(); ++i) {
-      if (usable(evaluated[i].page) &&
-          (best < 0 || better(evaluated[i].page, evaluated[i].a.value,
-                              evaluated[best].page, evaluated[best].a.value))) {
+    for (size_t i = 0; i < valued.size(); ++i) {
+      if (usable(valued[i].page) &&
+          (best < 0 || better(valued[i].page, valued[i].v.value,
+                              valued[best].page, valued[best].v.value))) {
         best = static_cast<int>(i);
       }
     }
     CandidatePool::Entry top;
     double bound;
     while (candidates_.Top(t, &top, &bound)) {
-      if (best >= 0 && !better(top.page, bound, evaluated[best].page,
-                               evaluated[best].a.value)) {
+      if (best >= 0 && !better(top.page, bound, valued[best].page,
+                               valued[best].v.value)) {
         break;  // no bound left can beat (or tie and win on id) the best
       }
       if (best >= 0) {
         // The line overshoots the growth bound by its class's rounding;
         // when the growth bound itself cannot win, restart the line from it
-        // instead of evaluating (it goes below the best unless rounding
-        // keeps it above, and then it is evaluated).
+        // instead of valuing the page (the line goes below the best unless
+        // rounding keeps it above, and then the page is valued).
         const double tight = candidates_.GrowthBound(top, t);
-        if (!better(top.page, tight, evaluated[best].page,
-                    evaluated[best].a.value)) {
+        if (!better(top.page, tight, valued[best].page,
+                    valued[best].v.value)) {
           ++stats_.tightenings;
           const double placed = candidates_.RestartTop(t, tight);
-          if (!better(top.page, placed, evaluated[best].page,
-                      evaluated[best].a.value)) {
+          if (!better(top.page, placed, valued[best].page,
+                      valued[best].v.value)) {
             continue;
           }
           candidates_.Remove(top.page);
@@ -637,44 +631,44 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         requeue_.push_back(id);
         continue;
       }
-      const Exact e{id, ExactAt(top, t)};
-      evaluated.push_back(e);
-      if (usable(id) && (best < 0 || better(id, e.a.value, evaluated[best].page,
-                                            evaluated[best].a.value))) {
-        best = static_cast<int>(evaluated.size() - 1);
+      const Exact e{id, ValueCandidate(top, t)};
+      valued.push_back(e);
+      if (usable(id) && (best < 0 || better(id, e.v.value, valued[best].page,
+                                            valued[best].v.value))) {
+        best = static_cast<int>(valued.size() - 1);
       }
     }
     if (best < 0) break;
-    const Exact chosen = evaluated[best];
-    picked->push_back({chosen.page, chosen.a.value});
-    evaluated.erase(evaluated.begin() + best);
+    const Exact chosen = valued[best];
+    picked->push_back({chosen.page, chosen.v.value});
+    valued.erase(valued.begin() + best);
     const HostId host = pages_[chosen.page].host;
     if (hosts_.OnePerPick(host)) used_hosts_.push_back(host);
     taken_.push_back(chosen);
   }
-  for (const Exact& e : evaluated) AddCandidate(e.page, t, e.a);
+  for (const Exact& e : valued) AddCandidate(e.page, t, e.v);
   for (PageId id : requeue_) Requeue(id);
 }
 
-SchedulingIndex::Assessment SchedulingIndex::ExactAt(
+SchedulingIndex::Valuation SchedulingIndex::ValueCandidate(
     const CandidatePool::Entry& e, double t) {
   if (e.at == t && e.value == e.base) {
     // Valued at t already (woken or pulled at t, or picked at t before):
     // the value is exact and the growth an upper bound (rounded up).
     return {e.value, {e.slope, e.rise, e.later_slope}};
   }
-  ++stats_.selections;
-  return Evaluate(e.page, t);
+  ++stats_.candidate_valuations;
+  return ValueWithGrowth(e.page, t);
 }
 
 void SchedulingIndex::ReturnTaken(double t) {
-  for (const Exact& e : taken_) AddCandidate(e.page, t, e.a);
+  for (const Exact& e : taken_) AddCandidate(e.page, t, e.v);
   taken_.clear();
 }
 
 void SchedulingIndex::RestorePicks() {
   for (const Exact& e : picked_) {
-    if (pages_[e.page].state == kPicked) AddCandidate(e.page, picked_at_, e.a);
+    if (pages_[e.page].state == kPicked) AddCandidate(e.page, picked_at_, e.v);
   }
   picked_.clear();
 }
@@ -685,7 +679,7 @@ void SchedulingIndex::PickExact(double t, int k,
   RestorePicks();
   if (needs_rebuild_) Rebuild(t, TargetCandidates());
   if (needs_rekey_) RekeyAll();
-  if (reserve_active_ && !(FloorBound(t) < admit_)) DropReserve();
+  if (reserve_active_ && !(FloorBound(t) < admission_level_)) DropReserve();
   Drain(t);
   size_t target = 0;  // of the last rebuild in this call
   for (;;) {
@@ -749,7 +743,7 @@ std::vector<SlotPick> SchedulingIndex::PickSlots(
   return slots;
 }
 
-// Evaluates every page at t and sets Λ to the target-th largest value: the
+// Values every page at t and sets Λ to the target-th largest value: the
 // only O(m) step, needed at start, after SetPolicy and when Λ must come down.
 // Keys come from the slope bound here; each page solves for its exact due
 // time when it first wakes below Λ, which spreads that cost over the cycle.
@@ -769,12 +763,12 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   // Value and growth bounds, per page: the step's bulk, on several threads
   // when there are many pages (each values its own range; nothing shared
   // is written).
-  std::vector<Assessment> found(pages_.size(), Assessment{0.0, {}});
+  std::vector<Valuation> found(pages_.size(), Valuation{0.0, {}});
   auto value_range = [this, t, &found](size_t begin, size_t end) {
     for (size_t id = begin; id < end; ++id) {
       const Page& p = pages_[id];
       if (p.state == kAbsent || p.state == kLeased) continue;
-      found[id] = Assess(p, UncachedBelief(p), t);
+      found[id] = ValueWithGrowth(p, UncachedBelief(p), t);
     }
   };
   const size_t parts =
@@ -797,7 +791,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
       p.iota_lb = 0.0f;  // its bound was for the old level
       continue;
     }
-    ++stats_.evaluations;
+    ++stats_.valuations;
     ranked.push_back(found[id].value);
   }
   double floor = 0.0;  // the reserve's, 0: none
@@ -817,7 +811,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     SetLevel(ranked[target - 1]);
   }
   std::vector<double>().swap(ranked);
-  if (floor > 0.0 && floor < admit_) {
+  if (floor > 0.0 && floor < admission_level_) {
     reserve_active_ = true;
     reserve_at_ = t;
     reserve_floor_ = floor;
@@ -830,12 +824,12 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     if (p.state == kAbsent || p.state == kLeased) continue;
     const policy::PageModel b = Belief(p);
     p.iota_lb = 0.0f;
-    if (found[id].value >= admit_ && hosts_.Allowed(p.host, t)) {
+    if (found[id].value >= admission_level_ && hosts_.Allowed(p.host, t)) {
       // About `target` of them.
       AddCandidate(id, t, found[id]);
       continue;
     }
-    if (found[id].value < admit_) {
+    if (found[id].value < admission_level_) {
       Refine(p, b, t, found[id], /*solve=*/false);
     }
     if (reserve_active_) {
@@ -865,17 +859,17 @@ double SchedulingIndex::ClearBound(double t) const {
   return bound * (1.0 + 1e-8);
 }
 
-bool SchedulingIndex::Recertify(PageId id, double t, const Assessment& a) {
-  reserve_growth_ = std::max(reserve_growth_, a.growth.later_slope);
-  if (a.value < FloorBound(t)) return false;  // certified below the floor
-  if (a.value < admit_) {
-    AddToReserve(id, a.value);
+bool SchedulingIndex::Recertify(PageId id, double t, const Valuation& v) {
+  reserve_growth_ = std::max(reserve_growth_, v.growth.later_slope);
+  if (v.value < FloorBound(t)) return false;  // certified below the floor
+  if (v.value < admission_level_) {
+    AddToReserve(id, v.value);
     return false;
   }
   Detach(id);
   const HostId host = pages_[id].host;
   if (hosts_.Allowed(host, t)) {
-    AddCandidate(id, t, a);
+    AddCandidate(id, t, v);
   } else {
     EnqueueAt(id, hosts_.AllowedFrom(host));
   }
@@ -902,7 +896,7 @@ bool SchedulingIndex::PullReserve(double t, int k) {
     Detach(r.page);
     const HostId host = pages_[r.page].host;
     if (hosts_.Allowed(host, t)) {
-      AddCandidate(r.page, t, Evaluate(r.page, t));
+      AddCandidate(r.page, t, ValueWithGrowth(r.page, t));
     } else {
       EnqueueAt(r.page, hosts_.AllowedFrom(host));
     }
@@ -922,7 +916,7 @@ void SchedulingIndex::RecertifyQueued(PageId id) {
   // Not after the next pick (picks never go back), so that the certificate
   // holds from then on; not before the reserve's values.
   const double at = std::max(reserve_at_, last_pick_at_);
-  Recertify(id, at, Evaluate(id, at));
+  Recertify(id, at, ValueWithGrowth(id, at));
 }
 
 void SchedulingIndex::DropReserve() {
@@ -956,14 +950,14 @@ void SchedulingIndex::Raise(double t) {
   std::vector<Exact> valued;
   valued.reserve(candidates_.size());
   for (const CandidatePool::Entry& e : candidates_.Entries()) {
-    valued.push_back({e.page, Evaluate(e.page, t)});
+    valued.push_back({e.page, ValueWithGrowth(e.page, t)});
   }
   // The loop below visits every candidate, so their order may change.
   std::nth_element(valued.begin(), valued.begin() + (target - 1), valued.end(),
                    [](const Exact& a, const Exact& b) {
-                     return a.a.value > b.a.value;
+                     return a.v.value > b.v.value;
                    });
-  const double level = valued[target - 1].a.value;
+  const double level = valued[target - 1].v.value;
   if (!(level > level_)) {
     // Ties at Λ: try again when the pool has doubled, so that this
     // O(pool) step stays amortised.
@@ -975,12 +969,12 @@ void SchedulingIndex::Raise(double t) {
   SetLevel(level);
   candidates_.Clear();
   for (const Exact& e : valued) {
-    if (e.a.value >= admit_) {
-      AddCandidate(e.page, t, e.a);
+    if (e.v.value >= admission_level_) {
+      AddCandidate(e.page, t, e.v);
       continue;
     }
     Page& p = pages_[e.page];
-    Refine(p, Belief(p), t, e.a, /*solve=*/true);
+    Refine(p, Belief(p), t, e.v, /*solve=*/true);
     Enqueue(e.page);
   }
 }

@@ -14,12 +14,12 @@
 //     lower bound on d_i(Λ): ι_i(Λ)
 //     is found once (steps from below along the growth bound of V, which is
 //     exact to first order: Lemma 3's dV/dι) and kept across crawls, so a
-//     crawl re-keys a page at t + ι_i without evaluating V, a signal moves
+//     crawl re-keys a page at t + ι_i without valuing it, a signal moves
 //     the key earlier by β, and a page wakes once per crawl (entries are
 //     deleted lazily: no queue move writes into the pages);
 //   * the candidates (V ≥ Λ when they woke) in a CandidatePool, which bounds
 //     each value by its last exact value and a bound on dV/dτ_eff (App. F's
-//     tiers in miniature); PickTop evaluates exactly only the candidates
+//     tiers in miniature); PickTop values exactly only the candidates
 //     whose growth bound can still beat the best exact value. The pool's
 //     heap moves write into its own slot table (about the pool's size), and
 //     a page records only its slot, when it joins (and when the pool
@@ -78,14 +78,16 @@ class SchedulingIndex : public CrawlIndex {
   };
   // Work counters, for tests and the benchmark.
   struct Stats {
-    uint64_t evaluations = 0;  // exact V evaluations
+    // Pages valued exactly (ValueWithGrowth, Refine's steps, Rebuild).
+    uint64_t valuations = 0;
     uint64_t wakeups = 0;      // queue pops
     uint64_t refinements = 0;  // due times solved for by root finding
     uint64_t rebuilds = 0;     // O(m) rebuilds (Λ lowered, policy changed)
     uint64_t raises = 0;       // Λ raised
-    // Candidates whose growth bound ruled them out without an evaluation.
+    // Candidates whose growth bound ruled them out without a valuation.
     uint64_t tightenings = 0;
-    uint64_t selections = 0;   // evaluations of candidates (in evaluations)
+    // Candidates Select valued afresh (ValueCandidate; in valuations too).
+    uint64_t candidate_valuations = 0;
     uint64_t pulls = 0;        // chunks moved from the burst reserve to the pool
     // Signals that gave a queued page a new queue entry (the others were
     // within the signal count its key allows for).
@@ -127,6 +129,7 @@ class SchedulingIndex : public CrawlIndex {
   // unused).
   void Reserve(size_t pages, size_t hosts = 0);
 
+  // Λ, the candidates' level (Sec. 5.2; 0: every eligible page is one).
   double level() const { return level_; }
   size_t candidates() const { return candidates_.size(); }
   const Stats& stats() const { return stats_; }
@@ -150,14 +153,14 @@ class SchedulingIndex : public CrawlIndex {
   // 40 bytes. The model is stored as floats (the index's view of the page;
   // Upsert rounds the parameters) and derived quantities are recomputed on
   // demand, which keeps the index within 64 bytes a page with its queue
-  // entry. n_cis saturates at 65535 signals since the last crawl.
+  // entry. n_cis saturates at kMaxSignals signals since the last crawl.
   struct Page {
     float importance;
     float change_rate;
     float recall;
     float false_rate;
     double last_crawl;
-    // Lower bound on ι(adm_), the τ_eff at which V reaches the key level
+    // Lower bound on ι(key_level_), the τ_eff at which V reaches key_level_
     // (+∞: not before the next signal or crawl).
     float iota_lb;
     HostId host;
@@ -175,6 +178,8 @@ class SchedulingIndex : public CrawlIndex {
   };
   static constexpr int64_t kMaxKeyedSignals = (1 << 13) - 1;
   static_assert(sizeof(Page) <= 40, "Page grew");
+  static_assert(kMaxSignals <= std::numeric_limits<uint16_t>::max(),
+                "Page::n_cis must hold kMaxSignals");
   // The due-time queue deletes lazily: an entry is live while its page is
   // queued with the same stamp (Page::pos). A re-key (a signal) pushes a new
   // entry and a page leaving the queue just changes state, so no queue move
@@ -183,9 +188,9 @@ class SchedulingIndex : public CrawlIndex {
   // one counter (next_stamp_), not from the page's last stamp: while the
   // page was a candidate Page::pos held its pool slot, and counting on from
   // that can give the page back a stamp one of its stale entries carries,
-  // which then wakes it again for nothing (an evaluation and a due-time
+  // which then wakes it again for nothing (a valuation and a due-time
   // solve).
-  // Its key: a lower bound on the time the page may reach adm_.
+  // Its key: a lower bound on the time the page may reach key_level_.
   using Queued = DueQueue::Entry;
   // The candidate pool keeps each candidate's slot in the page table.
   class PageTableSlots : public CandidatePool::PageSlots {
@@ -207,10 +212,10 @@ class SchedulingIndex : public CrawlIndex {
     const HostTable* hosts_;
   };
 
-  // A page's exact value at t and how fast it may grow until its next
+  // A page's crawl value at t and how fast it may grow until its next
   // signal or crawl (growth.later_slope holds for ever: what a due time can
   // rest on).
-  struct Assessment {
+  struct Valuation {
     double value;
     CandidatePool::Growth growth;
   };
@@ -219,15 +224,21 @@ class SchedulingIndex : public CrawlIndex {
   // same computed afresh (thread-safe: reads only the page and the policy).
   policy::PageModel Belief(const Page& p) const;
   policy::PageModel UncachedBelief(const Page& p) const;
-  double PageValue(const Page& p, const policy::PageModel& belief,
-                   double t) const;
   double EffectiveElapsed(const Page& p, const policy::PageModel& b,
                           double t) const;
-  Assessment Assess(const Page& p, const policy::PageModel& b, double t) const;
+  // Valuing a page: its crawl value V at t (Theorem 1, Sec. 5.1: BeliefGrowth
+  // of belief b in the page's state (t − last_crawl, n_cis), the value Value
+  // and BruteForceIndex give to the last bit), with GrowthOf's bound on its
+  // growth until the next signal or crawl. Reads only the page and the
+  // policy (thread-safe: Rebuild's threads call it) and counts nothing.
+  Valuation ValueWithGrowth(const Page& p, const policy::PageModel& b,
+                            double t) const;
+  // The same with the page's cached belief, counted in stats_.valuations.
+  Valuation ValueWithGrowth(PageId id, double t);
   CandidatePool::Growth GrowthOf(const policy::PageModel& b,
                                  const policy::ValueGrowth& g) const;
-  // The earliest time the page may reach adm_ with `signals` signals since
-  // its last crawl (>= p.n_cis, so that it is a lower bound).
+  // The earliest time the page may reach key_level_ with `signals` signals
+  // since its last crawl (>= p.n_cis, so that it is a lower bound).
   double KeyOf(const Page& p, const policy::PageModel& b,
                int64_t signals) const;
   // The signal count a queued page's key is solved for when a signal
@@ -238,18 +249,16 @@ class SchedulingIndex : public CrawlIndex {
   // entries, and compacting them, a quarter of the run time.
   int64_t SignalsToKeyFor(const Page& p, const policy::PageModel& b,
                           double t) const;
-  // Raises p.iota_lb after V(t) = a.value < admit_ was found: the growth
-  // bound gives a lower bound on the crossing of adm_; with `solve`, steps
-  // on from there (one evaluation a step) until the page would be admitted
-  // when it next wakes.
+  // Raises p.iota_lb after V(t) = v.value < admission_level_ was found: the
+  // growth bound gives a lower bound on the crossing of key_level_; with
+  // `solve`, steps on from there (one valuation a step, counted) until the
+  // page would be admitted when it next wakes.
   void Refine(Page& p, const policy::PageModel& b, double t,
-              const Assessment& a, bool solve);
+              const Valuation& v, bool solve);
 
   void Wake(PageId id, double t, std::vector<PageId>* deferred);
   void Drain(double t);
-  // Assess, counted.
-  Assessment Evaluate(PageId id, double t);
-  void AddCandidate(PageId id, double t, const Assessment& a);
+  void AddCandidate(PageId id, double t, const Valuation& v);
   void Detach(PageId id);  // from the queue or the candidates
   void Enqueue(PageId id);
   void EnqueueAt(PageId id, double key);
@@ -276,9 +285,12 @@ class SchedulingIndex : public CrawlIndex {
   // exact; they are left in taken_.
   void PickExact(double t, int k, std::vector<PickedPage>* picked);
   void ReturnTaken(double t);
-  // The candidate's exact value and growth at t: from its entry when it was
-  // valued at t already, else an evaluation.
-  Assessment ExactAt(const CandidatePool::Entry& e, double t);
+  // A candidate's valuation at t: its exact value, as ValueWithGrowth(e.page,
+  // t) gives it (not the pool's bound), and its growth bound. Taken from the
+  // pool entry when that holds a valuation at t already (woken, pulled or
+  // picked at t; the growth then rounded up to floats), else valued afresh
+  // (counted in stats_.candidate_valuations too).
+  Valuation ValueCandidate(const CandidatePool::Entry& e, double t);
   // Rebuilds of at least this many pages value them on up to 4 threads.
   static constexpr size_t kParallelRebuildPages = 1 << 16;
   void Rebuild(double t, size_t target);
@@ -316,16 +328,17 @@ class SchedulingIndex : public CrawlIndex {
     return reserve_floor_ + reserve_growth_ * std::max(t - reserve_at_, 0.0);
   }
   double ClearBound(double t) const;
-  // A queued page found between the floor's bound and admit_ (woken or
-  // re-valued) while the reserve is active joins it, so that a pull brings
-  // it to the pool in its turn; the pool itself keeps to pages at admit_.
+  // A queued page found between the floor's bound and admission_level_
+  // (woken or re-valued) while the reserve is active joins it, so that a
+  // pull brings it to the pool in its turn; the pool itself keeps to pages
+  // admitted (at or above admission_level_).
   void AddToReserve(PageId id, double value);
-  // After page `id` (queued) was valued `a` at t while the reserve is
-  // active: raises G to its later slope; between the floor's bound and Λ's
-  // admission level adds it to the reserve; above, moves it to the pool (or,
+  // After page `id` (queued) was valued `v` at t while the reserve is
+  // active: raises G to its later slope; between the floor's bound and
+  // admission_level_ adds it to the reserve; above, moves it to the pool (or,
   // when its host is held, keys it at the host's allowed time). True when
   // it left the queue's normal keying.
-  bool Recertify(PageId id, double t, const Assessment& a);
+  bool Recertify(PageId id, double t, const Valuation& v);
   // Recertify for a queued page that changed between picks, valued at the
   // latest of the reserve's time and the last pick's (no-op without an
   // active reserve).
@@ -375,8 +388,13 @@ class SchedulingIndex : public CrawlIndex {
   PageTableSlots page_slots_;
   CandidatePool candidates_;
   double level_ = 0.0;  // Λ: every eligible page with V ≥ Λ is a candidate
-  double adm_ = 0.0;    // level the keys are solved for, just below Λ
-  double admit_ = 0.0;  // a woken page at or above it is a candidate
+  // Λ(1 − kKeyMargin), just below Λ: the level queue keys and ι_lb are
+  // solved for, so that rounding in V cannot keep a page with V ≥ Λ out of
+  // the candidates.
+  double key_level_ = 0.0;
+  // Λ(1 − kAdmissionMargin), below key_level_: a page valued at or above
+  // it is admitted to the candidates (Wake, Rebuild, Raise, Recertify).
+  double admission_level_ = 0.0;
   // A raise that found nothing to raise (ties at Λ) waits until the pool
   // is larger than this (0: no such wait).
   size_t retry_raise_above_ = 0;
@@ -398,10 +416,10 @@ class SchedulingIndex : public CrawlIndex {
   // Select's scratch space, kept across calls (no allocation per pick).
   struct Exact {
     PageId page;
-    Assessment a;
+    Valuation v;
   };
   std::vector<HostId> used_hosts_;
-  std::vector<Exact> evaluated_;  // exact at t, out of the pool
+  std::vector<Exact> valued_;     // valued at t, out of the pool
   std::vector<Exact> taken_;      // picked, out of the pool
   std::vector<PageId> requeue_;   // hosts no longer allowed
   std::vector<PageId> deferred_;  // Drain's
@@ -418,7 +436,7 @@ class SchedulingIndex : public CrawlIndex {
   mutable std::vector<CachedBelief> beliefs_;
   void SizeBeliefCache();
   void ForgetBelief(PageId id);
-  // The last PickTop's picks (kPicked), as assessed at picked_at_.
+  // The last PickTop's picks (kPicked), as valued at picked_at_.
   std::vector<Exact> picked_;
   double picked_at_ = 0.0;
   // The latest time picked at (picks never go back).

@@ -559,7 +559,7 @@ TEST(SchedulingIndexTest, FallingLevelDeepensRebuilds) {
   EXPECT_LE(index.stats().rebuilds, 25u);
   std::printf("%d leases: %llu valuations, %llu rebuilds, %llu raises, "
               "%llu reserve pulls\n",
-              leased, static_cast<unsigned long long>(index.stats().evaluations),
+              leased, static_cast<unsigned long long>(index.stats().valuations),
               static_cast<unsigned long long>(index.stats().rebuilds),
               static_cast<unsigned long long>(index.stats().raises),
               static_cast<unsigned long long>(index.stats().pulls));
@@ -650,13 +650,13 @@ void CheckFig6(int m, double horizon, int shadow_every, int seeds) {
         RunFig6(&index, &shadow, m, 100.0, horizon, seed, shadow_every);
     const int64_t checked = fast.slots / shadow_every;
     std::printf("m=%d seed=%llu accuracy brute %.5f index %.5f, agreement "
-                "%lld/%lld, rebuilds %llu raises %llu evaluations/slot %.2f\n",
+                "%lld/%lld, rebuilds %llu raises %llu valuations/slot %.2f\n",
                 m, static_cast<unsigned long long>(seed), brute.accuracy,
                 fast.accuracy, static_cast<long long>(fast.agreements),
                 static_cast<long long>(checked),
                 static_cast<unsigned long long>(index.stats().rebuilds),
                 static_cast<unsigned long long>(index.stats().raises),
-                static_cast<double>(index.stats().evaluations) / fast.slots);
+                static_cast<double>(index.stats().valuations) / fast.slots);
     EXPECT_GE(fast.agreements, 0.99 * checked);
     EXPECT_NEAR(fast.accuracy, brute.accuracy, 0.001);
   }
