@@ -31,7 +31,7 @@ struct ClientOptions {
   // Empty: none sent.
   std::string token;
   // Null: an insecure (plain-text) channel. TLS credentials come from
-  // services::ChannelCredentialsFor (services/auth.h).
+  // client::ChannelCredentialsFor (client/credentials.h).
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   // The name to verify in the server's certificate instead of the target's
   // host (e.g. when connecting to an IP address). Empty: the target's.

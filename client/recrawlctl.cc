@@ -16,7 +16,7 @@
 #include "client/cli_commands.h"
 #include "client/cli_flags.h"
 #include "grpcpp/security/credentials.h"
-#include "services/auth.h"
+#include "client/credentials.h"
 
 ABSL_FLAG(std::string, target, "localhost:50050",
           "The coordinator, host:port");
@@ -56,11 +56,11 @@ namespace client {
 namespace {
 
 // The role whose token a command needs by default.
-services::Role DefaultRole(const std::vector<std::string>& args) {
+cluster::Role DefaultRole(const std::vector<std::string>& args) {
   const std::string command = args.empty() ? "" : args[0];
-  if (command == "lease" || command == "report") return services::Role::kFetcher;
-  if (command == "ping") return services::Role::kPinger;
-  return services::Role::kOperator;
+  if (command == "lease" || command == "report") return cluster::Role::kFetcher;
+  if (command == "ping") return cluster::Role::kPinger;
+  return cluster::Role::kOperator;
 }
 
 int Main(const std::vector<std::string>& args) {
@@ -68,33 +68,33 @@ int Main(const std::vector<std::string>& args) {
   options.target = absl::GetFlag(FLAGS_target);
   options.token = absl::GetFlag(FLAGS_token);
   if (const std::string file = absl::GetFlag(FLAGS_token_file); !file.empty()) {
-    services::Role role = DefaultRole(args);
+    cluster::Role role = DefaultRole(args);
     if (const std::string name = absl::GetFlag(FLAGS_role); !name.empty()) {
-      absl::StatusOr<services::Role> parsed = services::ParseRole(name);
+      absl::StatusOr<cluster::Role> parsed = cluster::ParseRole(name);
       if (!parsed.ok()) {
         std::cerr << "--role: " << parsed.status().message() << "\n";
         return kExitUsage;
       }
       role = *parsed;
     }
-    absl::StatusOr<std::string> token = services::ClientTokenFromFile(file, role);
+    absl::StatusOr<std::string> token = client::ClientTokenFromFile(file, role);
     if (!token.ok()) {
       std::cerr << "--token_file: " << token.status().message() << "\n";
       return kExitUsage;
     }
     options.token = *std::move(token);
   } else if (!options.token.empty()) {
-    if (absl::Status s = services::ValidateToken(options.token); !s.ok()) {
+    if (absl::Status s = cluster::ValidateToken(options.token); !s.ok()) {
       std::cerr << "--token: " << s.message() << "\n";
       return kExitUsage;
     }
   }
-  services::ClientTlsOptions tls;
+  client::ClientTlsOptions tls;
   tls.ca_file = absl::GetFlag(FLAGS_tls_ca);
   tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
   tls.key_file = absl::GetFlag(FLAGS_tls_key);
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      services::ChannelCredentialsFor(tls);
+      client::ChannelCredentialsFor(tls);
   if (!credentials.ok()) {
     std::cerr << credentials.status().message() << "\n";
     return kExitUsage;

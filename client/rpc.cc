@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "services/auth.h"
+#include "client/credentials.h"
 
 namespace recrawl {
 namespace client {
@@ -29,9 +29,9 @@ std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
   // Batches of up to 10,000 URLs of up to 2 KiB each, as the servers take
   // (CreateChannelFor sets the receive limit).
   args.SetMaxSendMessageSize(64 << 20);
-  services::ClientTlsOptions tls;
+  client::ClientTlsOptions tls;
   tls.server_name = options.tls_server_name;
-  return services::CreateChannelFor(
+  return client::CreateChannelFor(
       options.target,
       options.credentials != nullptr ? options.credentials
                                      : grpc::InsecureChannelCredentials(),
@@ -58,7 +58,7 @@ absl::Duration BackoffDelays::Next(double uniform) {
 
 Rpc::Rpc(ClientOptions options)
     : options_(std::move(options)), channel_(MakeChannel(options_)) {
-  if (!options_.token.empty()) token_status_ = services::ValidateToken(options_.token);
+  if (!options_.token.empty()) token_status_ = cluster::ValidateToken(options_.token);
 }
 
 Rpc::Rpc(const Rpc& base, std::string target, std::string token)
@@ -66,11 +66,11 @@ Rpc::Rpc(const Rpc& base, std::string target, std::string token)
   options_.target = std::move(target);
   options_.token = std::move(token);
   channel_ = MakeChannel(options_);
-  if (!options_.token.empty()) token_status_ = services::ValidateToken(options_.token);
+  if (!options_.token.empty()) token_status_ = cluster::ValidateToken(options_.token);
 }
 
 void Rpc::Prepare(grpc::ClientContext* context, absl::Duration deadline) const {
-  if (token_status_.ok()) services::AttachToken(context, options_.token);
+  if (token_status_.ok()) client::AttachToken(context, options_.token);
   if (deadline != absl::InfiniteDuration()) {
     context->set_deadline(absl::ToChronoTime(absl::Now() + deadline));
   }

@@ -92,7 +92,7 @@ class Rpc {
  private:
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
-  // services::ValidateToken of the token: a token that cannot travel in a
+  // cluster::ValidateToken of the token: a token that cannot travel in a
   // header fails every call with this, instead of reaching gRPC (which
   // aborts on it).
   absl::Status token_status_;

@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "cluster/tokens.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -20,7 +21,7 @@ namespace recrawl {
 namespace deploy {
 namespace {
 
-using services::Role;
+using cluster::Role;
 using Steady = std::chrono::steady_clock;
 
 double SecondsSince(Steady::time_point t) {
@@ -64,7 +65,7 @@ void FetchLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
   // Come back now and then to look at the stop flag.
   fetcher.max_wait = absl::Seconds(1);
   fetcher.lookahead = options.lookahead;
-  client::FetcherClient client(cluster.ClientOptionsFor(Role::kFetcher),
+  client::FetcherClient client(cluster.ClientOptionsFor(cluster::Role::kFetcher),
                                fetcher);
   const double end = options.start + options.duration;
   std::vector<CrawlReport> reports;
@@ -158,7 +159,7 @@ void FetchLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
 void PingLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
               const std::atomic<bool>& stop, Shared& shared) {
   absl::StatusOr<std::unique_ptr<client::PingClient>> pinger =
-      client::PingClient::Create(cluster.ClientOptionsFor(Role::kPinger));
+      client::PingClient::Create(cluster.ClientOptionsFor(cluster::Role::kPinger));
   if (!pinger.ok()) {
     shared.Fail(absl::Status(
         pinger.status().code(),
@@ -232,7 +233,7 @@ absl::Status LoadWeb(const LocalCluster& cluster, const SimulatedWeb& web,
                      double last_crawl_time, const std::atomic<bool>& stop,
                      const std::function<void(int64_t)>& on_batch) {
   const client::ClientOptions options =
-      cluster.ClientOptionsFor(Role::kOperator);
+      cluster.ClientOptionsFor(cluster::Role::kOperator);
   client::AdminClient admin(options);
   constexpr int kBatch = 20000;
   // An upsert sets the same fields again, so items a shard did not answer
@@ -302,7 +303,7 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
   if (schedule.start.empty() || schedule.start.size() != schedule.rate.size()) {
     return absl::InvalidArgumentError("bandwidth: schedule has no steps");
   }
-  client::AdminClient admin(cluster.ClientOptionsFor(Role::kOperator));
+  client::AdminClient admin(cluster.ClientOptionsFor(cluster::Role::kOperator));
   if (auto set = admin.SetBandwidth(schedule.rate[0],
                                     COORDINATOR_MODE_UNSPECIFIED);
       !set.ok()) {

@@ -13,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "cluster/tokens.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -23,10 +24,10 @@ namespace recrawl {
 namespace deploy {
 namespace {
 
-using services::Role;
+using cluster::Role;
 
-constexpr Role kRoles[] = {Role::kFetcher, Role::kPinger, Role::kOperator,
-                           Role::kInternal};
+constexpr cluster::Role kRoles[] = {cluster::Role::kFetcher, cluster::Role::kPinger, cluster::Role::kOperator,
+                           cluster::Role::kInternal};
 
 // 32 characters from the 62 of [0-9A-Za-z], drawn from std::random_device
 // (the kernel's generator): about 190 bits.
@@ -44,13 +45,13 @@ std::string Local(int port) { return absl::StrCat("127.0.0.1:", port); }
 
 }  // namespace
 
-absl::StatusOr<services::TokenTable> LoadOrCreateTokens(
+absl::StatusOr<cluster::TokenTable> LoadOrCreateTokens(
     const std::string& path) {
-  if (std::filesystem::exists(path)) return services::TokenTable::Load(path);
+  if (std::filesystem::exists(path)) return cluster::TokenTable::Load(path);
   std::ostringstream text;
   text << "# recrawl local cluster role tokens (made by LocalCluster)\n";
-  for (Role role : kRoles) {
-    text << services::RoleName(role) << " " << RandomToken() << "\n";
+  for (cluster::Role role : kRoles) {
+    text << cluster::RoleName(role) << " " << RandomToken() << "\n";
   }
   // Written to a temporary file readable by the owner only, then renamed,
   // so a crash leaves either no file or a whole one.
@@ -72,7 +73,7 @@ absl::StatusOr<services::TokenTable> LoadOrCreateTokens(
     return absl::InternalError(
         absl::StrCat("cannot rename ", tmp, ": ", error.message()));
   }
-  return services::TokenTable::Parse(text.str());
+  return cluster::TokenTable::Parse(text.str());
 }
 
 LocalCluster::LocalCluster(LocalClusterOptions options)
@@ -105,7 +106,7 @@ absl::Status LocalCluster::Start() {
         "cannot create ", options_.data_dir, ": ", error.message()));
   }
   if (options_.tokens) {
-    absl::StatusOr<services::TokenTable> tokens =
+    absl::StatusOr<cluster::TokenTable> tokens =
         LoadOrCreateTokens(PathOf("tokens"));
     if (!tokens.ok()) return tokens.status();
     tokens_ = *std::move(tokens);
@@ -133,7 +134,7 @@ absl::Status LocalCluster::Start() {
 }
 
 absl::Status LocalCluster::WaitUntilAllLive() const {
-  client::ClientOptions o = ClientOptionsFor(Role::kOperator);
+  client::ClientOptions o = ClientOptionsFor(cluster::Role::kOperator);
   o.max_attempts = 1;
   o.deadline = absl::Seconds(5);
   client::AdminClient admin(o);
@@ -273,11 +274,11 @@ pid_t LocalCluster::coordinator_pid() const { return coordinator_.pid(); }
 
 double LocalCluster::Now() const { return clock_->Now(); }
 
-std::string LocalCluster::TokenOf(Role role) const {
+std::string LocalCluster::TokenOf(cluster::Role role) const {
   return options_.tokens ? tokens_.TokenOf(role) : std::string();
 }
 
-client::ClientOptions LocalCluster::ClientOptionsFor(Role role) const {
+client::ClientOptions LocalCluster::ClientOptionsFor(cluster::Role role) const {
   client::ClientOptions o;
   o.target = coordinator_address();
   o.token = TokenOf(role);

@@ -105,10 +105,10 @@ class LocalCluster {
   // The cluster's clock now (as every process reads it).
   double Now() const;
   // A token of `role` ("" with tokens off).
-  std::string TokenOf(services::Role role) const;
+  std::string TokenOf(cluster::Role role) const;
   // Options for the client library: the coordinator's address, the token of
   // `role`, the cluster's clock and time scale.
-  client::ClientOptions ClientOptionsFor(services::Role role) const;
+  client::ClientOptions ClientOptionsFor(cluster::Role role) const;
 
  private:
   absl::Status StartShard(int s, int port);
@@ -121,7 +121,7 @@ class LocalCluster {
   // The clock every process runs (the servers' Clock with the same origin
   // and epoch); set by Start.
   std::optional<services::Clock> clock_;
-  services::TokenTable tokens_;
+  cluster::TokenTable tokens_;
   std::vector<std::unique_ptr<services::ServerProcess>> shards_;
   std::vector<int> shard_ports_;
   services::ServerProcess coordinator_;
@@ -130,7 +130,7 @@ class LocalCluster {
 
 // Reads data_dir/tokens, or writes one with a fresh random token per role
 // (mode 0600) when there is none.
-absl::StatusOr<services::TokenTable> LoadOrCreateTokens(
+absl::StatusOr<cluster::TokenTable> LoadOrCreateTokens(
     const std::string& path);
 
 }  // namespace deploy

@@ -1,6 +1,7 @@
 // LocalCluster against the real servers: tokens made once and reused, the
 // processes serve with them, a shard killed with SIGKILL comes back on its
 // port with the cluster's time, and Stop ends every process cleanly.
+#include "cluster/tokens.h"
 #include "deploy/local_cluster.h"
 
 #include <signal.h>
@@ -17,7 +18,7 @@ namespace recrawl {
 namespace deploy {
 namespace {
 
-using services::Role;
+using cluster::Role;
 
 LocalClusterOptions TwoShards(const std::string& name) {
   LocalClusterOptions o;
@@ -38,26 +39,26 @@ TEST(LoadOrCreateTokensTest, MakesOneTokenPerRoleOnceReadableByOwnerOnly) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const std::string path = dir + "/tokens";
-  absl::StatusOr<services::TokenTable> made = LoadOrCreateTokens(path);
+  absl::StatusOr<cluster::TokenTable> made = LoadOrCreateTokens(path);
   ASSERT_TRUE(made.ok()) << made.status();
   EXPECT_EQ(made->size(), 4u);
   struct stat st;
   ASSERT_EQ(stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600);
-  absl::StatusOr<services::TokenTable> again = LoadOrCreateTokens(path);
+  absl::StatusOr<cluster::TokenTable> again = LoadOrCreateTokens(path);
   ASSERT_TRUE(again.ok()) << again.status();
-  for (Role role : {Role::kFetcher, Role::kPinger, Role::kOperator,
-                    Role::kInternal}) {
+  for (cluster::Role role : {cluster::Role::kFetcher, cluster::Role::kPinger, cluster::Role::kOperator,
+                    cluster::Role::kInternal}) {
     EXPECT_EQ(again->TokenOf(role), made->TokenOf(role));
     EXPECT_GE(made->TokenOf(role).size(), 16u);
   }
-  EXPECT_NE(made->TokenOf(Role::kFetcher), made->TokenOf(Role::kOperator));
+  EXPECT_NE(made->TokenOf(cluster::Role::kFetcher), made->TokenOf(cluster::Role::kOperator));
 }
 
 TEST(LocalClusterTest, ServesWithItsTokensAndRestartsAShardOnItsPort) {
   LocalCluster cluster(TwoShards("restart"));
   ASSERT_TRUE(cluster.Start().ok());
-  client::AdminClient admin(cluster.ClientOptionsFor(Role::kOperator));
+  client::AdminClient admin(cluster.ClientOptionsFor(cluster::Role::kOperator));
   absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->num_shards(), 2u);
@@ -66,7 +67,7 @@ TEST(LocalClusterTest, ServesWithItsTokensAndRestartsAShardOnItsPort) {
   EXPECT_GE(stats->time(), 1e6);
 
   // A fetcher token may not read the operator's stats.
-  client::ClientOptions fetcher = cluster.ClientOptionsFor(Role::kFetcher);
+  client::ClientOptions fetcher = cluster.ClientOptionsFor(cluster::Role::kFetcher);
   fetcher.max_attempts = 1;
   EXPECT_EQ(client::AdminClient(fetcher).GetClusterStats().status().code(),
             absl::StatusCode::kPermissionDenied);

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "cluster/tokens.h"
 #include "absl/flags/flag.h"
 #include "spdlog/spdlog.h"
 
@@ -33,7 +34,7 @@ absl::StatusOr<ServerSecurity> ServerSecurityFromFlags() {
   security.credentials = *std::move(credentials);
 
   if (const std::string path = absl::GetFlag(FLAGS_token_file); !path.empty()) {
-    absl::StatusOr<TokenTable> tokens = TokenTable::Load(path);
+    absl::StatusOr<cluster::TokenTable> tokens = cluster::TokenTable::Load(path);
     if (!tokens.ok()) return tokens.status();
     security.tokens = *tokens;
     security.authorizer = Authorizer(*std::move(tokens));

@@ -15,7 +15,7 @@ namespace services {
 struct ServerSecurity {
   Authorizer authorizer;
   // The server's own tokens (for the calls it makes to other servers).
-  TokenTable tokens;
+  cluster::TokenTable tokens;
   std::shared_ptr<grpc::ServerCredentials> credentials;
 };
 

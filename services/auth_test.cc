@@ -1,6 +1,7 @@
 // Role tokens and TLS on a real in-process gRPC server: ShardService behind
 // AuthorizedShardService (internal role only) over a stand-in shard, and
 // the token table's parsing and messages.
+#include "client/credentials.h"
 #include "services/auth.h"
 
 #include <filesystem>
@@ -39,42 +40,42 @@ class StandInShard final : public ShardService::Service {
 };
 
 TEST(TokenTableTest, ParsesRolesAndRejectsBadLines) {
-  absl::StatusOr<TokenTable> table = TokenTable::Parse(kTokens);
+  absl::StatusOr<cluster::TokenTable> table = cluster::TokenTable::Parse(kTokens);
   ASSERT_TRUE(table.ok()) << table.status();
   EXPECT_EQ(table->size(), 3u);
-  Role role;
+  cluster::Role role;
   ASSERT_TRUE(table->Find("operator-token-0123456789", &role));
-  EXPECT_EQ(role, Role::kOperator);
+  EXPECT_EQ(role, cluster::Role::kOperator);
   EXPECT_FALSE(table->Find("operator-token-012345678", &role));
-  EXPECT_EQ(table->TokenOf(Role::kInternal), "internal-token-0123456789");
-  EXPECT_EQ(table->TokenOf(Role::kPinger), "");
+  EXPECT_EQ(table->TokenOf(cluster::Role::kInternal), "internal-token-0123456789");
+  EXPECT_EQ(table->TokenOf(cluster::Role::kPinger), "");
 
-  EXPECT_THAT(TokenTable::Parse("admin some-token-0123456789\n").status().message(),
+  EXPECT_THAT(cluster::TokenTable::Parse("admin some-token-0123456789\n").status().message(),
               HasSubstr("line 1: role: must be fetcher, pinger, operator or internal"));
-  EXPECT_THAT(TokenTable::Parse("\nfetcher short\n").status().message(),
+  EXPECT_THAT(cluster::TokenTable::Parse("\nfetcher short\n").status().message(),
               HasSubstr("line 2: token: must have 16"));
-  EXPECT_THAT(TokenTable::Parse("fetcher a b\n").status().message(),
+  EXPECT_THAT(cluster::TokenTable::Parse("fetcher a b\n").status().message(),
               HasSubstr("expected \"<role> <token>\""));
   EXPECT_THAT(
-      TokenTable::Parse("fetcher same-token-0123456789\npinger same-token-0123456789\n")
+      cluster::TokenTable::Parse("fetcher same-token-0123456789\npinger same-token-0123456789\n")
           .status()
           .message(),
       HasSubstr("already listed for role fetcher"));
 }
 
 TEST(RolesTest, NamesTheRoles) {
-  EXPECT_EQ((Roles{Role::kOperator}).ToString(), "operator");
-  EXPECT_EQ((Roles{Role::kFetcher, Role::kOperator, Role::kInternal}).ToString(),
+  EXPECT_EQ((cluster::Roles{cluster::Role::kOperator}).ToString(), "operator");
+  EXPECT_EQ((cluster::Roles{cluster::Role::kFetcher, cluster::Role::kOperator, cluster::Role::kInternal}).ToString(),
             "fetcher, operator or internal");
-  EXPECT_TRUE(Roles::All().Has(Role::kPinger));
-  EXPECT_FALSE((Roles{Role::kFetcher}).Has(Role::kPinger));
+  EXPECT_TRUE(cluster::Roles::All().Has(cluster::Role::kPinger));
+  EXPECT_FALSE((cluster::Roles{cluster::Role::kFetcher}).Has(cluster::Role::kPinger));
 }
 
 class AuthServerTest : public ::testing::Test {
  protected:
   // Starts the stand-in shard behind the check with `credentials`.
   void StartServer(std::shared_ptr<grpc::ServerCredentials> credentials) {
-    authorizer_ = Authorizer(*TokenTable::Parse(kTokens));
+    authorizer_ = Authorizer(*cluster::TokenTable::Parse(kTokens));
     authorized_ = std::make_unique<AuthorizedShardService>(&shard_, &authorizer_);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", std::move(credentials), &port_);
@@ -88,7 +89,7 @@ class AuthServerTest : public ::testing::Test {
     auto stub = ShardService::NewStub(channel);
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    AttachToken(&context, token);
+    client::AttachToken(&context, token);
     ShardStats stats;
     grpc::Status s = stub->GetStats(&context, GetStatsRequest(), &stats);
     if (s.ok()) {
@@ -131,7 +132,7 @@ TEST_F(AuthServerTest, UnimplementedMethodsStayClosed) {
   auto stub = ShardService::NewStub(
       grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
-  AttachToken(&context, "fetcher-token-0123456789");
+  client::AttachToken(&context, "fetcher-token-0123456789");
   PeekTopResponse response;
   // The check comes first: a fetcher learns nothing about the method.
   EXPECT_EQ(stub->PeekTop(&context, PeekTopRequest(), &response).error_code(),
@@ -142,7 +143,7 @@ TEST(AuthorizerTest, OffWithoutTokens) {
   Authorizer off;
   EXPECT_FALSE(off.enabled());
   grpc::ServerContext context;
-  EXPECT_TRUE(off.Check(context, "Lease", {Role::kFetcher}).ok());
+  EXPECT_TRUE(off.Check(context, "Lease", {cluster::Role::kFetcher}).ok());
 }
 
 class TlsTest : public AuthServerTest {
@@ -157,7 +158,7 @@ class TlsTest : public AuthServerTest {
   }
 
   std::shared_ptr<grpc::Channel> TlsChannel(bool with_client_cert) {
-    ClientTlsOptions options;
+    client::ClientTlsOptions options;
     options.ca_file = dir_ + "/localhost.pem";
     options.server_name = "localhost";
     if (with_client_cert) {
@@ -165,9 +166,9 @@ class TlsTest : public AuthServerTest {
       options.key_file = dir_ + "/client.key";
     }
     absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-        ChannelCredentialsFor(options);
+        client::ChannelCredentialsFor(options);
     EXPECT_TRUE(credentials.ok()) << credentials.status();
-    return CreateChannelFor(address(), *credentials, options);
+    return client::CreateChannelFor(address(), *credentials, options);
   }
 
   std::string dir_;

@@ -48,7 +48,7 @@ class AuthorizedShardService final : public ShardService::Service {
 
  private:
   grpc::Status Check(const grpc::ServerContext* context, const char* method) const {
-    return authorizer_->Check(*context, method, {Role::kInternal});
+    return authorizer_->Check(*context, method, {cluster::Role::kInternal});
   }
 
   ShardService::Service* const inner_;

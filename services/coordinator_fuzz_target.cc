@@ -30,6 +30,7 @@
 #include "coordinator/coordinator.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/coordinator.grpc.pb.h"
+#include "client/credentials.h"
 #include "services/auth.h"
 #include "services/clock.h"
 #include "services/coordinator_metrics.h"
@@ -99,7 +100,7 @@ class FuzzedCluster {
               absl::StrCat("recrawl_coordinator_fuzz_", getpid()))
                  .string()),
         clock_(1.0, 1.7e9),
-        channels_(grpc::InsecureChannelCredentials(), ClientTlsOptions{}, "") {
+        channels_(grpc::InsecureChannelCredentials(), client::ClientTlsOptions{}, "") {
     for (int s = 0; s < kShards; ++s) {
       shards_.push_back(std::make_unique<FuzzedShard>(
           s, absl::StrCat(dir_, "/shard", s), clock_.Now(), &clock_));

@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "client/credentials.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -207,17 +208,17 @@ int Main() {
     spdlog::error("{}", security.status().ToString());
     return 2;
   }
-  const std::string shard_token = security->tokens.TokenOf(Role::kInternal);
+  const std::string shard_token = security->tokens.TokenOf(cluster::Role::kInternal);
   if (security->authorizer.enabled() && shard_token.empty()) {
     spdlog::warn("--token_file has no internal token: calls to the shards carry none");
   }
-  ClientTlsOptions shard_tls;
+  client::ClientTlsOptions shard_tls;
   shard_tls.ca_file = absl::GetFlag(FLAGS_shard_tls_ca);
   shard_tls.cert_file = absl::GetFlag(FLAGS_shard_tls_cert);
   shard_tls.key_file = absl::GetFlag(FLAGS_shard_tls_key);
   shard_tls.server_name = absl::GetFlag(FLAGS_shard_tls_server_name);
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> shard_credentials =
-      ChannelCredentialsFor(shard_tls);
+      client::ChannelCredentialsFor(shard_tls);
   if (!shard_credentials.ok()) {
     spdlog::error("shard_{}", std::string(shard_credentials.status().message()));
     return 2;

@@ -24,6 +24,7 @@
 #include "proto/coordinator.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
 #include "proto/shard.grpc.pb.h"
+#include "client/credentials.h"
 #include "services/auth.h"
 #include "services/clock.h"
 #include "services/http_get.h"
@@ -143,10 +144,10 @@ class CoordinatorServerTest : public ::testing::Test {
   std::shared_ptr<grpc::Channel> Channel(int port) {
     const std::string address = absl::StrCat("127.0.0.1:", port);
     if (!tls_) return grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
-    ClientTlsOptions options;
+    client::ClientTlsOptions options;
     options.ca_file = dir_ + "/localhost.pem";
     options.server_name = "localhost";
-    return CreateChannelFor(address, *ChannelCredentialsFor(options), options);
+    return client::CreateChannelFor(address, *client::ChannelCredentialsFor(options), options);
   }
 
   std::unique_ptr<ShardService::Stub> ShardStub(int s) {
@@ -163,7 +164,7 @@ class CoordinatorServerTest : public ::testing::Test {
   std::unique_ptr<grpc::ClientContext> Context(const std::string& token) {
     auto context = std::make_unique<grpc::ClientContext>();
     context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    AttachToken(context.get(), token);
+    client::AttachToken(context.get(), token);
     return context;
   }
 

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "cluster/tokens.h"
 #include "absl/strings/str_cat.h"
 #include "cluster/batch_result.h"
 #include "cluster/limits.h"
@@ -40,9 +41,9 @@ void Reject(int index, grpc::StatusCode code, const std::string& message, BatchR
 // Who may call what (services/auth.h). Operators may do what fetchers and
 // pingers do (recrawlctl lease / report / ping); internal is the cluster's
 // own role.
-constexpr Roles kFetch{Role::kFetcher, Role::kOperator, Role::kInternal};
-constexpr Roles kPing{Role::kPinger, Role::kOperator, Role::kInternal};
-constexpr Roles kOperate{Role::kOperator, Role::kInternal};
+constexpr cluster::Roles kFetch{cluster::Role::kFetcher, cluster::Role::kOperator, cluster::Role::kInternal};
+constexpr cluster::Roles kPing{cluster::Role::kPinger, cluster::Role::kOperator, cluster::Role::kInternal};
+constexpr cluster::Roles kOperate{cluster::Role::kOperator, cluster::Role::kInternal};
 
 }  // namespace
 
@@ -319,7 +320,7 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
 grpc::Status CoordinatorServiceImpl::GetShardMap(grpc::ServerContext* context,
                                                  const GetShardMapRequest*,
                                                  ShardMap* response) {
-  grpc::Status status = authorizer_->Check(*context, "GetShardMap", Roles::All());
+  grpc::Status status = authorizer_->Check(*context, "GetShardMap", cluster::Roles::All());
   if (!status.ok()) return status;
   absl::MutexLock lock(&mu_);
   const double now = clock_->Now();

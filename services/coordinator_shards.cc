@@ -1,5 +1,6 @@
 #include "services/coordinator_shards.h"
 
+#include "client/credentials.h"
 #include <utility>
 
 namespace recrawl {
@@ -15,13 +16,13 @@ ShardService::Stub* ShardChannels::Stub(const std::string& address) {
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-    stub = ShardService::NewStub(CreateChannelFor(address, credentials_, tls_, std::move(args)));
+    stub = ShardService::NewStub(client::CreateChannelFor(address, credentials_, tls_, std::move(args)));
   }
   return stub.get();
 }
 
 void ShardChannels::Prepare(grpc::ClientContext* context, double deadline_seconds) const {
-  AttachToken(context, token_);
+  client::AttachToken(context, token_);
   context->set_deadline(std::chrono::system_clock::now() +
                         std::chrono::duration_cast<std::chrono::system_clock::duration>(
                             std::chrono::duration<double>(deadline_seconds)));

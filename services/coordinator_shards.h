@@ -18,6 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/shard.grpc.pb.h"
+#include "client/credentials.h"
 #include "services/auth.h"
 
 namespace recrawl {
@@ -27,7 +28,7 @@ class ShardChannels {
  public:
   // `token` (role internal) goes with every call; "" when the shards run
   // without tokens.
-  ShardChannels(std::shared_ptr<grpc::ChannelCredentials> credentials, ClientTlsOptions tls,
+  ShardChannels(std::shared_ptr<grpc::ChannelCredentials> credentials, client::ClientTlsOptions tls,
                 std::string token)
       : credentials_(std::move(credentials)), tls_(std::move(tls)), token_(std::move(token)) {}
 
@@ -39,7 +40,7 @@ class ShardChannels {
 
  private:
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;
-  const ClientTlsOptions tls_;
+  const client::ClientTlsOptions tls_;
   const std::string token_;
   absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<ShardService::Stub>> stubs_ ABSL_GUARDED_BY(mu_);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "client/credentials.h"
 #include "absl/strings/str_cat.h"
 #include "client/admin_client.h"
 #include "client/fetcher_client.h"
@@ -32,7 +33,7 @@ namespace recrawl {
 namespace tests {
 namespace {
 
-using services::Role;
+using cluster::Role;
 using ::testing::HasSubstr;
 
 constexpr int kMaxBatch = 100;
@@ -53,7 +54,7 @@ class BadInputTest : public ClusterTest {
   // after UNAVAILABLE (a connection that failed on a busy machine), never
   // after the refusals these tests look for.
   client::ClientOptions WithToken(const std::string& token) const {
-    client::ClientOptions o = Options(Role::kOperator);
+    client::ClientOptions o = Options(cluster::Role::kOperator);
     o.token = token;
     return o;
   }
@@ -120,7 +121,7 @@ TEST_F(BadInputTest, MalformedUrlsAndImportanceAreRejectedByItem) {
   }
 
   // Reports and signals with bad fields, by item.
-  client::FetcherClient fetcher(Options(Role::kFetcher), {});
+  client::FetcherClient fetcher(Options(cluster::Role::kFetcher), {});
   std::vector<CrawlReport> reports(4);
   reports[0].set_url(HostUrl(1));
   reports[0].set_fetch_time(std::nan(""));
@@ -140,7 +141,7 @@ TEST_F(BadInputTest, MalformedUrlsAndImportanceAreRejectedByItem) {
               HasSubstr("names shard 200"));
   EXPECT_THAT(reported->result().rejected(3).message(), HasSubstr("url"));
 
-  auto pinger = client::PingClient::Create(Options(Role::kPinger), {});
+  auto pinger = client::PingClient::Create(Options(cluster::Role::kPinger), {});
   ASSERT_TRUE(pinger.ok()) << pinger.status();
   Signal nan_time;
   nan_time.set_url(HostUrl(3));
@@ -181,7 +182,7 @@ TEST_F(BadInputTest, InvalidUtf8IsAnInvalidArgumentNamingTheField) {
     request.add_urls()->set_url(bad_url);
     {
       grpc::ClientContext context;
-      services::AttachToken(&context, cluster_->TokenOf(Role::kOperator));
+      client::AttachToken(&context, cluster_->TokenOf(cluster::Role::kOperator));
       UpsertUrlsResponse response;
       const grpc::Status status = coordinator->UpsertUrls(&context, request, &response);
       ASSERT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
@@ -190,7 +191,7 @@ TEST_F(BadInputTest, InvalidUtf8IsAnInvalidArgumentNamingTheField) {
     }
     if (i > 0) continue;
     grpc::ClientContext context;
-    services::AttachToken(&context, cluster_->TokenOf(Role::kInternal));
+    client::AttachToken(&context, cluster_->TokenOf(cluster::Role::kInternal));
     UpsertUrlsResponse response;
     const grpc::Status status = shard->UpsertUrls(&context, request, &response);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
@@ -199,7 +200,7 @@ TEST_F(BadInputTest, InvalidUtf8IsAnInvalidArgumentNamingTheField) {
   // A signal stream whose batch does not parse ends with the reason.
   {
     grpc::ClientContext context;
-    services::AttachToken(&context, cluster_->TokenOf(Role::kPinger));
+    client::AttachToken(&context, cluster_->TokenOf(cluster::Role::kPinger));
     auto stream = coordinator->StreamSignals(&context);
     SignalBatch batch;
     batch.add_signals()->set_url(bad_url);
@@ -228,7 +229,7 @@ TEST_F(BadInputTest, InvalidUtf8IsAnInvalidArgumentNamingTheField) {
 
 TEST_F(BadInputTest, OversizedBatchesAreRefusedWhole) {
   const std::string before = Snapshot();
-  client::ClientOptions big = Options(Role::kOperator);
+  client::ClientOptions big = Options(cluster::Role::kOperator);
   big.max_batch_items = 10 * kMaxBatch;
   std::vector<UrlSpec> urls;
   for (int i = 100; i < 100 + kMaxBatch + 1; ++i) {
@@ -241,13 +242,13 @@ TEST_F(BadInputTest, OversizedBatchesAreRefusedWhole) {
   EXPECT_EQ(Admin().GetUrlState(HostUrl(100)).status().code(),
             absl::StatusCode::kNotFound);
   // Split into batches the coordinator takes, the same URLs all go in.
-  client::ClientOptions split = Options(Role::kOperator);
+  client::ClientOptions split = Options(cluster::Role::kOperator);
   split.max_batch_items = kMaxBatch;
   response = client::AdminClient(split).UpsertUrls(urls);
   ASSERT_TRUE(response.ok()) << response.status();
   EXPECT_EQ(response->result().applied(), static_cast<uint32_t>(kMaxBatch + 1));
 
-  client::FetcherClient fetcher(Options(Role::kFetcher), {});
+  client::FetcherClient fetcher(Options(cluster::Role::kFetcher), {});
   absl::StatusOr<FetchLeaseResponse> lease = fetcher.LeaseOnce(51);
   EXPECT_EQ(lease.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(lease.status().message(), HasSubstr("max_urls"));
@@ -256,7 +257,7 @@ TEST_F(BadInputTest, OversizedBatchesAreRefusedWhole) {
   // rejected with the reason, none counted.
   client::PingOptions p;
   p.batch_size = kMaxBatch + 1;
-  auto pinger = client::PingClient::Create(Options(Role::kPinger), p);
+  auto pinger = client::PingClient::Create(Options(cluster::Role::kPinger), p);
   ASSERT_TRUE(pinger.ok()) << pinger.status();
   for (int k = 0; k < kMaxBatch + 1; ++k) {
     Signal s;
@@ -279,7 +280,7 @@ TEST_F(BadInputTest, OversizedBatchesAreRefusedWhole) {
 // Moved from client/cluster_test.cc, with the shards' side.
 TEST_F(BadInputTest, WrongOrMissingTokensAreRefused) {
   const std::string before = Snapshot();
-  auto set = client::AdminClient(WithToken(cluster_->TokenOf(Role::kFetcher)))
+  auto set = client::AdminClient(WithToken(cluster_->TokenOf(cluster::Role::kFetcher)))
                  .SetBandwidth(5, {});
   EXPECT_EQ(set.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(set.status().message(),
@@ -293,12 +294,12 @@ TEST_F(BadInputTest, WrongOrMissingTokensAreRefused) {
   client::FetcherOptions f;
   f.holder = "intruder";
   EXPECT_EQ(
-      client::FetcherClient(WithToken(cluster_->TokenOf(Role::kPinger)), f)
+      client::FetcherClient(WithToken(cluster_->TokenOf(cluster::Role::kPinger)), f)
           .LeaseOnce(1)
           .status()
           .code(),
       absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(client::AdminClient(WithToken(cluster_->TokenOf(Role::kFetcher)))
+  EXPECT_EQ(client::AdminClient(WithToken(cluster_->TokenOf(cluster::Role::kFetcher)))
                 .DeleteUrls({HostUrl(1)})
                 .status()
                 .code(),
@@ -321,9 +322,9 @@ TEST_F(BadInputTest, WrongOrMissingTokensAreRefused) {
     auto shard = ShardService::NewStub(grpc::CreateChannel(
         cluster_->shard_address(s), grpc::InsecureChannelCredentials()));
     for (const std::string& token :
-         {std::string(), cluster_->TokenOf(Role::kOperator)}) {
+         {std::string(), cluster_->TokenOf(cluster::Role::kOperator)}) {
       grpc::ClientContext context;
-      services::AttachToken(&context, token);
+      client::AttachToken(&context, token);
       DeleteUrlsRequest request;
       request.add_urls(HostUrl(1));
       DeleteUrlsResponse response;
@@ -406,7 +407,7 @@ TEST_F(BadInputTest, GarbageOnThePortsLeavesTheServersUpAndTheStateIntact) {
   f.holder = "after-garbage";
   f.lookahead = 1.0;
   f.max_wait = absl::Seconds(30);
-  client::FetcherClient fetcher(Options(Role::kFetcher), f);
+  client::FetcherClient fetcher(Options(cluster::Role::kFetcher), f);
   absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(3);
   ASSERT_TRUE(leased.ok()) << leased.status();
   ASSERT_FALSE(leased->empty());

@@ -23,7 +23,7 @@ namespace recrawl {
 namespace tests {
 namespace {
 
-using services::Role;
+using cluster::Role;
 
 constexpr double kStartRate = 20;
 constexpr double kHighRate = 60;
@@ -54,7 +54,7 @@ class BandwidthTest : public ClusterTest,
     f.holder = absl::StrCat("fetcher-", k);
     f.lookahead = 1.0;
     f.max_wait = absl::Seconds(5);
-    client::FetcherClient fetcher(Options(Role::kFetcher), f);
+    client::FetcherClient fetcher(Options(cluster::Role::kFetcher), f);
     while (!stop_) {
       absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(10);
       ASSERT_TRUE(leased.ok()) << leased.status();

@@ -74,7 +74,7 @@ void ClusterTest::StartCluster(deploy::LocalClusterOptions options) {
   ASSERT_TRUE(started.ok()) << started << "\n" << LogTail("coordinator");
 }
 
-client::ClientOptions ClusterTest::Options(services::Role role) const {
+client::ClientOptions ClusterTest::Options(cluster::Role role) const {
   client::ClientOptions o = cluster_->ClientOptionsFor(role);
   o.deadline = absl::Seconds(20);
   o.backoff.initial = absl::Milliseconds(20);
@@ -84,7 +84,7 @@ client::ClientOptions ClusterTest::Options(services::Role role) const {
 }
 
 client::AdminClient ClusterTest::Admin() const {
-  return client::AdminClient(Options(services::Role::kOperator));
+  return client::AdminClient(Options(cluster::Role::kOperator));
 }
 
 void ClusterTest::UpsertHosts(int first, int n, double last_crawl) {

@@ -48,7 +48,7 @@ class ClusterTest : public ::testing::Test {
 
   // The cluster's client options for `role`, retrying UNAVAILABLE for
   // about a minute (a process restarting under ASan on a loaded machine).
-  client::ClientOptions Options(services::Role role) const;
+  client::ClientOptions Options(cluster::Role role) const;
 
   // An operator's client.
   client::AdminClient Admin() const;

@@ -25,7 +25,7 @@ namespace recrawl {
 namespace tests {
 namespace {
 
-using services::Role;
+using cluster::Role;
 using ::testing::HasSubstr;
 
 class CrawlCycleTest : public ClusterTest {
@@ -41,7 +41,7 @@ class CrawlCycleTest : public ClusterTest {
     f.holder = "crawl-cycle-test";
     f.lookahead = lookahead;
     f.max_wait = absl::Seconds(30);
-    return client::FetcherClient(Options(Role::kFetcher), f);
+    return client::FetcherClient(Options(cluster::Role::kFetcher), f);
   }
 
   // Leases until `count` URLs are out (or the fetcher gives up).
@@ -109,8 +109,8 @@ TEST_F(CrawlCycleTest, SignalsThroughTheCoordinatorAndStraightToTheShards) {
     client::PingOptions p;
     p.batch_size = 4;
     p.route_to_shards = route;
-    p.shard_token = cluster_->TokenOf(Role::kInternal);
-    auto pinger = client::PingClient::Create(Options(Role::kPinger), p);
+    p.shard_token = cluster_->TokenOf(cluster::Role::kInternal);
+    auto pinger = client::PingClient::Create(Options(cluster::Role::kPinger), p);
     ASSERT_TRUE(pinger.ok()) << pinger.status();
     EXPECT_EQ((*pinger)->routed_shards(), route ? 2 : 0);
     for (int i = 0; i < 10; ++i) {
@@ -148,7 +148,7 @@ TEST_F(CrawlCycleTest, ASignalRaisesAUrlsRank) {
   absl::StatusOr<UrlState> before = Admin().GetUrlState(HostUrl(5));
   ASSERT_TRUE(before.ok()) << before.status();
 
-  auto pinger = client::PingClient::Create(Options(Role::kPinger), {});
+  auto pinger = client::PingClient::Create(Options(cluster::Role::kPinger), {});
   ASSERT_TRUE(pinger.ok()) << pinger.status();
   for (int k = 0; k < 3; ++k) {
     Signal s;
@@ -186,7 +186,7 @@ TEST_F(CrawlCycleTest, AFetcherChoosesRenewsAndReleasesItsLeases) {
   f.lookahead = 1.0;
   f.max_wait = absl::Seconds(30);
   f.lease_duration = 30;
-  client::FetcherClient fetcher(Options(Role::kFetcher), f);
+  client::FetcherClient fetcher(Options(cluster::Role::kFetcher), f);
   const std::vector<CoordinatorLease> leased = LeaseAtLeast(fetcher, 4);
   ASSERT_EQ(leased.size(), 4u);
   for (const CoordinatorLease& l : leased) {
@@ -231,7 +231,7 @@ TEST_F(CrawlCycleTest, UrlsNobodyRegisteredAreNamedAndNeverLeased) {
   // A signal for it is acknowledged and skipped (the shards run without
   // --register_unknown_urls), not counted; the pinger learns which one it
   // was.
-  auto pinger = client::PingClient::Create(Options(Role::kPinger), {});
+  auto pinger = client::PingClient::Create(Options(cluster::Role::kPinger), {});
   ASSERT_TRUE(pinger.ok()) << pinger.status();
   Signal s;
   s.set_url(HostUrl(1));
@@ -354,7 +354,7 @@ int RunCtl(const std::string& args, std::string* output) {
 TEST_F(CrawlCycleTest, RecrawlctlExitCodes) {
   const std::string target = "--target=" + cluster_->coordinator_address();
   const std::string operator_token =
-      " --token=" + cluster_->TokenOf(Role::kOperator);
+      " --token=" + cluster_->TokenOf(cluster::Role::kOperator);
   const std::string csv = cluster_->options().data_dir + "/urls.csv";
   std::ofstream(csv) << "url,importance\n" << HostUrl(1) << ",2\nftp://x/,1\n";
   std::string out;
@@ -365,7 +365,7 @@ TEST_F(CrawlCycleTest, RecrawlctlExitCodes) {
   EXPECT_THAT(out, HasSubstr("1 URLs upserted (1 new)"));
   out.clear();
   EXPECT_EQ(RunCtl(absl::StrCat(target,
-                                " --token=", cluster_->TokenOf(Role::kFetcher),
+                                " --token=", cluster_->TokenOf(cluster::Role::kFetcher),
                                 " bandwidth set 3"),
                    &out),
             1)

@@ -38,7 +38,7 @@ namespace recrawl {
 namespace tests {
 namespace {
 
-using services::Role;
+using cluster::Role;
 
 constexpr int kShards = 3;
 constexpr int kCrawlHosts = 300;       // hosts 0..299: leased, reported
@@ -116,7 +116,7 @@ class FaultTest : public ClusterTest {
     f.holder = absl::StrCat("fetcher-", k);
     f.lookahead = 0.5;
     f.max_wait = absl::Seconds(5);
-    client::FetcherClient fetcher(Options(Role::kFetcher), f);
+    client::FetcherClient fetcher(Options(cluster::Role::kFetcher), f);
     std::mt19937 rng(k);
     while (!stop_) {
       const double asked = cluster_->Now();
@@ -177,7 +177,7 @@ class FaultTest : public ClusterTest {
     client::PingOptions p;
     p.batch_size = 50;
     p.max_in_flight = 4;
-    auto pinger = client::PingClient::Create(Options(Role::kPinger), p);
+    auto pinger = client::PingClient::Create(Options(cluster::Role::kPinger), p);
     if (!pinger.ok()) {
       Error(absl::StrCat("PingClient: ", pinger.status().ToString()));
       return;
@@ -329,7 +329,7 @@ class FaultTest : public ClusterTest {
       }
     }
     // Every held lease is reportable by its id, once.
-    client::FetcherClient fetcher(Options(Role::kFetcher), {});
+    client::FetcherClient fetcher(Options(cluster::Role::kFetcher), {});
     std::vector<CrawlReport> reports;
     for (const auto& [id, url] : ledger_.held) {
       CrawlReport r;
@@ -487,7 +487,7 @@ class StalledShardTest : public ClusterTest {
     f.holder = "stall";
     f.lookahead = 1.0;
     f.max_wait = absl::Seconds(30);
-    client::FetcherClient fetcher(Options(Role::kFetcher), f);
+    client::FetcherClient fetcher(Options(cluster::Role::kFetcher), f);
     std::vector<CoordinatorLease> of_0;
     ASSERT_TRUE(WaitFor([&] {
       absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(20);

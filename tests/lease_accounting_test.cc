@@ -24,7 +24,7 @@ namespace recrawl {
 namespace tests {
 namespace {
 
-using services::Role;
+using cluster::Role;
 
 class LeaseAccountingTest : public ClusterTest {};
 
@@ -68,7 +68,7 @@ TEST_F(LeaseAccountingTest, EveryGrantedLeaseIsDeliveredOrReleased) {
       f.holder = absl::StrCat("f", k);
       f.lookahead = 1.0;
       f.max_wait = absl::Seconds(1);
-      client::FetcherClient fetcher(Options(Role::kFetcher), f);
+      client::FetcherClient fetcher(Options(cluster::Role::kFetcher), f);
       while (!stop && received < kLeases) {
         absl::StatusOr<std::vector<CoordinatorLease>> leases =
             fetcher.Lease(1000);

@@ -28,7 +28,7 @@ namespace recrawl {
 namespace tests {
 namespace {
 
-using services::Role;
+using cluster::Role;
 
 constexpr int kShards = 2;
 constexpr int kUrls = 2000;
@@ -62,7 +62,7 @@ class SoakTest : public ClusterTest {
     f.holder = absl::StrCat("soak-", k);
     f.lookahead = 0.5;
     f.max_wait = absl::Seconds(10);
-    client::FetcherClient fetcher(Options(Role::kFetcher), f);
+    client::FetcherClient fetcher(Options(cluster::Role::kFetcher), f);
     while (!stop_) {
       absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(10);
       if (!leased.ok()) {
@@ -93,7 +93,7 @@ class SoakTest : public ClusterTest {
   void PingLoop() {
     client::PingOptions p;
     p.batch_size = kSignalsPerTick;
-    auto pinger = client::PingClient::Create(Options(Role::kPinger), p);
+    auto pinger = client::PingClient::Create(Options(cluster::Role::kPinger), p);
     if (!pinger.ok()) {
       Fail(absl::StrCat("PingClient: ", pinger.status().ToString()));
       return;
