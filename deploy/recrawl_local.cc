@@ -1,7 +1,7 @@
 // recrawl on this machine: a local cluster (N shard_server + a
 // coordinator_server on loopback, stores under --data_dir).
 //
-//   recrawl_local [demo]   the main job (deploy/main_job.h): a simulated web
+//   recrawl_local [demo]   the main job (demo/main_job.h): a simulated web
 //                          crawled by the cluster under GREEDY-NCIS and under
 //                          GREEDY, compared with BASELINE; summary on stdout
 //   recrawl_local serve    start the cluster (real time), load the simulated
@@ -27,10 +27,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "deploy/crawl_run.h"
+#include "demo/crawl_run.h"
 #include "deploy/local_cluster.h"
-#include "deploy/main_job.h"
-#include "deploy/simulated_web.h"
+#include "demo/main_job.h"
+#include "demo/simulated_web.h"
 
 ABSL_FLAG(int, urls, 100000, "Pages of the simulated web");
 ABSL_FLAG(int, shards, 4, "Shard processes");
@@ -63,6 +63,17 @@ ABSL_FLAG(std::string, coordinator_server,
 namespace recrawl {
 namespace deploy {
 namespace {
+
+using demo::CrawlProgress;
+using demo::LoadWeb;
+using demo::MainJobObserver;
+using demo::MainJobOptions;
+using demo::MainJobResult;
+using demo::RunMainJob;
+using demo::SimulatedWeb;
+using demo::SimulatedWebConfig;
+using demo::StatusLine;
+using demo::SummaryTable;
 
 constexpr int kExitStopped = 130;
 

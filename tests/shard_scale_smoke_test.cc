@@ -23,7 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "shard/shard.h"
-#include "shard/store/bench_support.h"
+#include "bench/bench_support.h"
 #include "shard/store/url_store.h"
 
 namespace recrawl {

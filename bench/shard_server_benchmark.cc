@@ -32,8 +32,8 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/shard.grpc.pb.h"
 #include "services/server_process.h"
-#include "shard/index_work_report.h"
-#include "shard/store/bench_support.h"
+#include "bench/index_work_report.h"
+#include "bench/bench_support.h"
 #include "shard/store/url_store.h"
 
 ABSL_FLAG(std::string, server, "services/shard_server", "Server binary");
@@ -53,11 +53,11 @@ namespace recrawl {
 namespace services {
 namespace {
 
-using shard::bench::BenchDir;
-using shard::bench::Clock;
-using shard::bench::RawPutRate;
-using shard::bench::Seconds;
-using shard::bench::SyntheticUrl;
+using bench::BenchDir;
+using bench::Clock;
+using bench::RawPutRate;
+using bench::Seconds;
+using bench::SyntheticUrl;
 
 void Check(const grpc::Status& s, const char* what) {
   if (!s.ok()) {
@@ -234,7 +234,7 @@ void Run() {
     std::printf("leases over gRPC, batches of %d, %d in flight: %.0fK URLs/s "
                 "(%.2f x raw put)\n",
                 batch, clients, leased / s / 1e3, leased / s / raw);
-    shard::PrintIndexWorkPerLease(FetchIndexWork(stub.get()), leased, &work);
+    bench::PrintIndexWorkPerLease(FetchIndexWork(stub.get()), leased, &work);
   }
   for (const int clients : {1, in_flight}) {
     // This half's ids, dealt to the clients in batches.

@@ -1,4 +1,4 @@
-#include "deploy/simulated_web.h"
+#include "demo/simulated_web.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 
 namespace recrawl {
-namespace deploy {
+namespace demo {
 namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
@@ -216,5 +216,5 @@ std::vector<double> SimulatedWeb::CloseWindows(double t) {
   return freshness;
 }
 
-}  // namespace deploy
+}  // namespace demo
 }  // namespace recrawl

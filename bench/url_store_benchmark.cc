@@ -20,7 +20,7 @@
 #include "absl/flags/parse.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "shard/store/bench_support.h"
+#include "bench/bench_support.h"
 #include "shard/store/records.pb.h"
 #include "shard/store/url_store.h"
 #include "cluster/url_id.h"

@@ -27,10 +27,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
-#include "shard/index_work_report.h"
+#include "bench/index_work_report.h"
 #include "shard/malloc_options.h"
 #include "shard/shard.h"
-#include "shard/store/bench_support.h"
+#include "bench/bench_support.h"
 #include "shard/store/url_store.h"
 
 ABSL_FLAG(int64_t, urls, 1000000, "URLs in the shard");
@@ -264,7 +264,7 @@ void Run() {
                 rate, batch, leased / lease_s / 1e3, leased / lease_s / raw,
                 leased / lease_cpu / 1e3, leased / report_s / 1e3,
                 leased / report_s / raw, leased / report_cpu / 1e3);
-    PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
+    bench::PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
     std::printf("resident memory after the steady state: %.0f bytes/URL "
                 "(index %.0f)\n",
                 static_cast<double>(ResidentBytes() - rss_before) / n,
@@ -289,7 +289,7 @@ void Run() {
     const double s = Seconds(start);
     std::printf("burst of %lld leases at one time: %.0fK URLs/s\n",
                 static_cast<long long>(leased), leased / s / 1e3);
-    PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
+    bench::PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
   }
 
   // As after a SIGTERM: the server flushes the store before closing it.

@@ -1,4 +1,4 @@
-#include "deploy/crawl_run.h"
+#include "demo/crawl_run.h"
 
 #include <stdlib.h>
 
@@ -15,10 +15,10 @@
 #include "client/admin_client.h"
 #include "client/fetcher_client.h"
 #include "client/ping_client.h"
-#include "deploy/cpu_time.h"
+#include "demo/cpu_time.h"
 
 namespace recrawl {
-namespace deploy {
+namespace demo {
 namespace {
 
 using cluster::Role;
@@ -58,7 +58,7 @@ struct Shared {
 
 // Leases, fetches from the web and reports until a slot reaches the end of
 // the run or the run is stopped.
-void FetchLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
+void FetchLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& options,
                int index, const std::atomic<bool>& stop, Shared& shared) {
   client::FetcherOptions fetcher;
   fetcher.holder = absl::StrCat("demo-fetcher-", index);
@@ -156,7 +156,7 @@ void FetchLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
 }
 
 // Pushes the web's signals as the cluster's clock passes their times.
-void PingLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
+void PingLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& options,
               const std::atomic<bool>& stop, Shared& shared) {
   absl::StatusOr<std::unique_ptr<client::PingClient>> pinger =
       client::PingClient::Create(cluster.ClientOptionsFor(cluster::Role::kPinger));
@@ -229,7 +229,7 @@ void PingLoop(const LocalCluster& cluster, const CrawlRunOptions& options,
 
 }  // namespace
 
-absl::Status LoadWeb(const LocalCluster& cluster, const SimulatedWeb& web,
+absl::Status LoadWeb(const deploy::LocalCluster& cluster, const SimulatedWeb& web,
                      double last_crawl_time, const std::atomic<bool>& stop,
                      const std::function<void(int64_t)>& on_batch) {
   const client::ClientOptions options =
@@ -287,7 +287,7 @@ absl::Status LoadWeb(const LocalCluster& cluster, const SimulatedWeb& web,
 }
 
 absl::StatusOr<CrawlRunResult> RunCrawl(
-    const LocalCluster& cluster, SimulatedWeb& web,
+    const deploy::LocalCluster& cluster, SimulatedWeb& web,
     const CrawlRunOptions& options, const std::atomic<bool>& stop,
     const std::function<void(const CrawlProgress&)>& on_progress) {
   if (!(options.duration > 0.0)) {
@@ -406,5 +406,5 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
   return result;
 }
 
-}  // namespace deploy
+}  // namespace demo
 }  // namespace recrawl

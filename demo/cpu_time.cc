@@ -1,4 +1,4 @@
-#include "deploy/cpu_time.h"
+#include "demo/cpu_time.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 
 namespace recrawl {
-namespace deploy {
+namespace demo {
 
 double ProcessCpuSeconds(pid_t pid) {
   std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
@@ -36,5 +36,5 @@ double ThreadCpuSeconds() {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-}  // namespace deploy
+}  // namespace demo
 }  // namespace recrawl

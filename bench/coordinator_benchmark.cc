@@ -43,7 +43,7 @@
 #include "grpcpp/grpcpp.h"
 #include "proto/health.grpc.pb.h"
 #include "proto/shard.grpc.pb.h"
-#include "shard/store/bench_support.h"
+#include "bench/bench_support.h"
 
 ABSL_FLAG(std::string, shard_server, "services/shard_server", "Shard binary");
 ABSL_FLAG(std::string, coordinator_server, "services/coordinator_server",
@@ -67,11 +67,11 @@ namespace recrawl {
 namespace services {
 namespace {
 
-using shard::bench::BenchDir;
-using shard::bench::Check;
-using shard::bench::Clock;
-using shard::bench::Seconds;
-using shard::bench::SyntheticUrl;
+using bench::BenchDir;
+using bench::Check;
+using bench::Clock;
+using bench::Seconds;
+using bench::SyntheticUrl;
 
 std::string LoadAverage() {
   double load[3] = {0, 0, 0};

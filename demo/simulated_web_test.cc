@@ -1,4 +1,4 @@
-#include "deploy/simulated_web.h"
+#include "demo/simulated_web.h"
 
 #include <cmath>
 #include <vector>
@@ -6,7 +6,7 @@
 #include "gtest/gtest.h"
 
 namespace recrawl {
-namespace deploy {
+namespace demo {
 namespace {
 
 // Every change signalled, no false signals: the true signals are the
@@ -274,5 +274,5 @@ TEST(SimulatedWebTest, APageHistoryDependsOnlyOnTheSeed) {
 }
 
 }  // namespace
-}  // namespace deploy
+}  // namespace demo
 }  // namespace recrawl

@@ -11,8 +11,8 @@
 //
 // Web time 0 is cluster time `start`, when every page was fetched (the
 // loader gave that as each URL's last crawl time).
-#ifndef RECRAWL_DEPLOY_CRAWL_RUN_H_
-#define RECRAWL_DEPLOY_CRAWL_RUN_H_
+#ifndef RECRAWL_DEMO_CRAWL_RUN_H_
+#define RECRAWL_DEMO_CRAWL_RUN_H_
 
 #include <atomic>
 #include <cstdint>
@@ -23,11 +23,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "deploy/local_cluster.h"
-#include "deploy/simulated_web.h"
+#include "demo/simulated_web.h"
 #include "sim/world.h"
 
 namespace recrawl {
-namespace deploy {
+namespace demo {
 
 // Counters of a crawl, also the progress reports' payload.
 struct CrawlProgress {
@@ -108,7 +108,7 @@ struct CrawlRunResult {
 // (then CANCELLED). `on_progress` is called from the calling thread every
 // progress_period and once at the end.
 absl::StatusOr<CrawlRunResult> RunCrawl(
-    const LocalCluster& cluster, SimulatedWeb& web,
+    const deploy::LocalCluster& cluster, SimulatedWeb& web,
     const CrawlRunOptions& options, const std::atomic<bool>& stop,
     const std::function<void(const CrawlProgress&)>& on_progress);
 
@@ -117,11 +117,11 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
 // calling on_batch(pages loaded) after each. Items a shard did not answer
 // in time are sent again (an upsert is idempotent), a few rounds. CANCELLED
 // once *stop.
-absl::Status LoadWeb(const LocalCluster& cluster, const SimulatedWeb& web,
+absl::Status LoadWeb(const deploy::LocalCluster& cluster, const SimulatedWeb& web,
                      double last_crawl_time, const std::atomic<bool>& stop,
                      const std::function<void(int64_t)>& on_batch);
 
-}  // namespace deploy
+}  // namespace demo
 }  // namespace recrawl
 
-#endif  // RECRAWL_DEPLOY_CRAWL_RUN_H_
+#endif  // RECRAWL_DEMO_CRAWL_RUN_H_

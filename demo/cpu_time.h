@@ -1,12 +1,12 @@
 // CPU time of processes and threads, for the main job's account of where
 // the CPU of a crawl goes.
-#ifndef RECRAWL_DEPLOY_CPU_TIME_H_
-#define RECRAWL_DEPLOY_CPU_TIME_H_
+#ifndef RECRAWL_DEMO_CPU_TIME_H_
+#define RECRAWL_DEMO_CPU_TIME_H_
 
 #include <sys/types.h>
 
 namespace recrawl {
-namespace deploy {
+namespace demo {
 
 // User + system CPU seconds of process `pid` so far (all its threads), from
 // /proc/<pid>/stat; -1 if it cannot be read (the process is gone).
@@ -15,7 +15,7 @@ double ProcessCpuSeconds(pid_t pid);
 // CPU seconds of the calling thread so far.
 double ThreadCpuSeconds();
 
-}  // namespace deploy
+}  // namespace demo
 }  // namespace recrawl
 
-#endif  // RECRAWL_DEPLOY_CPU_TIME_H_
+#endif  // RECRAWL_DEMO_CPU_TIME_H_

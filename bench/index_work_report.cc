@@ -1,9 +1,9 @@
-#include "shard/index_work_report.h"
+#include "bench/index_work_report.h"
 
 #include <cstdio>
 
 namespace recrawl {
-namespace shard {
+namespace bench {
 
 void PrintIndexWorkPerLease(const IndexWork& now, double leased,
                             IndexWork* since) {
@@ -20,5 +20,5 @@ void PrintIndexWorkPerLease(const IndexWork& now, double leased,
   *since = now;
 }
 
-}  // namespace shard
+}  // namespace bench
 }  // namespace recrawl

@@ -1,4 +1,4 @@
-#include "shard/store/bench_support.h"
+#include "bench/bench_support.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,7 +16,6 @@
 #include "rocksdb/write_batch.h"
 
 namespace recrawl {
-namespace shard {
 namespace bench {
 
 void Check(const absl::Status& status) {
@@ -82,5 +81,4 @@ double RawPutRate(const std::string& dir, int64_t n) {
 }
 
 }  // namespace bench
-}  // namespace shard
 }  // namespace recrawl

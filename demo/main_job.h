@@ -5,8 +5,8 @@
 // Both are compared with BASELINE, the optimal continuous policy without
 // signals (policy/optimal_policy.h), whose accuracy is analytic at each
 // bandwidth.
-#ifndef RECRAWL_DEPLOY_MAIN_JOB_H_
-#define RECRAWL_DEPLOY_MAIN_JOB_H_
+#ifndef RECRAWL_DEMO_MAIN_JOB_H_
+#define RECRAWL_DEMO_MAIN_JOB_H_
 
 #include <atomic>
 #include <functional>
@@ -14,19 +14,19 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "deploy/crawl_run.h"
+#include "demo/crawl_run.h"
 #include "deploy/local_cluster.h"
-#include "deploy/simulated_web.h"
+#include "demo/simulated_web.h"
 
 namespace recrawl {
-namespace deploy {
+namespace demo {
 
 struct MainJobOptions {
   // num_pages, seed and the page distributions; horizon is `duration`.
   SimulatedWebConfig web;
   // Binaries, shard count and time scale; data_dir is the parent of the
   // per-policy directories.
-  LocalClusterOptions cluster;
+  deploy::LocalClusterOptions cluster;
   double duration = 240.0;    // simulated seconds
   double bandwidth = 2000.0;  // R, crawls per simulated second
   // Fetcher threads (0 with `signals`: the signal path alone) and whether
@@ -84,7 +84,7 @@ std::string StatusLine(const std::string& policy, const CrawlProgress& p,
 std::string SummaryTable(const MainJobOptions& options,
                          const MainJobResult& result);
 
-}  // namespace deploy
+}  // namespace demo
 }  // namespace recrawl
 
-#endif  // RECRAWL_DEPLOY_MAIN_JOB_H_
+#endif  // RECRAWL_DEMO_MAIN_JOB_H_

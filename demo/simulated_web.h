@@ -15,8 +15,8 @@
 // freshness over an interval is Σ μ_i·(time page i was fresh) / (Σ μ_i ·
 // length), the request-weighted accuracy of the main paper (requests ~
 // Poisson(μ_i)) without the noise of drawing requests.
-#ifndef RECRAWL_DEPLOY_SIMULATED_WEB_H_
-#define RECRAWL_DEPLOY_SIMULATED_WEB_H_
+#ifndef RECRAWL_DEMO_SIMULATED_WEB_H_
+#define RECRAWL_DEMO_SIMULATED_WEB_H_
 
 #include <cstdint>
 #include <queue>
@@ -31,7 +31,7 @@
 #include "sim/world.h"
 
 namespace recrawl {
-namespace deploy {
+namespace demo {
 
 struct SimulatedWebConfig {
   int num_pages = 100000;
@@ -157,7 +157,7 @@ class SimulatedWeb {
   WebCounts counts_;
 };
 
-}  // namespace deploy
+}  // namespace demo
 }  // namespace recrawl
 
-#endif  // RECRAWL_DEPLOY_SIMULATED_WEB_H_
+#endif  // RECRAWL_DEMO_SIMULATED_WEB_H_

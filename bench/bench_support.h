@@ -1,8 +1,8 @@
 // Pieces the storage-facing benchmarks (url_store_benchmark, shard_benchmark,
 // shard_server_benchmark) share, so that their numbers are comparable: the
 // same synthetic URLs, the same raw RocksDB baseline, the same cold start.
-#ifndef RECRAWL_SHARD_STORE_BENCH_SUPPORT_H_
-#define RECRAWL_SHARD_STORE_BENCH_SUPPORT_H_
+#ifndef RECRAWL_BENCH_BENCH_SUPPORT_H_
+#define RECRAWL_BENCH_BENCH_SUPPORT_H_
 
 #include <chrono>
 #include <cstdint>
@@ -11,7 +11,6 @@
 #include "absl/status/status.h"
 
 namespace recrawl {
-namespace shard {
 namespace bench {
 
 using Clock = std::chrono::steady_clock;
@@ -42,7 +41,6 @@ void EvictFromPageCache(const std::string& dir);
 double RawPutRate(const std::string& dir, int64_t n);
 
 }  // namespace bench
-}  // namespace shard
 }  // namespace recrawl
 
-#endif  // RECRAWL_SHARD_STORE_BENCH_SUPPORT_H_
+#endif  // RECRAWL_BENCH_BENCH_SUPPORT_H_

@@ -1,4 +1,4 @@
-#include "deploy/main_job.h"
+#include "demo/main_job.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,7 +14,7 @@
 #include "policy/optimal_policy.h"
 
 namespace recrawl {
-namespace deploy {
+namespace demo {
 namespace {
 
 using Steady = std::chrono::steady_clock;
@@ -75,7 +75,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
   absl::StatusOr<SimulatedWeb> web = SimulatedWeb::Create(options.web);
   if (!web.ok()) return web.status();
 
-  LocalClusterOptions cluster_options = options.cluster;
+  deploy::LocalClusterOptions cluster_options = options.cluster;
   cluster_options.data_dir = absl::StrCat(options.cluster.data_dir, "/", policy);
   cluster_options.bandwidth = schedule.rate[0];
   // Start clean: a store left by an earlier run holds its crawl history.
@@ -97,7 +97,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
   run.policy = policy;
   run.lease_only = lease_only;
   const Steady::time_point began = Steady::now();
-  LocalCluster cluster(cluster_options);
+  deploy::LocalCluster cluster(cluster_options);
   observer.note(absl::StrCat(name, ": starting ", cluster_options.shards,
                              " shards and a coordinator under ",
                              cluster_options.data_dir));
@@ -405,5 +405,5 @@ std::string SummaryTable(const MainJobOptions& options,
   return out;
 }
 
-}  // namespace deploy
+}  // namespace demo
 }  // namespace recrawl
