@@ -26,7 +26,7 @@ mkdir -p "$out/obj" "$out/corpus"
 
 bazel build "$target" >/dev/null  # generated protobuf code
 srcs=$(bazel query "kind('source file', deps($target))" 2>/dev/null |
-       grep -E '^//(shard|policy|proto|coordinator|services)[^:]*:.*\.cc$' |
+       grep -E '^//(cluster|client|shard|policy|proto|coordinator|services)[^:]*:.*\.cc$' |
        sed 's|^//||; s|:|/|')
 gen=$(bazel query "kind('generated file', deps($target))" 2>/dev/null |
       grep -E '\.pb\.cc$' | sed 's|^//|bazel-bin/|; s|:|/|')
@@ -38,7 +38,7 @@ flags=(-std=c++17 -O1 -g -I. -Ibazel-bin -fno-omit-frame-pointer
 # An object is rebuilt when its source or any header of the tree is newer
 # (no per-file header tracking: a header change rebuilds everything).
 if [[ ! -f "$out/stamp" ]] ||
-   [[ -n "$(find -L shard policy proto coordinator services bazel-bin/proto \
+   [[ -n "$(find -L cluster client shard policy proto coordinator services bazel-bin/proto \
               bazel-bin/shard \
               -name '*.h' -newer "$out/stamp" -print -quit)" ]]; then
   rm -f "$out"/obj/*.o

@@ -22,7 +22,7 @@ enum class Stream : uint64_t {
   kTrueSignals = 4,
   kFalseSignals = 5,
   kDelays = 6,
-  // Whether the page has a signal source at all (deploy/simulated_web.h).
+  // Whether the page has a signal source at all (demo/simulated_web.h).
   kSignalSource = 7,
 };
 
