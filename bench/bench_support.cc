@@ -27,8 +27,7 @@ void Check(const absl::Status& status) {
 
 std::string BenchDir(const std::string& flag_dir, const std::string& name) {
   if (!flag_dir.empty()) return flag_dir;
-  return (std::filesystem::temp_directory_path() / absl::StrCat(name, "_", getpid()))
-      .string();
+  return (std::filesystem::temp_directory_path() / absl::StrCat(name, "_", getpid())).string();
 }
 
 std::string SyntheticUrl(int64_t i) {
@@ -43,8 +42,8 @@ std::string SyntheticUrl(int64_t i) {
   z ^= z >> 31;
   const double x = static_cast<double>(z >> 11) * 0x1.0p-53;
   const int64_t rank = static_cast<int64_t>(std::exp(x * std::log(kHostRanks)));
-  return absl::StrCat("https://www.site", rank, ".com/section", i % 97,
-                      "/page-", i, ".html?id=", i * 7919 % 1000003);
+  return absl::StrCat("https://www.site", rank, ".com/section", i % 97, "/page-", i,
+                      ".html?id=", i * 7919 % 1000003);
 }
 
 void EvictFromPageCache(const std::string& dir) {

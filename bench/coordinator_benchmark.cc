@@ -36,18 +36,17 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "bench/bench_support.h"
 #include "client/admin_client.h"
-#include "deploy/local_cluster.h"
 #include "client/fetcher_client.h"
 #include "client/ping_client.h"
+#include "deploy/local_cluster.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/health.grpc.pb.h"
 #include "proto/shard.grpc.pb.h"
-#include "bench/bench_support.h"
 
 ABSL_FLAG(std::string, shard_server, "services/shard_server", "Shard binary");
-ABSL_FLAG(std::string, coordinator_server, "services/coordinator_server",
-          "Coordinator binary");
+ABSL_FLAG(std::string, coordinator_server, "services/coordinator_server", "Coordinator binary");
 ABSL_FLAG(int, shards, 4, "Shard processes");
 ABSL_FLAG(int64_t, urls, 400000, "URLs in the cluster");
 ABSL_FLAG(double, seconds, 5.0, "Length of each throughput phase");
@@ -80,9 +79,7 @@ std::string LoadAverage() {
 }
 
 double UnixNow() {
-  return std::chrono::duration<double>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 double Percentile(std::vector<double> v, double q) {
@@ -125,16 +122,14 @@ void LoadUrls(const std::string& target, int64_t n) {
       absl::StatusOr<UpsertUrlsResponse> r = admin.UpsertUrls(batch);
       Check(r.status());
       if (r->result().rejected_size() > 0) {
-        std::fprintf(stderr, "upsert rejected: %s\n",
-                     r->result().rejected(0).message().c_str());
+        std::fprintf(stderr, "upsert rejected: %s\n", r->result().rejected(0).message().c_str());
         std::exit(1);
       }
       batch.clear();
     }
   }
   std::printf("load: %lld URLs through the coordinator in %.2f s (%.0fK/s)\n",
-              static_cast<long long>(n), Seconds(start),
-              n / Seconds(start) / 1e3);
+              static_cast<long long>(n), Seconds(start), n / Seconds(start) / 1e3);
 }
 
 void SetBandwidth(const std::string& target, double r, CoordinatorMode mode) {
@@ -144,8 +139,7 @@ void SetBandwidth(const std::string& target, double r, CoordinatorMode mode) {
 
 // `threads` threads calling `lease(thread)` (which returns the URLs it got)
 // for `seconds`; URLs per second.
-double LeaseRate(int threads, double seconds,
-                 const std::function<int64_t(int thread)>& lease) {
+double LeaseRate(int threads, double seconds, const std::function<int64_t(int thread)>& lease) {
   std::atomic<int64_t> total{0};
   const Clock::time_point start = Clock::now();
   std::vector<std::thread> workers;
@@ -162,26 +156,26 @@ void LeaseThroughput(const deploy::LocalCluster& cluster) {
   const int threads = absl::GetFlag(FLAGS_fetchers);
   const int batch = absl::GetFlag(FLAGS_lease_batch);
   const double seconds = absl::GetFlag(FLAGS_seconds);
-  for (CoordinatorMode mode :
-       {COORDINATOR_MODE_SPLIT_EQUAL, COORDINATOR_MODE_MERGE}) {
+  for (CoordinatorMode mode : {COORDINATOR_MODE_SPLIT_EQUAL, COORDINATOR_MODE_MERGE}) {
     SetBandwidth(cluster.coordinator_address(), 1e6, mode);
     client::FetcherOptions f;
     f.holder = "bench";
     f.lookahead = 1.0;
     std::vector<std::unique_ptr<client::FetcherClient>> fetchers;
     for (int t = 0; t < threads; ++t) {
-      fetchers.push_back(std::make_unique<client::FetcherClient>(
-          Options(cluster.coordinator_address()), f));
+      fetchers.push_back(
+          std::make_unique<client::FetcherClient>(Options(cluster.coordinator_address()), f));
     }
     const double rate = LeaseRate(threads, seconds, [&](int t) {
       absl::StatusOr<FetchLeaseResponse> r = fetchers[t]->LeaseOnce(batch);
       Check(r.status());
       return static_cast<int64_t>(r->leases_size());
     });
-    std::printf("(a) leases through the coordinator, %s, R = 1e6, %d "
-                "fetchers, batches of %d: %.0fK URLs/s (load %s)\n",
-                mode == COORDINATOR_MODE_MERGE ? "merge" : "equal", threads,
-                batch, rate / 1e3, LoadAverage().c_str());
+    std::printf(
+        "(a) leases through the coordinator, %s, R = 1e6, %d "
+        "fetchers, batches of %d: %.0fK URLs/s (load %s)\n",
+        mode == COORDINATOR_MODE_MERGE ? "merge" : "equal", threads, batch, rate / 1e3,
+        LoadAverage().c_str());
   }
   // Baseline: shard 0's Lease RPC, all slots at its now.
   grpc::ChannelArguments args;
@@ -199,22 +193,21 @@ void LeaseThroughput(const deploy::LocalCluster& cluster) {
     if (!s.ok()) Check(absl::InternalError(s.error_message()));
     return static_cast<int64_t>(response.leases_size());
   });
-  std::printf("(a) baseline: one shard's Lease RPC direct, %d threads, "
-              "batches of %d: %.0fK URLs/s (load %s)\n",
-              threads, batch, rate / 1e3, LoadAverage().c_str());
+  std::printf(
+      "(a) baseline: one shard's Lease RPC direct, %d threads, "
+      "batches of %d: %.0fK URLs/s (load %s)\n",
+      threads, batch, rate / 1e3, LoadAverage().c_str());
 }
 
 // Calls `call()` at `rate` per second (open loop: on a fixed schedule)
 // `n` times; its latencies in ms.
-std::vector<double> PacedLatencies(int n, double rate,
-                                   const std::function<void()>& call) {
+std::vector<double> PacedLatencies(int n, double rate, const std::function<void()>& call) {
   std::vector<double> ms;
   ms.reserve(n);
   const Clock::time_point start = Clock::now();
   for (int i = 0; i < n; ++i) {
-    std::this_thread::sleep_until(
-        start + std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double>(i / rate)));
+    std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(i / rate)));
     const Clock::time_point t = Clock::now();
     call();
     ms.push_back(Seconds(t) * 1e3);
@@ -225,8 +218,7 @@ std::vector<double> PacedLatencies(int n, double rate,
 void LeaseLatency(const deploy::LocalCluster& cluster) {
   const int n = absl::GetFlag(FLAGS_latency_calls);
   const double rate = absl::GetFlag(FLAGS_call_rate);
-  SetBandwidth(cluster.coordinator_address(), 1e6,
-               COORDINATOR_MODE_SPLIT_EQUAL);
+  SetBandwidth(cluster.coordinator_address(), 1e6, COORDINATOR_MODE_SPLIT_EQUAL);
   client::FetcherOptions f;
   f.holder = "bench";
   client::FetcherClient fetcher(Options(cluster.coordinator_address()), f);
@@ -238,30 +230,30 @@ void LeaseLatency(const deploy::LocalCluster& cluster) {
   });
   const std::string lease_load = LoadAverage();
 
-  auto health = grpc::health::v1::Health::NewStub(grpc::CreateChannel(
-      cluster.coordinator_address(), grpc::InsecureChannelCredentials()));
+  auto health = grpc::health::v1::Health::NewStub(
+      grpc::CreateChannel(cluster.coordinator_address(), grpc::InsecureChannelCredentials()));
   const std::vector<double> bare = PacedLatencies(n, rate, [&] {
     grpc::ClientContext context;
     grpc::health::v1::HealthCheckRequest request;
     grpc::health::v1::HealthCheckResponse response;
     health->Check(&context, request, &response);
   });
-  std::printf("(b) Lease of 1 URL at %.0f calls/s, %d calls (%lld URLs): "
-              "p50 %.3f ms, p99 %.3f ms, max %.3f ms (load %s)\n",
-              rate, n, static_cast<long long>(leased), Percentile(lease, 0.5),
-              Percentile(lease, 0.99), Percentile(lease, 1.0),
-              lease_load.c_str());
-  std::printf("(b) baseline: health Check on the same server at %.0f/s: "
-              "p50 %.3f ms, p99 %.3f ms, max %.3f ms (load %s)\n",
-              rate, Percentile(bare, 0.5), Percentile(bare, 0.99),
-              Percentile(bare, 1.0), LoadAverage().c_str());
+  std::printf(
+      "(b) Lease of 1 URL at %.0f calls/s, %d calls (%lld URLs): "
+      "p50 %.3f ms, p99 %.3f ms, max %.3f ms (load %s)\n",
+      rate, n, static_cast<long long>(leased), Percentile(lease, 0.5), Percentile(lease, 0.99),
+      Percentile(lease, 1.0), lease_load.c_str());
+  std::printf(
+      "(b) baseline: health Check on the same server at %.0f/s: "
+      "p50 %.3f ms, p99 %.3f ms, max %.3f ms (load %s)\n",
+      rate, Percentile(bare, 0.5), Percentile(bare, 0.99), Percentile(bare, 1.0),
+      LoadAverage().c_str());
 }
 
 // Signals on random loaded URLs, each with its own time (so none is a
 // duplicate), through `client`; signals per second until all are
 // acknowledged.
-double SignalRate(client::PingClient* pinger, int64_t urls, int64_t n,
-                  double time_base) {
+double SignalRate(client::PingClient* pinger, int64_t urls, int64_t n, double time_base) {
   std::mt19937_64 rng(7);
   const Clock::time_point start = Clock::now();
   for (int64_t i = 0; i < n; ++i) {
@@ -274,14 +266,14 @@ double SignalRate(client::PingClient* pinger, int64_t urls, int64_t n,
   Check(pinger->Flush());
   const double rate = n / Seconds(start);
   const client::PingStats stats = pinger->stats();
-  std::printf("  (counted %llu, duplicate %llu, stale %llu, unknown %llu, "
-              "rejected %llu, retried %llu)\n",
-              static_cast<unsigned long long>(stats.counted),
-              static_cast<unsigned long long>(stats.duplicate),
-              static_cast<unsigned long long>(stats.stale),
-              static_cast<unsigned long long>(stats.unknown),
-              static_cast<unsigned long long>(stats.rejected),
-              static_cast<unsigned long long>(stats.retried));
+  std::printf(
+      "  (counted %llu, duplicate %llu, stale %llu, unknown %llu, "
+      "rejected %llu, retried %llu)\n",
+      static_cast<unsigned long long>(stats.counted),
+      static_cast<unsigned long long>(stats.duplicate),
+      static_cast<unsigned long long>(stats.stale), static_cast<unsigned long long>(stats.unknown),
+      static_cast<unsigned long long>(stats.rejected),
+      static_cast<unsigned long long>(stats.retried));
   if (stats.rejected > 0) {
     std::printf("  (%llu signals rejected, e.g. %s)\n",
                 static_cast<unsigned long long>(stats.rejected),
@@ -302,17 +294,18 @@ void SignalIngestion(const deploy::LocalCluster& cluster) {
   auto through = client::PingClient::Create(options, ping);
   Check(through.status());
   const double rate = SignalRate(through->get(), urls, n, base);
-  std::printf("(c) signals through the coordinator, batches of 1000, 8 in "
-              "flight: %.0fK/s (load %s)\n",
-              rate / 1e3, LoadAverage().c_str());
+  std::printf(
+      "(c) signals through the coordinator, batches of 1000, 8 in "
+      "flight: %.0fK/s (load %s)\n",
+      rate / 1e3, LoadAverage().c_str());
   ping.route_to_shards = true;
   auto direct = client::PingClient::Create(options, ping);
   Check(direct.status());
   const double direct_rate = SignalRate(direct->get(), urls, n, base - 30);
-  std::printf("(c) baseline: the same client routing straight to the %d "
-              "shards: %.0fK/s (load %s)\n",
-              (*direct)->routed_shards(), direct_rate / 1e3,
-              LoadAverage().c_str());
+  std::printf(
+      "(c) baseline: the same client routing straight to the %d "
+      "shards: %.0fK/s (load %s)\n",
+      (*direct)->routed_shards(), direct_rate / 1e3, LoadAverage().c_str());
 }
 
 void Pacing(const deploy::LocalCluster& cluster) {
@@ -354,23 +347,22 @@ void Pacing(const deploy::LocalCluster& cluster) {
       if (gap == 0.0) ++same;
       min_gap = std::min(min_gap, gap);
     }
-    std::printf("  slot times: %lld repeated, smallest gap %.6f s (1/R = "
-                "%.6f s)\n",
-                static_cast<long long>(same), min_gap, 1.0 / r);
+    std::printf(
+        "  slot times: %lld repeated, smallest gap %.6f s (1/R = "
+        "%.6f s)\n",
+        static_cast<long long>(same), min_gap, 1.0 / r);
   }
-  std::printf("(d) R = %.0f, %d fetchers leasing up to 100 for %.1f s: "
-              "%zu URLs (%.1f/s); most in any 1 s window: %lld by slot time, "
-              "%lld by receipt; bound R·1 s + 1 = %.0f (load %s)\n",
-              r, threads, elapsed, slot_times.size(),
-              slot_times.size() / elapsed,
-              static_cast<long long>(MaxInWindow(slot_times, 1.0)),
-              static_cast<long long>(MaxInWindow(receipt_times, 1.0)), r + 1,
-              LoadAverage().c_str());
+  std::printf(
+      "(d) R = %.0f, %d fetchers leasing up to 100 for %.1f s: "
+      "%zu URLs (%.1f/s); most in any 1 s window: %lld by slot time, "
+      "%lld by receipt; bound R·1 s + 1 = %.0f (load %s)\n",
+      r, threads, elapsed, slot_times.size(), slot_times.size() / elapsed,
+      static_cast<long long>(MaxInWindow(slot_times, 1.0)),
+      static_cast<long long>(MaxInWindow(receipt_times, 1.0)), r + 1, LoadAverage().c_str());
 }
 
 void Run() {
-  const std::string dir =
-      BenchDir(absl::GetFlag(FLAGS_dir), "recrawl_coordinator_bench");
+  const std::string dir = BenchDir(absl::GetFlag(FLAGS_dir), "recrawl_coordinator_bench");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::printf("load average at start: %s\n", LoadAverage().c_str());

@@ -10,8 +10,7 @@ namespace bench {
 
 // Prints the work from `*since` to `now` per leased URL, then moves `*since`
 // on to `now`.
-void PrintIndexWorkPerLease(const IndexWork& now, double leased,
-                            IndexWork* since);
+void PrintIndexWorkPerLease(const IndexWork& now, double leased, IndexWork* since);
 
 }  // namespace bench
 }  // namespace recrawl

@@ -1,5 +1,5 @@
-// The shard core's throughput, memory and start-up (docs/benchmarks.md, "Shard at 10^5, 10^6 and 10^7 URLs"),
-// next to RocksDB's raw put rate measured in the same run:
+// The shard core's throughput, memory and start-up (docs/benchmarks.md, "Shard at 10^5, 10^6 and
+// 10^7 URLs"), next to RocksDB's raw put rate measured in the same run:
 //
 //   bazel run -c opt //shard:shard_benchmark -- --urls=1000000
 //
@@ -27,10 +27,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "bench/bench_support.h"
 #include "bench/index_work_report.h"
 #include "shard/malloc_options.h"
 #include "shard/shard.h"
-#include "bench/bench_support.h"
 #include "shard/store/url_store.h"
 
 ABSL_FLAG(int64_t, urls, 1000000, "URLs in the shard");
@@ -44,10 +44,8 @@ ABSL_FLAG(int64_t, burst, 20000, "URLs to lease at one time");
 ABSL_FLAG(double, burst_step, 0.0,
           "Seconds the burst's slot time advances a batch (0: one time; "
           "256 / 100K s: a burst leased at 100K URLs/s in real time)");
-ABSL_FLAG(int, target_candidates, 0,
-          "Index option (0: its default): candidates after a rebuild");
-ABSL_FLAG(int64_t, journal_window, 0,
-          "Signal journal window in batches (0: the shard's default)");
+ABSL_FLAG(int, target_candidates, 0, "Index option (0: its default): candidates after a rebuild");
+ABSL_FLAG(int64_t, journal_window, 0, "Signal journal window in batches (0: the shard's default)");
 ABSL_FLAG(int, scan_readahead_kb, -1,
           "Read-ahead of the start-up scan, KiB (-1: the store's default)");
 ABSL_FLAG(int, startup_threads, -1,
@@ -59,8 +57,7 @@ ABSL_FLAG(bool, keep, false, "Keep the directory afterwards");
 ABSL_FLAG(bool, restart_only, false,
           "Only the restarts, of the store a --keep run left in --dir (to "
           "profile start-up)");
-ABSL_FLAG(bool, load_only, false,
-          "Stop after the raw put baseline and the load (and its memory)");
+ABSL_FLAG(bool, load_only, false, "Stop after the raw put baseline and the load (and its memory)");
 ABSL_FLAG(bool, reuse_store, false,
           "Open the store a --keep run left in --dir instead of the raw put "
           "baseline and the load (to profile the later phases)");
@@ -152,8 +149,7 @@ void Run() {
     std::filesystem::create_directories(dir);
     raw = RawPutRate(dir + "/raw", n);
     std::filesystem::remove_all(dir + "/raw");
-    std::printf("rocksdb raw put (120 B, WAL, batches of 1000): %.0fK/s\n",
-                raw / 1e3);
+    std::printf("rocksdb raw put (120 B, WAL, batches of 1000): %.0fK/s\n", raw / 1e3);
   }
 
   const int64_t rss_before = ResidentBytes();
@@ -172,21 +168,21 @@ void Run() {
       }
     }
     const double s = Seconds(start);
-    std::printf("upsert %lld URLs (batches of 1000): %.2f s, %.0fK/s (%.2f x "
-                "raw put)\n",
-                static_cast<long long>(n), s, n / s / 1e3, n / s / raw);
+    std::printf(
+        "upsert %lld URLs (batches of 1000): %.2f s, %.0fK/s (%.2f x "
+        "raw put)\n",
+        static_cast<long long>(n), s, n / s / 1e3, n / s / raw);
   }
   // The first pick builds the index's level: part of being ready.
   PeekTopRequest peek;
   peek.set_k(1);
   Check(shard->PeekTop(peek, now));
   const int64_t rss = ResidentBytes() - rss_before;
-  std::printf("resident memory: %.0f bytes/URL (core tables %.0f bytes/URL, "
-              "of which index %.0f; page slot %zu bytes)\n",
-              static_cast<double>(rss) / n,
-              static_cast<double>(shard->MemoryBytes()) / n,
-              static_cast<double>(shard->index().MemoryBytes()) / n,
-              sizeof(PageSlot));
+  std::printf(
+      "resident memory: %.0f bytes/URL (core tables %.0f bytes/URL, "
+      "of which index %.0f; page slot %zu bytes)\n",
+      static_cast<double>(rss) / n, static_cast<double>(shard->MemoryBytes()) / n,
+      static_cast<double>(shard->index().MemoryBytes()) / n, sizeof(PageSlot));
 
   if (absl::GetFlag(FLAGS_load_only)) {
     if (!absl::GetFlag(FLAGS_keep)) std::filesystem::remove_all(dir);
@@ -213,17 +209,16 @@ void Run() {
       counted += Check(shard->IngestSignals(sb, now)).counted();
     }
     const double s = Seconds(start);
-    std::printf("signals in process, batches of %d, WAL: %.0fK/s (%.2f x raw "
-                "put; %lld counted)\n",
-                batch, total / s / 1e3, total / s / raw,
-                static_cast<long long>(counted));
+    std::printf(
+        "signals in process, batches of %d, WAL: %.0fK/s (%.2f x raw "
+        "put; %lld counted)\n",
+        batch, total / s / 1e3, total / s / raw, static_cast<long long>(counted));
   }
   IndexWork work = shard->GetStats(now).index();
   {
     // Steady state: slots at rate R = m / day (each URL crawled about daily),
     // each lease batch reported right after its last slot.
-    const int64_t total =
-        absl::GetFlag(FLAGS_leases) > 0 ? absl::GetFlag(FLAGS_leases) : n / 5;
+    const int64_t total = absl::GetFlag(FLAGS_leases) > 0 ? absl::GetFlag(FLAGS_leases) : n / 5;
     const double rate = n / 86400.0;
     LeaseRequest lease;
     lease.set_holder("bench");
@@ -249,8 +244,7 @@ void Run() {
         CrawlReport* c = report.add_reports();
         c->set_lease_id(l.lease_id());
         c->set_fetch_time(l.slot_time());
-        c->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED
-                                 : CRAWL_OUTCOME_UNCHANGED);
+        c->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED);
       }
       start = Clock::now();
       cpu = ThreadCpuSeconds();
@@ -258,17 +252,18 @@ void Run() {
       report_s += Seconds(start);
       report_cpu += ThreadCpuSeconds() - cpu;
     }
-    std::printf("steady state at R = %.1f/s, batches of %d: leases %.0fK "
-                "URLs/s (%.2f x raw put; %.0fK per CPU second), reports %.0fK/s "
-                "(%.2f x raw put; %.0fK per CPU second)\n",
-                rate, batch, leased / lease_s / 1e3, leased / lease_s / raw,
-                leased / lease_cpu / 1e3, leased / report_s / 1e3,
-                leased / report_s / raw, leased / report_cpu / 1e3);
+    std::printf(
+        "steady state at R = %.1f/s, batches of %d: leases %.0fK "
+        "URLs/s (%.2f x raw put; %.0fK per CPU second), reports %.0fK/s "
+        "(%.2f x raw put; %.0fK per CPU second)\n",
+        rate, batch, leased / lease_s / 1e3, leased / lease_s / raw, leased / lease_cpu / 1e3,
+        leased / report_s / 1e3, leased / report_s / raw, leased / report_cpu / 1e3);
     bench::PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
-    std::printf("resident memory after the steady state: %.0f bytes/URL "
-                "(index %.0f)\n",
-                static_cast<double>(ResidentBytes() - rss_before) / n,
-                static_cast<double>(shard->index().MemoryBytes()) / n);
+    std::printf(
+        "resident memory after the steady state: %.0f bytes/URL "
+        "(index %.0f)\n",
+        static_cast<double>(ResidentBytes() - rss_before) / n,
+        static_cast<double>(shard->index().MemoryBytes()) / n);
   }
   {
     // A burst: the top URLs all at one time (e.g. fetchers starting up),
@@ -287,8 +282,8 @@ void Run() {
       leased += r.leases_size();
     }
     const double s = Seconds(start);
-    std::printf("burst of %lld leases at one time: %.0fK URLs/s\n",
-                static_cast<long long>(leased), leased / s / 1e3);
+    std::printf("burst of %lld leases at one time: %.0fK URLs/s\n", static_cast<long long>(leased),
+                leased / s / 1e3);
     bench::PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
   }
 
@@ -309,8 +304,8 @@ void Restarts(const std::string& dir, int64_t n, double now) {
     std::unique_ptr<UrlStore> store = Check(UrlStore::Open(dir + "/shard"));
     int64_t records = 0;
     Check(store->ScanUrls([&records](cluster::UrlId, const UrlRecord&) { ++records; }));
-    std::printf("store alone, warm: open + scan %.2f s (%lld records)\n",
-                Seconds(start), static_cast<long long>(records));
+    std::printf("store alone, warm: open + scan %.2f s (%lld records)\n", Seconds(start),
+                static_cast<long long>(records));
   }
   for (const bool cold : {false, true}) {
     if (cold) EvictFromPageCache(dir + "/shard");
@@ -328,19 +323,21 @@ void Restarts(const std::string& dir, int64_t n, double now) {
       std::printf("resident memory after the restart: %.0f bytes/URL\n",
                   static_cast<double>(ResidentBytes() - rss_closed) / n);
     }
-    std::printf("restart %s: open + scan + build + index level %.2f s, first "
-                "pick after %.2f s, %.2f s CPU of this thread, %.2f s of the "
-                "process (%lld URLs, %lld leases, %lld journal entries)\n",
-                cold ? "cold" : "warm", open_s, s, cpu_s, process_cpu_s,
-                static_cast<long long>(shard->startup().urls),
-                static_cast<long long>(shard->startup().leases),
-                static_cast<long long>(shard->startup().journal_entries));
+    std::printf(
+        "restart %s: open + scan + build + index level %.2f s, first "
+        "pick after %.2f s, %.2f s CPU of this thread, %.2f s of the "
+        "process (%lld URLs, %lld leases, %lld journal entries)\n",
+        cold ? "cold" : "warm", open_s, s, cpu_s, process_cpu_s,
+        static_cast<long long>(shard->startup().urls),
+        static_cast<long long>(shard->startup().leases),
+        static_cast<long long>(shard->startup().journal_entries));
     const StartupReport& r = shard->startup();
-    std::printf("  of which scan + load %.2f s, journal replay %.2f s, index "
-                "build %.2f s, index level %.2f s (store's estimate: %lld "
-                "URLs)\n",
-                r.load_seconds, r.replay_seconds, r.index_seconds,
-                r.level_seconds, static_cast<long long>(r.estimated_urls));
+    std::printf(
+        "  of which scan + load %.2f s, journal replay %.2f s, index "
+        "build %.2f s, index level %.2f s (store's estimate: %lld "
+        "URLs)\n",
+        r.load_seconds, r.replay_seconds, r.index_seconds, r.level_seconds,
+        static_cast<long long>(r.estimated_urls));
     shard.reset();
   }
 }

@@ -29,11 +29,11 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
+#include "bench/bench_support.h"
+#include "bench/index_work_report.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/shard.grpc.pb.h"
 #include "services/server_process.h"
-#include "bench/index_work_report.h"
-#include "bench/bench_support.h"
 #include "shard/store/url_store.h"
 
 ABSL_FLAG(std::string, server, "services/shard_server", "Server binary");
@@ -67,8 +67,7 @@ void Check(const grpc::Status& s, const char* what) {
 }
 
 // Streams `total` signals in batches with up to `window` unacknowledged.
-double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total,
-                     int batch, int window) {
+double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total, int batch, int window) {
   grpc::ClientContext ctx;
   auto stream = stub->StreamSignals(&ctx);
   std::mutex mu;
@@ -114,8 +113,7 @@ double StreamSignals(ShardService::Stub* stub, int64_t urls, int64_t total,
   stream->WritesDone();
   Check(stream->Finish(), "stream");
   if (counted != batches * batch) {
-    std::printf("  (%lld of %lld signals counted)\n",
-                static_cast<long long>(counted),
+    std::printf("  (%lld of %lld signals counted)\n", static_cast<long long>(counted),
                 static_cast<long long>(batches * batch));
   }
   return batches * batch / s;
@@ -139,15 +137,13 @@ void Run() {
 
   const double raw = RawPutRate(dir + "/raw", n);
   std::filesystem::remove_all(dir + "/raw");
-  std::printf("rocksdb raw put (120 B, WAL, batches of 1000): %.0fK/s\n",
-              raw / 1e3);
+  std::printf("rocksdb raw put (120 B, WAL, batches of 1000): %.0fK/s\n", raw / 1e3);
 
   // Starts the shard on the benchmark's store; returns once it serves.
   const auto start_server = [&](ServerProcess* server) {
     const absl::Status started = server->Start(
         absl::GetFlag(FLAGS_server),
-        {"--data_dir=" + dir + "/shard", "--port=0", "--host=127.0.0.1",
-         "--block_cache_mb=8"},
+        {"--data_dir=" + dir + "/shard", "--port=0", "--host=127.0.0.1", "--block_cache_mb=8"},
         dir + "/port", dir + "/log");
     if (!started.ok()) {
       std::fprintf(stderr, "%s\n", started.ToString().c_str());
@@ -156,8 +152,7 @@ void Run() {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(64 << 20);
     return ShardService::NewStub(grpc::CreateCustomChannel(
-        absl::StrCat("127.0.0.1:", server->port()),
-        grpc::InsecureChannelCredentials(), args));
+        absl::StrCat("127.0.0.1:", server->port()), grpc::InsecureChannelCredentials(), args));
   };
   ServerProcess server;
   auto stub = start_server(&server);
@@ -165,9 +160,8 @@ void Run() {
   {
     std::mt19937_64 rng(1);
     std::uniform_real_distribution<double> u(0.0, 1.0);
-    const double now = std::chrono::duration<double>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count();
+    const double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     const Clock::time_point start = Clock::now();
     UpsertUrlsRequest req;
     for (int64_t i = 0; i < n; ++i) {
@@ -182,15 +176,14 @@ void Run() {
         req.Clear();
       }
     }
-    std::printf("upsert over gRPC, batches of 1000: %.0fK URLs/s\n",
-                n / Seconds(start) / 1e3);
+    std::printf("upsert over gRPC, batches of 1000: %.0fK URLs/s\n", n / Seconds(start) / 1e3);
   }
-  const double signals =
-      StreamSignals(stub.get(), n, absl::GetFlag(FLAGS_signals), batch,
-                    absl::GetFlag(FLAGS_window));
-  std::printf("signals over one stream, batches of %d, %d in flight: %.0fK/s "
-              "(%.2f x raw put)\n",
-              batch, absl::GetFlag(FLAGS_window), signals / 1e3, signals / raw);
+  const double signals = StreamSignals(stub.get(), n, absl::GetFlag(FLAGS_signals), batch,
+                                       absl::GetFlag(FLAGS_window));
+  std::printf(
+      "signals over one stream, batches of %d, %d in flight: %.0fK/s "
+      "(%.2f x raw put)\n",
+      batch, absl::GetFlag(FLAGS_window), signals / 1e3, signals / raw);
 
   // Leases at the server's current time (slot time 0 is taken as now), then
   // reports of them by lease id; each half with one request at a time, the
@@ -231,9 +224,10 @@ void Run() {
     for (std::thread& t : threads) t.join();
     const double s = Seconds(start);
     const double leased = static_cast<double>(ids.size() - before);
-    std::printf("leases over gRPC, batches of %d, %d in flight: %.0fK URLs/s "
-                "(%.2f x raw put)\n",
-                batch, clients, leased / s / 1e3, leased / s / raw);
+    std::printf(
+        "leases over gRPC, batches of %d, %d in flight: %.0fK URLs/s "
+        "(%.2f x raw put)\n",
+        batch, clients, leased / s / 1e3, leased / s / raw);
     bench::PrintIndexWorkPerLease(FetchIndexWork(stub.get()), leased, &work);
   }
   for (const int clients : {1, in_flight}) {
@@ -250,8 +244,7 @@ void Run() {
         for (size_t i = from; i < std::min(end, from + batch); ++i) {
           CrawlReport* r = req.add_reports();
           r->set_lease_id(ids[i]);
-          r->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED
-                                   : CRAWL_OUTCOME_UNCHANGED);
+          r->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED);
         }
         grpc::ClientContext ctx;
         ReportCrawlsResponse resp;
@@ -264,9 +257,10 @@ void Run() {
     for (std::thread& t : threads) t.join();
     const double s = Seconds(start);
     const double reported = static_cast<double>(end - begin);
-    std::printf("reports over gRPC, batches of %d, %d in flight: %.0fK/s "
-                "(%.2f x raw put)\n",
-                batch, clients, reported / s / 1e3, reported / s / raw);
+    std::printf(
+        "reports over gRPC, batches of %d, %d in flight: %.0fK/s "
+        "(%.2f x raw put)\n",
+        batch, clients, reported / s / 1e3, reported / s / raw);
   }
 
   // SIGKILL, so that the store replays its WAL too. The baseline is the
@@ -277,26 +271,25 @@ void Run() {
   double store_alone = 0.0;
   {
     const std::string copy = dir + "/copy";
-    std::filesystem::copy(dir + "/shard", copy,
-                          std::filesystem::copy_options::recursive);
+    std::filesystem::copy(dir + "/shard", copy, std::filesystem::copy_options::recursive);
     const Clock::time_point start = Clock::now();
-    absl::StatusOr<std::unique_ptr<shard::UrlStore>> store =
-        shard::UrlStore::Open(copy);
+    absl::StatusOr<std::unique_ptr<shard::UrlStore>> store = shard::UrlStore::Open(copy);
     if (!store.ok()) {
       std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
       std::exit(1);
     }
     int64_t records = 0;
-    absl::StatusOr<shard::ScanStats> scan = (*store)->ScanUrls(
-        [&records](cluster::UrlId, const shard::UrlRecord&) { ++records; });
+    absl::StatusOr<shard::ScanStats> scan =
+        (*store)->ScanUrls([&records](cluster::UrlId, const shard::UrlRecord&) { ++records; });
     if (!scan.ok()) {
       std::fprintf(stderr, "%s\n", scan.status().ToString().c_str());
       std::exit(1);
     }
     store_alone = Seconds(start);
-    std::printf("store alone after SIGKILL: open + scan %.2f s (%lld "
-                "records)\n",
-                store_alone, static_cast<long long>(records));
+    std::printf(
+        "store alone after SIGKILL: open + scan %.2f s (%lld "
+        "records)\n",
+        store_alone, static_cast<long long>(records));
     store->reset();
     std::filesystem::remove_all(copy);
   }
@@ -311,10 +304,10 @@ void Run() {
     LeaseResponse resp;
     Check(restarted_stub->Lease(&ctx, req, &resp), "lease after restart");
     const double restart = Seconds(start);
-    std::printf("restart after SIGKILL (%lld URLs): exec to the first lease "
-                "answered %.2f s (%.2f x the store alone; %d leased)\n",
-                static_cast<long long>(n), restart, restart / store_alone,
-                resp.leases_size());
+    std::printf(
+        "restart after SIGKILL (%lld URLs): exec to the first lease "
+        "answered %.2f s (%.2f x the store alone; %d leased)\n",
+        static_cast<long long>(n), restart, restart / store_alone, resp.leases_size());
     restarted.Stop(SIGTERM);
   }
   std::filesystem::remove_all(dir);

@@ -21,9 +21,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bench/bench_support.h"
+#include "cluster/url_id.h"
 #include "shard/store/records.pb.h"
 #include "shard/store/url_store.h"
-#include "cluster/url_id.h"
 
 ABSL_FLAG(int64_t, records, 1000000, "URL records to write and load");
 ABSL_FLAG(int, outcomes, 16, "crawl outcomes in each record's window");
@@ -31,8 +31,7 @@ ABSL_FLAG(int, batch, 1000, "mutations per write batch");
 ABSL_FLAG(int64_t, gets, 100000, "random point reads");
 ABSL_FLAG(std::string, dir, "", "store directory (default: a new temp dir)");
 ABSL_FLAG(bool, keep, false, "keep the store directory afterwards");
-ABSL_FLAG(int, write_buffer_mb, 0,
-          "memtable size of column family urls (0: the store's default)");
+ABSL_FLAG(int, write_buffer_mb, 0, "memtable size of column family urls (0: the store's default)");
 
 namespace recrawl {
 namespace shard {
@@ -66,8 +65,7 @@ UrlRecord FullRecord(int64_t i, int outcomes, std::mt19937_64& rng) {
   r.set_last_signal_time(now + 100);
   for (int k = 0; k < 4; ++k) r.add_recent_signal_keys(rng());
   for (int k = 0; k < outcomes; ++k) {
-    AddOutcome(static_cast<float>(3600 * (1 + u(rng))), k % 2, k % 3 == 0,
-               r.mutable_outcomes());
+    AddOutcome(static_cast<float>(3600 * (1 + u(rng))), k % 2, k % 3 == 0, r.mutable_outcomes());
   }
   r.set_content_digest(std::string(8, static_cast<char>(i)));
   return r;
@@ -87,16 +85,14 @@ struct HotState {
 UrlStoreOptions Options() {
   UrlStoreOptions options;
   if (absl::GetFlag(FLAGS_write_buffer_mb) > 0) {
-    options.write_buffer_bytes =
-        (size_t{1} << 20) * absl::GetFlag(FLAGS_write_buffer_mb);
+    options.write_buffer_bytes = (size_t{1} << 20) * absl::GetFlag(FLAGS_write_buffer_mb);
   }
   return options;
 }
 
 void Load(const std::string& dir, const char* label, int64_t records) {
   const Clock::time_point start = Clock::now();
-  absl::StatusOr<std::unique_ptr<UrlStore>> store =
-      UrlStore::Open(dir, Options());
+  absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir, Options());
   Check(store.status());
   const double open_s = Seconds(start);
   std::vector<HotState> hot;
@@ -104,17 +100,15 @@ void Load(const std::string& dir, const char* label, int64_t records) {
   absl::StatusOr<ScanStats> stats =
       (*store)->ScanUrls([&hot](cluster::UrlId id, const UrlRecord& r) {
         const ChangeModel& m = r.has_estimate() ? r.estimate() : r.prior();
-        hot.push_back({id, r.importance(), m.change_rate(), m.recall(),
-                       m.false_rate(), r.last_crawl_time(),
-                       r.signals_since_crawl()});
+        hot.push_back({id, r.importance(), m.change_rate(), m.recall(), m.false_rate(),
+                       r.last_crawl_time(), r.signals_since_crawl()});
       });
   Check(stats.status());
   const double total_s = Seconds(start);
   std::printf(
       "%-28s open %.3f s, open+scan+array %.3f s: %.2fM records/s "
       "(%lld records, %lld malformed)\n",
-      label, open_s, total_s, hot.size() / total_s / 1e6,
-      static_cast<long long>(hot.size()),
+      label, open_s, total_s, hot.size() / total_s / 1e6, static_cast<long long>(hot.size()),
       static_cast<long long>(stats->malformed));
 }
 
@@ -135,8 +129,7 @@ void Run() {
   std::mt19937_64 rng(1);
 
   {
-    absl::StatusOr<std::unique_ptr<UrlStore>> opened =
-        UrlStore::Open(dir, Options());
+    absl::StatusOr<std::unique_ptr<UrlStore>> opened = UrlStore::Open(dir, Options());
     Check(opened.status());
     UrlStore& store = **opened;
     UrlStore::Batch batch = store.NewBatch();
@@ -156,16 +149,15 @@ void Run() {
       Check(store.Write(&batch));
       write_s += Seconds(start);
     }
-    std::printf("records: %lld, mean value %.0f bytes (window of %d)\n",
-                static_cast<long long>(n), double(value_bytes) / n, outcomes);
-    std::printf("%-28s %.2f s: %.0fK records/s\n", "put, WAL, batches", write_s,
-                n / write_s / 1e3);
+    std::printf("records: %lld, mean value %.0f bytes (window of %d)\n", static_cast<long long>(n),
+                double(value_bytes) / n, outcomes);
+    std::printf("%-28s %.2f s: %.0fK records/s\n", "put, WAL, batches", write_s, n / write_s / 1e3);
 
     Clock::time_point start = Clock::now();
     Check(store.Flush());
     Check(store.Compact());
-    std::printf("%-28s %.2f s; store %.0f MB on disk\n", "flush + compact",
-                Seconds(start), DirectoryBytes(dir) / 1e6);
+    std::printf("%-28s %.2f s; store %.0f MB on disk\n", "flush + compact", Seconds(start),
+                DirectoryBytes(dir) / 1e6);
 
     // Signals: one blind patch per URL, random order.
     std::vector<cluster::UrlId> ids(n);
@@ -184,8 +176,8 @@ void Run() {
     }
     Check(store.Write(&batch));
     const double patch_s = Seconds(start);
-    std::printf("%-28s %.2f s: %.0fK patches/s\n", "patch (signal), WAL",
-                patch_s, n / patch_s / 1e3);
+    std::printf("%-28s %.2f s: %.0fK patches/s\n", "patch (signal), WAL", patch_s,
+                n / patch_s / 1e3);
 
     const int64_t gets = std::min<int64_t>(absl::GetFlag(FLAGS_gets), n);
     start = Clock::now();
@@ -193,8 +185,8 @@ void Run() {
       Check(store.GetUrl(ids[rng() % n]).status());
     }
     const double get_s = Seconds(start);
-    std::printf("%-28s %.2f s: %.0fK gets/s (patches pending)\n",
-                "point get, random", get_s, gets / get_s / 1e3);
+    std::printf("%-28s %.2f s: %.0fK gets/s (patches pending)\n", "point get, random", get_s,
+                gets / get_s / 1e3);
   }
 
   // After a crash: the patches are replayed from the log.
@@ -202,15 +194,13 @@ void Run() {
   // After a clean shutdown, which flushes: patches in table files, not yet
   // merged by a compaction.
   {
-    absl::StatusOr<std::unique_ptr<UrlStore>> opened =
-        UrlStore::Open(dir, Options());
+    absl::StatusOr<std::unique_ptr<UrlStore>> opened = UrlStore::Open(dir, Options());
     Check(opened.status());
     Check((*opened)->Flush());
   }
   Load(dir, "start, patches flushed", n);
   {
-    absl::StatusOr<std::unique_ptr<UrlStore>> opened =
-        UrlStore::Open(dir, Options());
+    absl::StatusOr<std::unique_ptr<UrlStore>> opened = UrlStore::Open(dir, Options());
     Check(opened.status());
     Check((*opened)->Compact());
   }

@@ -39,10 +39,10 @@ class AdminClient {
   // rejected items carry their index in the caller's list. An error stops
   // at the failing request (the earlier ones were applied); its message
   // names the items it covered.
-  absl::StatusOr<UpsertUrlsResponse> UpsertUrls(
-      const std::vector<UrlSpec>& urls, bool sync = false);
-  absl::StatusOr<DeleteUrlsResponse> DeleteUrls(
-      const std::vector<std::string>& urls, bool sync = false);
+  absl::StatusOr<UpsertUrlsResponse> UpsertUrls(const std::vector<UrlSpec>& urls,
+                                                bool sync = false);
+  absl::StatusOr<DeleteUrlsResponse> DeleteUrls(const std::vector<std::string>& urls,
+                                                bool sync = false);
   absl::StatusOr<SetHostPolitenessResponse> SetHostPoliteness(
       const std::vector<HostPoliteness>& hosts, bool sync = false);
 

@@ -87,8 +87,7 @@ TEST_F(AdminClientTest, DeleteAndGetReportUnknownUrls) {
   EXPECT_EQ(deleted->result().applied(), 1u);
   ASSERT_EQ(deleted->result().rejected_size(), 1);
   EXPECT_EQ(deleted->result().rejected(0).index(), 0u);
-  EXPECT_EQ(client->GetUrlState("https://a.com/1").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(client->GetUrlState("https://a.com/1").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_F(AdminClientTest, SetsHostPoliteness) {
@@ -115,8 +114,7 @@ TEST_F(AdminClientTest, RetriesAcrossAServerRestart) {
 
 TEST_F(AdminClientTest, GivesUpAfterMaxAttempts) {
   fake_.FailNext(100, grpc::StatusCode::UNAVAILABLE);
-  EXPECT_EQ(Client()->GetBandwidth().status().code(),
-            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Client()->GetBandwidth().status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(fake_.calls("GetBandwidth"), 20);
 }
 

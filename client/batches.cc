@@ -13,8 +13,7 @@ std::vector<std::pair<int, int>> ChunkRanges(int n, int max_items) {
   return ranges;
 }
 
-void AppendBatchResult(const BatchResult& part, uint32_t offset,
-                       BatchResult* total) {
+void AppendBatchResult(const BatchResult& part, uint32_t offset, BatchResult* total) {
   total->set_applied(total->applied() + part.applied());
   for (const ItemStatus& item : part.rejected()) {
     ItemStatus* out = total->add_rejected();

@@ -23,8 +23,7 @@ std::vector<std::pair<int, int>> ChunkRanges(int n, int max_items);
 
 // Adds `part`, the result of the caller's items from `offset` on, to
 // `total`: applied counts add up, rejected indices shift by `offset`.
-void AppendBatchResult(const BatchResult& part, uint32_t offset,
-                       BatchResult* total);
+void AppendBatchResult(const BatchResult& part, uint32_t offset, BatchResult* total);
 
 // A batch call split into requests of ClientOptions::max_batch_items: each
 // gets its items through the request's repeated `field`, goes out with
@@ -36,15 +35,13 @@ template <typename Request, typename Response, typename Item>
 absl::StatusOr<Response> SendInBatches(
     const Rpc& rpc, const std::vector<Item>& items, bool sync,
     google::protobuf::RepeatedPtrField<Item>* (Request::*field)(),
-    const std::function<grpc::Status(grpc::ClientContext*, const Request&,
-                                     Response*)>& send,
-    const std::function<void(const Response& part, Response* total)>& also =
-        nullptr,
+    const std::function<grpc::Status(grpc::ClientContext*, const Request&, Response*)>& send,
+    const std::function<void(const Response& part, Response* total)>& also = nullptr,
     const std::function<bool(const Request&)>& idempotent = nullptr) {
   Response total;
   total.mutable_result();
-  for (const auto& [begin, end] : ChunkRanges(
-           static_cast<int>(items.size()), rpc.options().max_batch_items)) {
+  for (const auto& [begin, end] :
+       ChunkRanges(static_cast<int>(items.size()), rpc.options().max_batch_items)) {
     Request request;
     request.set_sync(sync);
     (request.*field)()->Reserve(end - begin);
@@ -54,18 +51,14 @@ absl::StatusOr<Response> SendInBatches(
       part.Clear();
       return send(context, request, &part);
     };
-    const absl::Status status = !idempotent || idempotent(request)
-                                    ? rpc.CallIdempotent(call)
-                                    : rpc.CallOnce(call);
+    const absl::Status status =
+        !idempotent || idempotent(request) ? rpc.CallIdempotent(call) : rpc.CallOnce(call);
     if (!status.ok()) {
-      return absl::Status(
-          status.code(),
-          absl::StrCat("items ", begin, " to ", end - 1, ": ",
-                       status.message(),
-                       begin > 0 ? " (the earlier ones were applied)" : ""));
+      return absl::Status(status.code(),
+                          absl::StrCat("items ", begin, " to ", end - 1, ": ", status.message(),
+                                       begin > 0 ? " (the earlier ones were applied)" : ""));
     }
-    AppendBatchResult(part.result(), static_cast<uint32_t>(begin),
-                      total.mutable_result());
+    AppendBatchResult(part.result(), static_cast<uint32_t>(begin), total.mutable_result());
     if (also) also(part, &total);
   }
   return total;

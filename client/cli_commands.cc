@@ -58,13 +58,12 @@ std::optional<double> ParseDouble(const std::string& text) {
 }
 
 // Per-item errors of a batch, each named by `name(index)`; true if any.
-bool PrintRejected(const BatchResult& result,
-                   const std::function<std::string(uint32_t)>& name,
+bool PrintRejected(const BatchResult& result, const std::function<std::string(uint32_t)>& name,
                    std::ostream* err) {
   for (const ItemStatus& item : result.rejected()) {
     *err << name(item.index()) << ": "
-         << absl::StatusCodeToString(static_cast<absl::StatusCode>(item.code()))
-         << ": " << item.message() << "\n";
+         << absl::StatusCodeToString(static_cast<absl::StatusCode>(item.code())) << ": "
+         << item.message() << "\n";
   }
   return result.rejected_size() > 0;
 }
@@ -79,8 +78,7 @@ int BandwidthGet(const Args&, const Env& env) {
 int BandwidthSet(const Args& args, const Env& env) {
   const std::optional<double> r = ParseDouble(args[0]);
   if (!r.has_value()) return env.Usage("bandwidth: not a number: " + args[0]);
-  absl::StatusOr<BandwidthState> state =
-      env.Admin().SetBandwidth(*r, COORDINATOR_MODE_UNSPECIFIED);
+  absl::StatusOr<BandwidthState> state = env.Admin().SetBandwidth(*r, COORDINATOR_MODE_UNSPECIFIED);
   if (!state.ok()) return env.Fail(state.status());
   *env.io.out << FormatBandwidth(*state) << "\n";
   return kExitOk;
@@ -91,8 +89,7 @@ int ModeSet(const Args& args, const Env& env) {
   if (!mode.has_value()) {
     return env.Usage("mode: merge, equal or adaptive, not " + args[0]);
   }
-  absl::StatusOr<BandwidthState> state =
-      env.Admin().SetBandwidth(std::nullopt, *mode);
+  absl::StatusOr<BandwidthState> state = env.Admin().SetBandwidth(std::nullopt, *mode);
   if (!state.ok()) return env.Fail(state.status());
   *env.io.out << FormatBandwidth(*state) << "\n";
   return kExitOk;
@@ -101,8 +98,7 @@ int ModeSet(const Args& args, const Env& env) {
 int Stats(const Args&, const Env& env) {
   absl::StatusOr<ClusterStats> stats = env.Admin().GetClusterStats();
   if (!stats.ok()) return env.Fail(stats.status());
-  *env.io.out << (env.flags.json ? ToJson(*stats) + "\n"
-                                 : FormatClusterStats(*stats));
+  *env.io.out << (env.flags.json ? ToJson(*stats) + "\n" : FormatClusterStats(*stats));
   return kExitOk;
 }
 
@@ -122,8 +118,7 @@ int UrlsAdd(const Args& args, const Env& env) {
     }
     in = &file;
   }
-  ProgressBar progress(env.io.err, total_lines,
-                       env.flags.progress && total_lines > 0);
+  ProgressBar progress(env.io.err, total_lines, env.flags.progress && total_lines > 0);
   AdminClient admin = env.Admin();
   std::vector<UrlSpec> batch;
   std::vector<int64_t> batch_lines;
@@ -134,17 +129,15 @@ int UrlsAdd(const Args& args, const Env& env) {
     if (!response.ok()) {
       return absl::Status(
           response.status().code(),
-          absl::StrCat(name, ": lines ", batch_lines.front(), " to ",
-                       batch_lines.back(), " not added (earlier lines were): ",
-                       response.status().message()));
+          absl::StrCat(name, ": lines ", batch_lines.front(), " to ", batch_lines.back(),
+                       " not added (earlier lines were): ", response.status().message()));
     }
     upserted += response->result().applied();
     created += response->created();
     errors += response->result().rejected_size();
     progress.Finish();
     PrintRejected(
-        response->result(),
-        [&](uint32_t i) { return absl::StrCat(name, ":", batch_lines[i]); },
+        response->result(), [&](uint32_t i) { return absl::StrCat(name, ":", batch_lines[i]); },
         env.io.err);
     batch.clear();
     batch_lines.clear();
@@ -154,12 +147,10 @@ int UrlsAdd(const Args& args, const Env& env) {
   std::string line;
   while (std::getline(*in, line)) {
     ++line_number;
-    absl::StatusOr<std::optional<UrlSpec>> spec =
-        ParseUrlLine(line, line_number == 1);
+    absl::StatusOr<std::optional<UrlSpec>> spec = ParseUrlLine(line, line_number == 1);
     if (!spec.ok()) {
       progress.Finish();
-      *env.io.err << name << ":" << line_number << ": "
-                  << spec.status().message() << "\n";
+      *env.io.err << name << ":" << line_number << ": " << spec.status().message() << "\n";
       ++errors;
       continue;
     }
@@ -172,9 +163,10 @@ int UrlsAdd(const Args& args, const Env& env) {
   }
   if (absl::Status s = send(); !s.ok()) return env.Fail(s);
   progress.Finish();
-  *env.io.out << absl::StrFormat("%d URLs upserted (%d new), %d lines with "
-                                 "errors\n",
-                                 upserted, created, errors);
+  *env.io.out << absl::StrFormat(
+      "%d URLs upserted (%d new), %d lines with "
+      "errors\n",
+      upserted, created, errors);
   return errors > 0 ? kExitRpcError : kExitOk;
 }
 
@@ -196,8 +188,7 @@ int UrlsRm(const Args& args, const Env& env) {
 
 std::optional<SignalSource> ParseSource(const std::string& name) {
   SignalSource source;
-  if (!SignalSource_Parse("SIGNAL_SOURCE_" + absl::AsciiStrToUpper(name),
-                          &source)) {
+  if (!SignalSource_Parse("SIGNAL_SOURCE_" + absl::AsciiStrToUpper(name), &source)) {
     return std::nullopt;
   }
   return source;
@@ -206,13 +197,11 @@ std::optional<SignalSource> ParseSource(const std::string& name) {
 int Ping(const Args& args, const Env& env) {
   const std::optional<SignalSource> source = ParseSource(env.flags.source);
   if (!source.has_value()) {
-    return env.Usage("--source: sitemap, cdn, indexnow, websub or other, not " +
-                     env.flags.source);
+    return env.Usage("--source: sitemap, cdn, indexnow, websub or other, not " + env.flags.source);
   }
   PingOptions ping;
   ping.batch_size = env.flags.batch_size;
-  absl::StatusOr<std::unique_ptr<PingClient>> client =
-      PingClient::Create(env.options, ping);
+  absl::StatusOr<std::unique_ptr<PingClient>> client = PingClient::Create(env.options, ping);
   if (!client.ok()) return env.Fail(client.status());
   auto add = [&](const std::string& url) {
     Signal signal;
@@ -240,8 +229,7 @@ int Ping(const Args& args, const Env& env) {
   *env.io.out << absl::StrFormat(
       "%d counted, %d registered, %d duplicate, %d stale, %d unknown, %d "
       "rejected\n",
-      stats.counted, stats.registered, stats.duplicate, stats.stale,
-      stats.unknown, stats.rejected);
+      stats.counted, stats.registered, stats.duplicate, stats.stale, stats.unknown, stats.rejected);
   return stats.rejected > 0 ? kExitRpcError : kExitOk;
 }
 
@@ -253,18 +241,15 @@ int Lease(const Args& args, const Env& env) {
   FetcherOptions fetcher;
   fetcher.holder = env.flags.holder;
   fetcher.lookahead = env.flags.lookahead;
-  absl::StatusOr<FetchLeaseResponse> response =
-      FetcherClient(env.options, fetcher).LeaseOnce(n);
+  absl::StatusOr<FetchLeaseResponse> response = FetcherClient(env.options, fetcher).LeaseOnce(n);
   if (!response.ok()) return env.Fail(response.status());
   if (env.flags.json) {
     *env.io.out << ToJson(*response) << "\n";
     return kExitOk;
   }
   for (const CoordinatorLease& lease : response->leases()) {
-    *env.io.out << absl::StrFormat("%d\t%.3f\t%.3f\t%.6g\t%s\n",
-                                   lease.lease_id(), lease.slot_time(),
-                                   lease.deadline(), lease.value(),
-                                   lease.url());
+    *env.io.out << absl::StrFormat("%d\t%.3f\t%.3f\t%.6g\t%s\n", lease.lease_id(),
+                                   lease.slot_time(), lease.deadline(), lease.value(), lease.url());
   }
   if (response->leases_size() == 0) {
     *env.io.out << absl::StrFormat("no URL leased; next slot at %.3f\n",
@@ -275,11 +260,9 @@ int Lease(const Args& args, const Env& env) {
 
 int Report(const Args& args, const Env& env) {
   CrawlOutcome outcome;
-  if (!CrawlOutcome_Parse("CRAWL_OUTCOME_" + absl::AsciiStrToUpper(args[1]),
-                          &outcome) ||
+  if (!CrawlOutcome_Parse("CRAWL_OUTCOME_" + absl::AsciiStrToUpper(args[1]), &outcome) ||
       outcome == CRAWL_OUTCOME_UNSPECIFIED) {
-    return env.Usage("report: changed, unchanged, failed or gone, not " +
-                     args[1]);
+    return env.Usage("report: changed, unchanged, failed or gone, not " + args[1]);
   }
   CrawlReport report;
   report.set_url(args[0]);
@@ -291,8 +274,7 @@ int Report(const Args& args, const Env& env) {
       FetcherClient(env.options, fetcher).Report({report});
   if (!response.ok()) return env.Fail(response.status());
   if (PrintRejected(
-          response->result(), [&](uint32_t) { return args[0]; },
-          env.io.err)) {
+          response->result(), [&](uint32_t) { return args[0]; }, env.io.err)) {
     return kExitRpcError;
   }
   *env.io.out << "reported " << args[1] << "\n";
@@ -307,46 +289,56 @@ int HostDelay(const Args& args, const Env& env) {
   HostPoliteness host;
   host.set_host(args[0]);
   host.set_min_delay(*seconds);
-  absl::StatusOr<SetHostPolitenessResponse> response =
-      env.Admin().SetHostPoliteness({host});
+  absl::StatusOr<SetHostPolitenessResponse> response = env.Admin().SetHostPoliteness({host});
   if (!response.ok()) return env.Fail(response.status());
   if (PrintRejected(
-          response->result(), [&](uint32_t) { return args[0]; },
-          env.io.err)) {
+          response->result(), [&](uint32_t) { return args[0]; }, env.io.err)) {
     return kExitRpcError;
   }
-  *env.io.out << args[0] << ": at least " << *seconds
-              << " s between crawls\n";
+  *env.io.out << args[0] << ": at least " << *seconds << " s between crawls\n";
   return kExitOk;
 }
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
-      {{"bandwidth", "get"}, "", 0, 0, "the crawl bandwidth R and the mode",
-       BandwidthGet},
-      {{"bandwidth", "set"}, "R", 1, 1,
+      {{"bandwidth", "get"}, "", 0, 0, "the crawl bandwidth R and the mode", BandwidthGet},
+      {{"bandwidth", "set"},
+       "R",
+       1,
+       1,
        "set R (crawls per second), effective from the next slot",
        BandwidthSet},
       {{"mode", "get"}, "", 0, 0, "the mode (and R)", BandwidthGet},
-      {{"mode", "set"}, "merge|equal|adaptive", 1, 1,
-       "how R is shared across shards", ModeSet},
-      {{"stats"}, "", 0, 0, "cluster stats, per shard and total (--json)",
-       Stats},
-      {{"urls", "add"}, "FILE", 1, 1,
+      {{"mode", "set"}, "merge|equal|adaptive", 1, 1, "how R is shared across shards", ModeSet},
+      {{"stats"}, "", 0, 0, "cluster stats, per shard and total (--json)", Stats},
+      {{"urls", "add"},
+       "FILE",
+       1,
+       1,
        "add or update URLs from a CSV (url,importance[,change_rate,recall,"
        "false_rate]) or JSON lines file; - reads stdin",
        UrlsAdd},
       {{"urls", "get"}, "URL", 1, 1, "everything known about a URL", UrlsGet},
       {{"urls", "rm"}, "URL...", 1, -1, "remove URLs", UrlsRm},
-      {{"ping"}, "[URL...]", 0, -1,
+      {{"ping"},
+       "[URL...]",
+       0,
+       -1,
        "send change signals (--source); no URL: one per line from stdin",
        Ping},
-      {{"lease"}, "N", 1, 1, "lease up to N URLs (--holder, --lookahead)",
-       Lease},
-      {{"report"}, "URL changed|unchanged|failed|gone", 2, 2,
-       "report a crawl of URL (--fetch_time)", Report},
-      {{"host", "delay"}, "HOST SECONDS", 2, 2,
-       "minimum delay between two crawls of HOST's URLs", HostDelay},
+      {{"lease"}, "N", 1, 1, "lease up to N URLs (--holder, --lookahead)", Lease},
+      {{"report"},
+       "URL changed|unchanged|failed|gone",
+       2,
+       2,
+       "report a crawl of URL (--fetch_time)",
+       Report},
+      {{"host", "delay"},
+       "HOST SECONDS",
+       2,
+       2,
+       "minimum delay between two crawls of HOST's URLs",
+       HostDelay},
   };
   return *commands;
 }
@@ -357,18 +349,15 @@ std::string CommandsHelp() {
   std::string help = "commands:\n";
   for (const Command& c : Commands()) {
     const std::string usage =
-        absl::StrCat(absl::StrJoin(c.words, " "),
-                     c.arguments.empty() ? "" : " ", c.arguments);
+        absl::StrCat(absl::StrJoin(c.words, " "), c.arguments.empty() ? "" : " ", c.arguments);
     absl::StrAppend(&help, absl::StrFormat("  %-42s %s\n", usage, c.help));
   }
-  absl::StrAppend(&help,
-                  "exit codes: 0 ok, 1 RPC error or rejected items, 2 usage\n");
+  absl::StrAppend(&help, "exit codes: 0 ok, 1 RPC error or rejected items, 2 usage\n");
   return help;
 }
 
-int RunCommand(const std::vector<std::string>& args,
-               const ClientOptions& options, const CliFlags& flags,
-               const CliIo& io) {
+int RunCommand(const std::vector<std::string>& args, const ClientOptions& options,
+               const CliFlags& flags, const CliIo& io) {
   const Env env{options, flags, io};
   if (args.empty()) return env.Usage("no command");
   if (args[0] == "help") {
@@ -376,16 +365,14 @@ int RunCommand(const std::vector<std::string>& args,
     return kExitOk;
   }
   for (const Command& c : Commands()) {
-    if (args.size() < c.words.size() ||
-        !std::equal(c.words.begin(), c.words.end(), args.begin())) {
+    if (args.size() < c.words.size() || !std::equal(c.words.begin(), c.words.end(), args.begin())) {
       continue;
     }
     const Args rest(args.begin() + c.words.size(), args.end());
     const int n = static_cast<int>(rest.size());
     if (n < c.min_args || (c.max_args >= 0 && n > c.max_args)) {
       return env.Usage(absl::StrCat(absl::StrJoin(c.words, " "), " takes ",
-                                    c.arguments.empty() ? "no arguments"
-                                                        : c.arguments));
+                                    c.arguments.empty() ? "no arguments" : c.arguments));
     }
     return c.run(rest, env);
   }

@@ -48,9 +48,8 @@ struct CliIo {
 std::string CommandsHelp();
 
 // Runs the command `args` (e.g. {"bandwidth", "set", "100"}).
-int RunCommand(const std::vector<std::string>& args,
-               const ClientOptions& options, const CliFlags& flags,
-               const CliIo& io);
+int RunCommand(const std::vector<std::string>& args, const ClientOptions& options,
+               const CliFlags& flags, const CliIo& io);
 
 }  // namespace client
 }  // namespace recrawl

@@ -93,19 +93,17 @@ TEST_F(CliCommandsTest, StatsAsTableAndJson) {
 
 TEST_F(CliCommandsTest, UrlsAddReportsErrorsByLineNumber) {
   flags_.batch_size = 2;
-  const std::string file = WriteFile(
-      "import.csv",
-      "url,importance,change_rate\n"
-      "https://a.com/1,1\n"
-      "https://a.com/2,x\n"
-      "{\"url\": \"https://a.com/3\", \"importance\": 2}\n"
-      "\n"
-      "https://bad.com/4,1\n"
-      "https://a.com/5,1,1e-5\n");
+  const std::string file = WriteFile("import.csv",
+                                     "url,importance,change_rate\n"
+                                     "https://a.com/1,1\n"
+                                     "https://a.com/2,x\n"
+                                     "{\"url\": \"https://a.com/3\", \"importance\": 2}\n"
+                                     "\n"
+                                     "https://bad.com/4,1\n"
+                                     "https://a.com/5,1,1e-5\n");
   EXPECT_EQ(Run({"urls", "add", file}), kExitRpcError);
   EXPECT_THAT(err_.str(), HasSubstr("import.csv:3: importance: not a number"));
-  EXPECT_THAT(err_.str(),
-              HasSubstr("import.csv:6: INVALID_ARGUMENT: url: bad by"));
+  EXPECT_THAT(err_.str(), HasSubstr("import.csv:6: INVALID_ARGUMENT: url: bad by"));
   EXPECT_EQ(out_.str(), "3 URLs upserted (3 new), 2 lines with errors\n");
   const auto requests = fake_.upsert_requests();
   ASSERT_EQ(requests.size(), 2u);
@@ -114,11 +112,9 @@ TEST_F(CliCommandsTest, UrlsAddReportsErrorsByLineNumber) {
 }
 
 TEST_F(CliCommandsTest, UrlsAddFromStdinAndRemove) {
-  EXPECT_EQ(Run({"urls", "add", "-"}, "https://a.com/1,1\nhttps://a.com/2,1\n"),
-            kExitOk);
+  EXPECT_EQ(Run({"urls", "add", "-"}, "https://a.com/1,1\nhttps://a.com/2,1\n"), kExitOk);
   EXPECT_EQ(out_.str(), "2 URLs upserted (2 new), 0 lines with errors\n");
-  EXPECT_EQ(Run({"urls", "rm", "https://a.com/1", "https://a.com/9"}),
-            kExitRpcError);
+  EXPECT_EQ(Run({"urls", "rm", "https://a.com/1", "https://a.com/9"}), kExitRpcError);
   EXPECT_THAT(err_.str(), HasSubstr("https://a.com/9: NOT_FOUND"));
   EXPECT_EQ(out_.str(), "1 URLs removed\n");
 }
@@ -127,8 +123,7 @@ TEST_F(CliCommandsTest, PingFromArgumentsAndStdin) {
   flags_.source = "sitemap";
   EXPECT_EQ(Run({"ping", "https://a.com/1", "https://a.com/2"}), kExitOk);
   EXPECT_THAT(out_.str(), HasSubstr("2 counted"));
-  EXPECT_EQ(Run({"ping"}, "https://a.com/3\n\nhttps://bad.com/\n"),
-            kExitRpcError);
+  EXPECT_EQ(Run({"ping"}, "https://a.com/3\n\nhttps://bad.com/\n"), kExitRpcError);
   EXPECT_THAT(out_.str(), HasSubstr("1 counted"));
   EXPECT_THAT(err_.str(), HasSubstr("https://bad.com/: INVALID_ARGUMENT"));
   flags_.source = "carrier-pigeon";

@@ -16,12 +16,10 @@ absl::StatusOr<ParsedArgs> ParseFlags(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--") {
-      parsed.positional.insert(parsed.positional.end(), args.begin() + i + 1,
-                               args.end());
+      parsed.positional.insert(parsed.positional.end(), args.begin() + i + 1, args.end());
       break;
     }
-    if (arg.size() < 2 || arg[0] != '-' ||
-        (arg[1] != '-' && arg != "-h")) {
+    if (arg.size() < 2 || arg[0] != '-' || (arg[1] != '-' && arg != "-h")) {
       parsed.positional.push_back(arg);  // includes "-" (stdin)
       continue;
     }
@@ -48,8 +46,7 @@ absl::StatusOr<ParsedArgs> ParseFlags(const std::vector<std::string>& args) {
       }
     }
     if (flag == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown flag --", name));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
     }
     if (!has_value) {
       if (flag->IsOfType<bool>()) {
@@ -57,14 +54,12 @@ absl::StatusOr<ParsedArgs> ParseFlags(const std::vector<std::string>& args) {
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", name, " needs a value"));
+        return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
       }
     }
     std::string error;
     if (!flag->ParseFrom(value, &error)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", name, "=", value, ": ", error));
+      return absl::InvalidArgumentError(absl::StrCat("--", name, "=", value, ": ", error));
     }
   }
   return parsed;
@@ -75,14 +70,12 @@ std::string FlagsHelp(absl::string_view file_suffix) {
   for (const auto& [name, flag] : absl::GetAllFlags()) {
     if (absl::EndsWith(flag->Filename(), file_suffix)) flags.push_back(flag);
   }
-  std::sort(flags.begin(), flags.end(), [](const auto* a, const auto* b) {
-    return a->Name() < b->Name();
-  });
+  std::sort(flags.begin(), flags.end(),
+            [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
   std::string help = "flags:\n";
   for (const absl::CommandLineFlag* flag : flags) {
-    absl::StrAppend(&help, absl::StrFormat("  --%s (default \"%s\")\n      %s\n",
-                                           flag->Name(), flag->DefaultValue(),
-                                           flag->Help()));
+    absl::StrAppend(&help, absl::StrFormat("  --%s (default \"%s\")\n      %s\n", flag->Name(),
+                                           flag->DefaultValue(), flag->Help()));
   }
   return help;
 }

@@ -18,8 +18,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(ParseFlagsTest, SetsFlagsAndKeepsWordsInOrder) {
-  auto parsed = ParseFlags({"urls", "--test_name=a", "add", "--test_switch",
-                            "--test_number", "2.5", "-", "--", "--x"});
+  auto parsed = ParseFlags(
+      {"urls", "--test_name=a", "add", "--test_switch", "--test_number", "2.5", "-", "--", "--x"});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_THAT(parsed->positional, ElementsAre("urls", "add", "-", "--x"));
   EXPECT_FALSE(parsed->help);
@@ -32,10 +32,8 @@ TEST(ParseFlagsTest, SetsFlagsAndKeepsWordsInOrder) {
 
 TEST(ParseFlagsTest, ErrorsNameTheFlag) {
   EXPECT_EQ(ParseFlags({"--nope=1"}).status().message(), "unknown flag --nope");
-  EXPECT_THAT(ParseFlags({"--test_number=abc"}).status().message(),
-              HasSubstr("--test_number=abc"));
-  EXPECT_EQ(ParseFlags({"--test_name"}).status().message(),
-            "--test_name needs a value");
+  EXPECT_THAT(ParseFlags({"--test_number=abc"}).status().message(), HasSubstr("--test_number=abc"));
+  EXPECT_EQ(ParseFlags({"--test_name"}).status().message(), "--test_name needs a value");
 }
 
 TEST(ParseFlagsTest, Help) {

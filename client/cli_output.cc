@@ -34,8 +34,8 @@ std::optional<CoordinatorMode> ParseModeName(absl::string_view name) {
 std::string FormatBandwidth(const BandwidthState& state) {
   std::vector<std::string> budgets;
   for (double b : state.shard_budgets()) budgets.push_back(absl::StrCat(b));
-  std::string line = absl::StrCat("bandwidth ", state.bandwidth(),
-                                  " /s, mode ", ModeName(state.mode()));
+  std::string line =
+      absl::StrCat("bandwidth ", state.bandwidth(), " /s, mode ", ModeName(state.mode()));
   if (!budgets.empty()) {
     absl::StrAppend(&line, ", shard budgets ", absl::StrJoin(budgets, " "));
   }
@@ -46,14 +46,11 @@ std::string FormatClusterStats(const ClusterStats& stats) {
   std::string out = absl::StrFormat(
       "time %.3f  bandwidth %g /s  mode %s  shards %u live of %u\n"
       "slots handed out %u  dropped %u  reports held for dead shards %u\n\n",
-      stats.time(), stats.bandwidth(), ModeName(stats.mode()),
-      stats.live_shards(), stats.num_shards(), stats.slots_handed_out(),
-      stats.slots_dropped(), stats.pending_reports());
-  absl::StrAppend(&out,
-                  absl::StrFormat("%5s %5s %12s %8s %8s %10s %10s %10s %12s\n",
-                                  "shard", "live", "urls", "hosts", "leased",
-                                  "signals/s", "picks/s", "reports/s",
-                                  "level"));
+      stats.time(), stats.bandwidth(), ModeName(stats.mode()), stats.live_shards(),
+      stats.num_shards(), stats.slots_handed_out(), stats.slots_dropped(), stats.pending_reports());
+  absl::StrAppend(
+      &out, absl::StrFormat("%5s %5s %12s %8s %8s %10s %10s %10s %12s\n", "shard", "live", "urls",
+                            "hosts", "leased", "signals/s", "picks/s", "reports/s", "level"));
   ShardStats total;
   double signals = 0, picks = 0, reports = 0;
   for (int i = 0; i < stats.shards_size(); ++i) {
@@ -62,9 +59,8 @@ std::string FormatClusterStats(const ClusterStats& stats) {
     absl::StrAppend(
         &out, absl::StrFormat("%5u %5s %12u %8u %8u %10.1f %10.1f %10.1f "
                               "%12.4g\n",
-                              i, live ? "yes" : "NO", s.urls(), s.hosts(),
-                              s.leases_in_flight(), s.signals_per_second(),
-                              s.picks_per_second(), s.reports_per_second(),
+                              i, live ? "yes" : "NO", s.urls(), s.hosts(), s.leases_in_flight(),
+                              s.signals_per_second(), s.picks_per_second(), s.reports_per_second(),
                               s.crawl_value_level()));
     total.set_urls(total.urls() + s.urls());
     total.set_hosts(total.hosts() + s.hosts());
@@ -73,11 +69,9 @@ std::string FormatClusterStats(const ClusterStats& stats) {
     picks += s.picks_per_second();
     reports += s.reports_per_second();
   }
-  absl::StrAppend(&out,
-                  absl::StrFormat("%5s %5s %12u %8u %8u %10.1f %10.1f %10.1f\n",
-                                  "all", "", total.urls(), total.hosts(),
-                                  total.leases_in_flight(), signals, picks,
-                                  reports));
+  absl::StrAppend(
+      &out, absl::StrFormat("%5s %5s %12u %8u %8u %10.1f %10.1f %10.1f\n", "all", "", total.urls(),
+                            total.hosts(), total.leases_in_flight(), signals, picks, reports));
   return out;
 }
 
@@ -92,13 +86,11 @@ std::string ToJson(const google::protobuf::Message& message) {
 }
 
 std::string ProgressLine(int64_t done, int64_t total, int width) {
-  const double fraction =
-      total > 0 ? std::clamp(static_cast<double>(done) / total, 0.0, 1.0)
-                : 1.0;
+  const double fraction = total > 0 ? std::clamp(static_cast<double>(done) / total, 0.0, 1.0) : 1.0;
   const int filled = static_cast<int>(fraction * width);
   return absl::StrFormat("[%s%s] %3d%%  %d/%d", std::string(filled, '#'),
-                         std::string(width - filled, '.'),
-                         static_cast<int>(fraction * 100), done, total);
+                         std::string(width - filled, '.'), static_cast<int>(fraction * 100), done,
+                         total);
 }
 
 void ProgressBar::Update(int64_t done) {

@@ -14,8 +14,7 @@ using ::testing::HasSubstr;
 
 TEST(ModeNameTest, RoundTrips) {
   for (CoordinatorMode mode :
-       {COORDINATOR_MODE_MERGE, COORDINATOR_MODE_SPLIT_EQUAL,
-        COORDINATOR_MODE_SPLIT_ADAPTIVE}) {
+       {COORDINATOR_MODE_MERGE, COORDINATOR_MODE_SPLIT_EQUAL, COORDINATOR_MODE_SPLIT_ADAPTIVE}) {
     EXPECT_EQ(ParseModeName(ModeName(mode)), mode);
   }
   EXPECT_EQ(ParseModeName("split"), std::nullopt);

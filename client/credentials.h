@@ -22,8 +22,7 @@ void AttachToken(grpc::ClientContext* context, const std::string& token);
 // a token file as above (the line of `role`, the first if several) or a
 // single token. INVALID_ARGUMENT / NOT_FOUND name the file and the line,
 // never a token's text.
-absl::StatusOr<std::string> ClientTokenFromFile(const std::string& path,
-                                                cluster::Role role);
+absl::StatusOr<std::string> ClientTokenFromFile(const std::string& path, cluster::Role role);
 
 struct ClientTlsOptions {
   std::string ca_file;    // PEM CAs to verify the server; empty: no TLS

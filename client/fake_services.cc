@@ -168,14 +168,12 @@ std::vector<SetBandwidthRequest> FakeCoordinator::bandwidth_requests() const {
   return bandwidth_requests_;
 }
 
-std::vector<SetHostPolitenessRequest> FakeCoordinator::politeness_requests()
-    const {
+std::vector<SetHostPolitenessRequest> FakeCoordinator::politeness_requests() const {
   absl::MutexLock lock(&mu_);
   return politeness_requests_;
 }
 
-grpc::Status FakeCoordinator::Enter(grpc::ServerContext* context,
-                                    const std::string& method) {
+grpc::Status FakeCoordinator::Enter(grpc::ServerContext* context, const std::string& method) {
   std::string token;
   const auto& metadata = context->client_metadata();
   if (auto it = metadata.find("authorization"); it != metadata.end()) {
@@ -190,8 +188,7 @@ grpc::Status FakeCoordinator::Enter(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status FakeCoordinator::Lease(grpc::ServerContext* context,
-                                    const FetchLeaseRequest* request,
+grpc::Status FakeCoordinator::Lease(grpc::ServerContext* context, const FetchLeaseRequest* request,
                                     FetchLeaseResponse* response) {
   if (grpc::Status s = Enter(context, "Lease"); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
@@ -203,9 +200,9 @@ grpc::Status FakeCoordinator::Lease(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status FakeCoordinator::StreamLeases(
-    grpc::ServerContext* context, const StreamLeasesRequest* request,
-    grpc::ServerWriter<CoordinatorLease>* writer) {
+grpc::Status FakeCoordinator::StreamLeases(grpc::ServerContext* context,
+                                           const StreamLeasesRequest* request,
+                                           grpc::ServerWriter<CoordinatorLease>* writer) {
   if (grpc::Status s = Enter(context, "StreamLeases"); !s.ok()) return s;
   std::vector<CoordinatorLease> leases;
   {
@@ -227,8 +224,7 @@ grpc::Status FakeCoordinator::ReportCrawls(grpc::ServerContext* context,
   BatchResult* result = response->mutable_result();
   for (int i = 0; i < request->reports_size(); ++i) {
     const CrawlReport& r = request->reports(i);
-    if (rejected_ids_.count(r.lease_id()) > 0 ||
-        absl::StrContains(r.url(), "bad")) {
+    if (rejected_ids_.count(r.lease_id()) > 0 || absl::StrContains(r.url(), "bad")) {
       ItemStatus* item = result->add_rejected();
       item->set_index(i);
       item->set_code(grpc::StatusCode::NOT_FOUND);
@@ -246,14 +242,12 @@ grpc::Status FakeCoordinator::ReportCrawls(grpc::ServerContext* context,
 }
 
 grpc::Status FakeCoordinator::StreamSignals(
-    grpc::ServerContext* context,
-    grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
+    grpc::ServerContext* context, grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
   if (grpc::Status s = Enter(context, "StreamSignals"); !s.ok()) return s;
   return signals_.Serve(stream);
 }
 
-grpc::Status FakeCoordinator::GetShardMap(grpc::ServerContext* context,
-                                          const GetShardMapRequest*,
+grpc::Status FakeCoordinator::GetShardMap(grpc::ServerContext* context, const GetShardMapRequest*,
                                           ShardMap* response) {
   if (grpc::Status s = Enter(context, "GetShardMap"); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
@@ -269,8 +263,7 @@ grpc::Status FakeCoordinator::SetBandwidth(grpc::ServerContext* context,
   bandwidth_requests_.push_back(*request);
   if (request->has_bandwidth()) {
     if (!(request->bandwidth() > 0)) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "bandwidth: must be > 0");
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "bandwidth: must be > 0");
     }
     bandwidth_.set_bandwidth(request->bandwidth());
   }
@@ -281,8 +274,7 @@ grpc::Status FakeCoordinator::SetBandwidth(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status FakeCoordinator::GetBandwidth(grpc::ServerContext* context,
-                                           const GetBandwidthRequest*,
+grpc::Status FakeCoordinator::GetBandwidth(grpc::ServerContext* context, const GetBandwidthRequest*,
                                            BandwidthState* response) {
   if (grpc::Status s = Enter(context, "GetBandwidth"); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
@@ -356,8 +348,7 @@ grpc::Status FakeCoordinator::DeleteUrls(grpc::ServerContext* context,
 }
 
 grpc::Status FakeCoordinator::GetUrlState(grpc::ServerContext* context,
-                                          const GetUrlStateRequest* request,
-                                          UrlState* response) {
+                                          const GetUrlStateRequest* request, UrlState* response) {
   if (grpc::Status s = Enter(context, "GetUrlState"); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
   if (urls_.count(request->url()) == 0) {
@@ -370,9 +361,9 @@ grpc::Status FakeCoordinator::GetUrlState(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-grpc::Status FakeCoordinator::SetHostPoliteness(
-    grpc::ServerContext* context, const SetHostPolitenessRequest* request,
-    SetHostPolitenessResponse* response) {
+grpc::Status FakeCoordinator::SetHostPoliteness(grpc::ServerContext* context,
+                                                const SetHostPolitenessRequest* request,
+                                                SetHostPolitenessResponse* response) {
   if (grpc::Status s = Enter(context, "SetHostPoliteness"); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
   politeness_requests_.push_back(*request);
@@ -394,8 +385,8 @@ grpc::Status FakeCoordinator::SetPolicy(grpc::ServerContext* context,
 void FakeServer::Start() {
   grpc::ServerBuilder builder;
   int chosen = 0;
-  builder.AddListeningPort(absl::StrCat("127.0.0.1:", port_),
-                           grpc::InsecureServerCredentials(), &chosen);
+  builder.AddListeningPort(absl::StrCat("127.0.0.1:", port_), grpc::InsecureServerCredentials(),
+                           &chosen);
   builder.RegisterService(service_);
   server_ = builder.BuildAndStart();
   port_ = chosen;
@@ -409,9 +400,7 @@ void FakeServer::Stop() {
   server_.reset();
 }
 
-std::string FakeServer::target() const {
-  return absl::StrCat("127.0.0.1:", port_);
-}
+std::string FakeServer::target() const { return absl::StrCat("127.0.0.1:", port_); }
 
 }  // namespace client
 }  // namespace recrawl

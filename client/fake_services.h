@@ -27,8 +27,7 @@ namespace client {
 class FakeSignalSink {
  public:
   // Serves one stream.
-  grpc::Status Serve(
-      grpc::ServerReaderWriterInterface<SignalBatchAck, SignalBatch>* stream);
+  grpc::Status Serve(grpc::ServerReaderWriterInterface<SignalBatchAck, SignalBatch>* stream);
   // The next stream ends with UNAVAILABLE after it has applied its
   // `batches`-th batch, before acknowledging it (the ack is lost).
   void BreakNextStreamAfter(int batches);
@@ -36,7 +35,10 @@ class FakeSignalSink {
   void RefuseStreams(grpc::StatusCode code);
   // The first time a URL containing "flaky" comes, it is rejected with
   // UNAVAILABLE (as the coordinator does for a shard that is out).
-  void FailFlakyUrlsOnce() { absl::MutexLock lock(&mu_); fail_flaky_ = true; }
+  void FailFlakyUrlsOnce() {
+    absl::MutexLock lock(&mu_);
+    fail_flaky_ = true;
+  }
 
   std::vector<int> batch_sizes() const;
   std::vector<uint64_t> sequences() const;
@@ -81,32 +83,26 @@ class FakeCoordinator final : public CoordinatorService::Service {
   std::vector<SetBandwidthRequest> bandwidth_requests() const;
   std::vector<SetHostPolitenessRequest> politeness_requests() const;
 
-  grpc::Status Lease(grpc::ServerContext*, const FetchLeaseRequest*,
-                     FetchLeaseResponse*) override;
+  grpc::Status Lease(grpc::ServerContext*, const FetchLeaseRequest*, FetchLeaseResponse*) override;
   grpc::Status StreamLeases(grpc::ServerContext*, const StreamLeasesRequest*,
                             grpc::ServerWriter<CoordinatorLease>*) override;
   grpc::Status ReportCrawls(grpc::ServerContext*, const ReportCrawlsRequest*,
                             ReportCrawlsResponse*) override;
-  grpc::Status StreamSignals(
-      grpc::ServerContext*,
-      grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>*) override;
-  grpc::Status GetShardMap(grpc::ServerContext*, const GetShardMapRequest*,
-                           ShardMap*) override;
+  grpc::Status StreamSignals(grpc::ServerContext*,
+                             grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>*) override;
+  grpc::Status GetShardMap(grpc::ServerContext*, const GetShardMapRequest*, ShardMap*) override;
   grpc::Status SetBandwidth(grpc::ServerContext*, const SetBandwidthRequest*,
                             BandwidthState*) override;
   grpc::Status GetBandwidth(grpc::ServerContext*, const GetBandwidthRequest*,
                             BandwidthState*) override;
-  grpc::Status GetClusterStats(grpc::ServerContext*,
-                               const GetClusterStatsRequest*,
+  grpc::Status GetClusterStats(grpc::ServerContext*, const GetClusterStatsRequest*,
                                ClusterStats*) override;
   grpc::Status UpsertUrls(grpc::ServerContext*, const UpsertUrlsRequest*,
                           UpsertUrlsResponse*) override;
   grpc::Status DeleteUrls(grpc::ServerContext*, const DeleteUrlsRequest*,
                           DeleteUrlsResponse*) override;
-  grpc::Status GetUrlState(grpc::ServerContext*, const GetUrlStateRequest*,
-                           UrlState*) override;
-  grpc::Status SetHostPoliteness(grpc::ServerContext*,
-                                 const SetHostPolitenessRequest*,
+  grpc::Status GetUrlState(grpc::ServerContext*, const GetUrlStateRequest*, UrlState*) override;
+  grpc::Status SetHostPoliteness(grpc::ServerContext*, const SetHostPolitenessRequest*,
                                  SetHostPolitenessResponse*) override;
   grpc::Status SetPolicy(grpc::ServerContext*, const SetPolicyRequest*,
                          SetPolicyResponse*) override;
@@ -130,8 +126,7 @@ class FakeCoordinator final : public CoordinatorService::Service {
   std::vector<ReportCrawlsRequest> report_requests_ ABSL_GUARDED_BY(mu_);
   std::vector<UpsertUrlsRequest> upsert_requests_ ABSL_GUARDED_BY(mu_);
   std::vector<SetBandwidthRequest> bandwidth_requests_ ABSL_GUARDED_BY(mu_);
-  std::vector<SetHostPolitenessRequest> politeness_requests_
-      ABSL_GUARDED_BY(mu_);
+  std::vector<SetHostPolitenessRequest> politeness_requests_ ABSL_GUARDED_BY(mu_);
 };
 
 // A shard that only takes signals.

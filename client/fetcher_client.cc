@@ -9,8 +9,7 @@
 namespace recrawl {
 namespace client {
 
-std::optional<double> SecondsUntilNextSlot(double now, double next_slot_time,
-                                           double lookahead) {
+std::optional<double> SecondsUntilNextSlot(double now, double next_slot_time, double lookahead) {
   if (!(next_slot_time > now)) return std::nullopt;
   return std::max(0.0, next_slot_time - lookahead - now);
 }
@@ -27,15 +26,13 @@ absl::StatusOr<FetchLeaseResponse> FetcherClient::LeaseOnce(int max_urls) {
   request.set_lease_duration(fetcher_.lease_duration);
   request.set_holder(fetcher_.holder);
   FetchLeaseResponse response;
-  absl::Status status = rpc_.CallOnce([&](grpc::ClientContext* context) {
-    return stub_->Lease(context, request, &response);
-  });
+  absl::Status status = rpc_.CallOnce(
+      [&](grpc::ClientContext* context) { return stub_->Lease(context, request, &response); });
   if (!status.ok()) return status;
   return response;
 }
 
-absl::StatusOr<std::vector<CoordinatorLease>> FetcherClient::Lease(
-    int max_urls) {
+absl::StatusOr<std::vector<CoordinatorLease>> FetcherClient::Lease(int max_urls) {
   BackoffDelays delays(rpc_.options().backoff);
   absl::Duration waited;
   int unreachable = 0;
@@ -45,11 +42,10 @@ absl::StatusOr<std::vector<CoordinatorLease>> FetcherClient::Lease(
     if (response.ok()) {
       unreachable = 0;
       if (response->leases_size() > 0) {
-        return std::vector<CoordinatorLease>(response->leases().begin(),
-                                             response->leases().end());
+        return std::vector<CoordinatorLease>(response->leases().begin(), response->leases().end());
       }
-      const std::optional<double> until = SecondsUntilNextSlot(
-          rpc_.Now(), response->next_slot_time(), fetcher_.lookahead);
+      const std::optional<double> until =
+          SecondsUntilNextSlot(rpc_.Now(), response->next_slot_time(), fetcher_.lookahead);
       if (until.has_value()) {
         delays.Reset();
         wait = absl::Seconds(*until / rpc_.options().time_scale);
@@ -76,9 +72,8 @@ absl::StatusOr<UrlState> FetcherClient::GetUrlState(const std::string& url) {
   GetUrlStateRequest request;
   request.set_url(url);
   UrlState state;
-  absl::Status status = rpc_.CallIdempotent([&](grpc::ClientContext* c) {
-    return stub_->GetUrlState(c, request, &state);
-  });
+  absl::Status status = rpc_.CallIdempotent(
+      [&](grpc::ClientContext* c) { return stub_->GetUrlState(c, request, &state); });
   if (!status.ok()) return status;
   return state;
 }
@@ -88,22 +83,20 @@ absl::StatusOr<FetchReleaseResponse> FetcherClient::Release(
   FetchReleaseRequest request;
   for (uint64_t id : lease_ids) request.add_lease_ids(id);
   FetchReleaseResponse response;
-  absl::Status status = rpc_.CallOnce([&](grpc::ClientContext* c) {
-    return stub_->ReleaseLeases(c, request, &response);
-  });
+  absl::Status status = rpc_.CallOnce(
+      [&](grpc::ClientContext* c) { return stub_->ReleaseLeases(c, request, &response); });
   if (!status.ok()) return status;
   return response;
 }
 
-absl::StatusOr<FetchRenewResponse> FetcherClient::Renew(
-    const std::vector<uint64_t>& lease_ids, double lease_duration) {
+absl::StatusOr<FetchRenewResponse> FetcherClient::Renew(const std::vector<uint64_t>& lease_ids,
+                                                        double lease_duration) {
   FetchRenewRequest request;
   for (uint64_t id : lease_ids) request.add_lease_ids(id);
   request.set_lease_duration(lease_duration);
   FetchRenewResponse response;
-  absl::Status status = rpc_.CallIdempotent([&](grpc::ClientContext* c) {
-    return stub_->RenewLeases(c, request, &response);
-  });
+  absl::Status status = rpc_.CallIdempotent(
+      [&](grpc::ClientContext* c) { return stub_->RenewLeases(c, request, &response); });
   if (!status.ok()) return status;
   return response;
 }
@@ -112,8 +105,7 @@ absl::StatusOr<ReportCrawlsResponse> FetcherClient::Report(
     const std::vector<CrawlReport>& reports) {
   return SendInBatches<ReportCrawlsRequest, ReportCrawlsResponse>(
       rpc_, reports, /*sync=*/false, &ReportCrawlsRequest::mutable_reports,
-      [this](grpc::ClientContext* c, const ReportCrawlsRequest& r,
-             ReportCrawlsResponse* out) {
+      [this](grpc::ClientContext* c, const ReportCrawlsRequest& r, ReportCrawlsResponse* out) {
         return stub_->ReportCrawls(c, r, out);
       },
       [](const ReportCrawlsResponse& part, ReportCrawlsResponse* total) {
@@ -158,13 +150,11 @@ absl::Status FetcherClient::StreamLeases(
       fruitless = 0;
       delays.Reset();
     }
-    if (!status.ok() &&
-        status.error_code() != grpc::StatusCode::UNAVAILABLE) {
+    if (!status.ok() && status.error_code() != grpc::StatusCode::UNAVAILABLE) {
       return FromGrpcStatus(status);
     }
     if (++fruitless >= rpc_.options().max_attempts) {
-      return status.ok() ? absl::UnavailableError(
-                               "the lease stream keeps ending without a URL")
+      return status.ok() ? absl::UnavailableError("the lease stream keeps ending without a URL")
                          : FromGrpcStatus(status);
     }
     rpc_.Sleep(delays.Next());

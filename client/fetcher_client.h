@@ -41,8 +41,7 @@ namespace client {
 // slot comes within `lookahead` of now (>= 0), or nullopt when that slot is
 // already due, i.e. the shards had no eligible URL for it (back off then:
 // next_slot_time says nothing about when URLs come due).
-std::optional<double> SecondsUntilNextSlot(double now, double next_slot_time,
-                                           double lookahead);
+std::optional<double> SecondsUntilNextSlot(double now, double next_slot_time, double lookahead);
 
 struct FetcherOptions {
   // The fetcher's name, shown in the URLs' lease state.
@@ -77,8 +76,7 @@ class FetcherClient {
   // id are retried after UNAVAILABLE (a report that the lost attempt
   // applied then comes back NOT_FOUND "already reported"); batches with
   // reports by URL are not (a second report by URL is a second crawl).
-  absl::StatusOr<ReportCrawlsResponse> Report(
-      const std::vector<CrawlReport>& reports);
+  absl::StatusOr<ReportCrawlsResponse> Report(const std::vector<CrawlReport>& reports);
 
   // A URL's state (to see a lease's deadline, a page's signals); retried
   // after UNAVAILABLE.
@@ -86,21 +84,19 @@ class FetcherClient {
   // Gives leases back unfetched (their URLs are eligible again at once);
   // `released` in the answer counts the ones that were still active. One
   // call, no retry.
-  absl::StatusOr<FetchReleaseResponse> Release(
-      const std::vector<uint64_t>& lease_ids);
+  absl::StatusOr<FetchReleaseResponse> Release(const std::vector<uint64_t>& lease_ids);
   // Extends leases to now + `lease_duration` seconds (0: the default);
   // per-item NOT_FOUND for leases no longer active. Retried after
   // UNAVAILABLE (a renewal applied twice is the same renewal).
-  absl::StatusOr<FetchRenewResponse> Renew(
-      const std::vector<uint64_t>& lease_ids, double lease_duration);
+  absl::StatusOr<FetchRenewResponse> Renew(const std::vector<uint64_t>& lease_ids,
+                                           double lease_duration);
 
   // Reads the coordinator's lease stream, calling `on_lease` for each URL as
   // its slot comes, until `on_lease` returns false (then OK). A stream that
   // breaks or ends is opened again after a backoff; UNAVAILABLE after
   // options.max_attempts openings in a row without a URL, other errors at
   // once.
-  absl::Status StreamLeases(
-      const std::function<bool(const CoordinatorLease&)>& on_lease);
+  absl::Status StreamLeases(const std::function<bool(const CoordinatorLease&)>& on_lease);
 
  private:
   Rpc rpc_;

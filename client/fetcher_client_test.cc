@@ -83,8 +83,7 @@ TEST_F(FetcherClientTest, LeaseBacksOffWhenADueSlotFindsNoUrl) {
   fake_.ScriptLease(Leases(1, kNow + 1));
   ASSERT_TRUE(Client()->Lease(1).ok());
   EXPECT_EQ(waits_.waits(),
-            (std::vector<absl::Duration>{absl::Milliseconds(10),
-                                         absl::Milliseconds(20),
+            (std::vector<absl::Duration>{absl::Milliseconds(10), absl::Milliseconds(20),
                                          absl::Milliseconds(40)}));
 }
 
@@ -110,11 +109,9 @@ TEST_F(FetcherClientTest, LeaseAsksAgainAfterUnavailableOnly) {
   // A deadline or a permission error may mean the lease happened, or will
   // never: returned as is, not resent.
   fake_.FailNext(1, grpc::StatusCode::DEADLINE_EXCEEDED);
-  EXPECT_EQ(Client()->Lease(2).status().code(),
-            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(Client()->Lease(2).status().code(), absl::StatusCode::kDeadlineExceeded);
   fake_.FailNext(1, grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(Client()->Lease(2).status().code(),
-            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(Client()->Lease(2).status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(fake_.calls("Lease"), 5);
 }
 
@@ -128,8 +125,7 @@ std::vector<CrawlReport> ReportsByLeaseId(int n) {
   std::vector<CrawlReport> reports(n);
   for (int i = 0; i < n; ++i) {
     reports[i].set_lease_id(100 + i);
-    reports[i].set_outcome(i % 2 ? CRAWL_OUTCOME_CHANGED
-                                 : CRAWL_OUTCOME_UNCHANGED);
+    reports[i].set_outcome(i % 2 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED);
   }
   return reports;
 }
@@ -159,8 +155,7 @@ TEST_F(FetcherClientTest, ReportsByLeaseIdAreRetriedReportsByUrlAreNot) {
   by_url[0].set_url("https://example.com/a");
   by_url[0].set_outcome(CRAWL_OUTCOME_CHANGED);
   fake_.FailNext(1, grpc::StatusCode::UNAVAILABLE);
-  EXPECT_EQ(Client()->Report(by_url).status().code(),
-            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Client()->Report(by_url).status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(fake_.calls("ReportCrawls"), 3);
 }
 
@@ -168,11 +163,10 @@ TEST_F(FetcherClientTest, StreamLeasesReopensAnEndedStream) {
   const FetchLeaseResponse three = Leases(3, kNow);
   fake_.SetStreamedLeases({three.leases().begin(), three.leases().end()});
   std::vector<uint64_t> ids;
-  absl::Status status =
-      Client()->StreamLeases([&](const CoordinatorLease& lease) {
-        ids.push_back(lease.lease_id());
-        return ids.size() < 5;
-      });
+  absl::Status status = Client()->StreamLeases([&](const CoordinatorLease& lease) {
+    ids.push_back(lease.lease_id());
+    return ids.size() < 5;
+  });
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(ids, (std::vector<uint64_t>{100, 101, 102, 100, 101}));
   EXPECT_EQ(fake_.calls("StreamLeases"), 2);
@@ -180,8 +174,7 @@ TEST_F(FetcherClientTest, StreamLeasesReopensAnEndedStream) {
 
 TEST_F(FetcherClientTest, StreamLeasesReturnsAPermanentError) {
   fake_.FailNext(1, grpc::StatusCode::PERMISSION_DENIED);
-  absl::Status status =
-      Client()->StreamLeases([](const CoordinatorLease&) { return true; });
+  absl::Status status = Client()->StreamLeases([](const CoordinatorLease&) { return true; });
   EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied);
 }
 

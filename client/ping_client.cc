@@ -17,17 +17,15 @@ struct PingClient::Destination {
   SignalBatch pending;
 };
 
-absl::StatusOr<std::unique_ptr<PingClient>> PingClient::Create(
-    ClientOptions options, PingOptions ping) {
-  std::unique_ptr<PingClient> client(
-      new PingClient(std::move(options), std::move(ping)));
+absl::StatusOr<std::unique_ptr<PingClient>> PingClient::Create(ClientOptions options,
+                                                               PingOptions ping) {
+  std::unique_ptr<PingClient> client(new PingClient(std::move(options), std::move(ping)));
   if (client->ping_.route_to_shards) {
     auto stub = CoordinatorService::NewStub(client->rpc_.channel());
     ShardMap map;
-    absl::Status status =
-        client->rpc_.CallIdempotent([&](grpc::ClientContext* context) {
-          return stub->GetShardMap(context, GetShardMapRequest(), &map);
-        });
+    absl::Status status = client->rpc_.CallIdempotent([&](grpc::ClientContext* context) {
+      return stub->GetShardMap(context, GetShardMapRequest(), &map);
+    });
     if (!status.ok()) return status;
     if (status = client->Route(map); !status.ok()) return status;
   }
@@ -40,12 +38,8 @@ PingClient::PingClient(ClientOptions options, PingOptions ping)
   coordinator_->coordinator = CoordinatorService::NewStub(rpc_.channel());
   CoordinatorService::Stub* stub = coordinator_->coordinator.get();
   coordinator_->stream = std::make_unique<SignalStream>(
-      &rpc_,
-      [stub](grpc::ClientContext* context) {
-        return stub->StreamSignals(context);
-      },
-      ping_.max_in_flight,
-      [this](const SignalBatch& b, const SignalBatchAck& a) { OnAck(b, a); },
+      &rpc_, [stub](grpc::ClientContext* context) { return stub->StreamSignals(context); },
+      ping_.max_in_flight, [this](const SignalBatch& b, const SignalBatchAck& a) { OnAck(b, a); },
       [this](const SignalBatch& b, const absl::Status& e) { OnDrop(b, e); });
 }
 
@@ -57,9 +51,8 @@ PingClient::~PingClient() {
 
 absl::Status PingClient::Route(const ShardMap& map) {
   if (map.num_shards() < 1 || map.addresses_size() > map.num_shards()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("shard map: ", map.num_shards(), " shards but ",
-                     map.addresses_size(), " addresses"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "shard map: ", map.num_shards(), " shards but ", map.addresses_size(), " addresses"));
   }
   absl::StatusOr<cluster::Routing> routing = cluster::RoutingOfHashName(map.hash());
   if (!routing.ok()) {
@@ -70,8 +63,7 @@ absl::Status PingClient::Route(const ShardMap& map) {
   routing_ = *routing;
   num_shards_ = static_cast<int>(map.num_shards());
   shards_.resize(num_shards_);
-  const std::string& token =
-      ping_.shard_token.empty() ? rpc_.options().token : ping_.shard_token;
+  const std::string& token = ping_.shard_token.empty() ? rpc_.options().token : ping_.shard_token;
   for (int s = 0; s < map.addresses_size(); ++s) {
     const bool live = s < map.live_size() && map.live(s);
     if (map.addresses(s).empty() || !live) continue;
@@ -80,12 +72,8 @@ absl::Status PingClient::Route(const ShardMap& map) {
     d->shard = ShardService::NewStub(d->rpc->channel());
     ShardService::Stub* stub = d->shard.get();
     d->stream = std::make_unique<SignalStream>(
-        d->rpc.get(),
-        [stub](grpc::ClientContext* context) {
-          return stub->StreamSignals(context);
-        },
-        ping_.max_in_flight,
-        [this](const SignalBatch& b, const SignalBatchAck& a) { OnAck(b, a); },
+        d->rpc.get(), [stub](grpc::ClientContext* context) { return stub->StreamSignals(context); },
+        ping_.max_in_flight, [this](const SignalBatch& b, const SignalBatchAck& a) { OnAck(b, a); },
         [this](const SignalBatch& b, const absl::Status& e) { OnDrop(b, e); });
     shards_[s] = std::move(d);
   }
@@ -98,8 +86,7 @@ int PingClient::routed_shards() const {
   return n;
 }
 
-PingClient::Destination& PingClient::DestinationOf(const Signal& signal,
-                                                   absl::Status* error) {
+PingClient::Destination& PingClient::DestinationOf(const Signal& signal, absl::Status* error) {
   if (num_shards_ == 0) return *coordinator_;
   absl::StatusOr<int> s = cluster::ShardOfUrl(signal.url(), routing_, num_shards_);
   if (!s.ok()) {
@@ -159,10 +146,9 @@ absl::Status PingClient::Flush() {
         for (Signal& signal : again) {
           ++stats_.rejected;
           rejected_.push_back(
-              {std::move(signal),
-               absl::UnavailableError(absl::StrCat(
-                   "not delivered in ", round, " attempts: its shard is out "
-                   "or unreachable"))});
+              {std::move(signal), absl::UnavailableError(absl::StrCat("not delivered in ", round,
+                                                                      " attempts: its shard is out "
+                                                                      "or unreachable"))});
         }
         again.clear();
       }
@@ -194,16 +180,13 @@ void PingClient::OnAck(const SignalBatch& batch, const SignalBatchAck& ack) {
     if (item.index() < static_cast<uint32_t>(batch.signals_size())) {
       signal = batch.signals(static_cast<int>(item.index()));
     }
-    if (item.code() == static_cast<int>(absl::StatusCode::kUnavailable) &&
-        !signal.url().empty()) {
+    if (item.code() == static_cast<int>(absl::StatusCode::kUnavailable) && !signal.url().empty()) {
       retry_.push_back(std::move(signal));  // Flush sends it again
       continue;
     }
     ++stats_.rejected;
-    rejected_.push_back(
-        {std::move(signal),
-         absl::Status(static_cast<absl::StatusCode>(item.code()),
-                      item.message())});
+    rejected_.push_back({std::move(signal),
+                         absl::Status(static_cast<absl::StatusCode>(item.code()), item.message())});
   }
 }
 

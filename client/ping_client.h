@@ -27,8 +27,8 @@
 #include "absl/synchronization/mutex.h"
 #include "client/client_options.h"
 #include "client/rpc.h"
-#include "cluster/routing.h"
 #include "client/signal_stream.h"
+#include "cluster/routing.h"
 #include "proto/coordinator.grpc.pb.h"
 
 namespace recrawl {
@@ -76,8 +76,8 @@ struct RejectedSignal {
 
 class PingClient {
  public:
-  static absl::StatusOr<std::unique_ptr<PingClient>> Create(
-      ClientOptions options, PingOptions ping = {});
+  static absl::StatusOr<std::unique_ptr<PingClient>> Create(ClientOptions options,
+                                                            PingOptions ping = {});
   PingClient(const PingClient&) = delete;
   PingClient& operator=(const PingClient&) = delete;
   // Signals not flushed are lost.

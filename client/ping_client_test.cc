@@ -10,9 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "client/fake_services.h"
 #include "client/test_util.h"
-#include "gtest/gtest.h"
 #include "cluster/routing.h"
 #include "cluster/url_id.h"
+#include "gtest/gtest.h"
 
 namespace recrawl {
 namespace client {
@@ -33,8 +33,7 @@ class PingClientTest : public ::testing::Test {
   PingClientTest() : server_(&fake_) { server_.Start(); }
 
   std::unique_ptr<PingClient> Client(PingOptions ping) {
-    auto client =
-        PingClient::Create(TestOptions(server_.target(), &waits_), ping);
+    auto client = PingClient::Create(TestOptions(server_.target(), &waits_), ping);
     EXPECT_TRUE(client.ok()) << client.status();
     return client.ok() ? *std::move(client) : nullptr;
   }
@@ -62,8 +61,7 @@ TEST_F(PingClientTest, SendsFullBatchesThenTheRestOnFlush) {
   auto client = Client(Batches(3));
   AddAndFlush(client.get(), 10);
   EXPECT_EQ(fake_.signals().batch_sizes(), (std::vector<int>{3, 3, 3, 1}));
-  EXPECT_EQ(fake_.signals().sequences(),
-            (std::vector<uint64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(fake_.signals().sequences(), (std::vector<uint64_t>{1, 2, 3, 4}));
   const PingStats stats = client->stats();
   EXPECT_EQ(stats.acknowledged, 4u);
   EXPECT_EQ(stats.counted, 10u);
@@ -88,8 +86,7 @@ TEST_F(PingClientTest, ResendsUnacknowledgedBatchesAfterABrokenStream) {
   AddAndFlush(client.get(), 10);
   EXPECT_EQ(fake_.signals().counted(), 10);
   EXPECT_EQ(fake_.signals().duplicates(), 3);
-  EXPECT_EQ(fake_.signals().sequences(),
-            (std::vector<uint64_t>{1, 2, 2, 3, 4}));
+  EXPECT_EQ(fake_.signals().sequences(), (std::vector<uint64_t>{1, 2, 2, 3, 4}));
   // The client cannot know that the lost acknowledgement counted three: its
   // totals show them as the duplicates of the second delivery.
   const PingStats stats = client->stats();
@@ -120,8 +117,7 @@ TEST_F(PingClientTest, SignalsAnsweredUnavailableAreSentAgain) {
   fake_.signals().FailFlakyUrlsOnce();
   auto client = Client(Batches(3));
   for (int i = 0; i < 5; ++i) {
-    const std::string url = i % 2 ? "https://flaky.com/" + std::to_string(i)
-                                  : Url(i);
+    const std::string url = i % 2 ? "https://flaky.com/" + std::to_string(i) : Url(i);
     ASSERT_TRUE(client->Add(SignalFor(url, 10.0 + i)).ok());
   }
   ASSERT_TRUE(client->Flush().ok());

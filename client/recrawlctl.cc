@@ -15,11 +15,10 @@
 #include "absl/flags/flag.h"
 #include "client/cli_commands.h"
 #include "client/cli_flags.h"
-#include "grpcpp/security/credentials.h"
 #include "client/credentials.h"
+#include "grpcpp/security/credentials.h"
 
-ABSL_FLAG(std::string, target, "localhost:50050",
-          "The coordinator, host:port");
+ABSL_FLAG(std::string, target, "localhost:50050", "The coordinator, host:port");
 ABSL_FLAG(std::string, token, "",
           "Role token (operator for settings and URLs, fetcher for lease and "
           "report, pinger for ping)");
@@ -34,8 +33,7 @@ ABSL_FLAG(std::string, role, "",
 ABSL_FLAG(std::string, tls_ca, "",
           "PEM file of the CA that signed the coordinator's certificate: "
           "connect with TLS (empty: plain text)");
-ABSL_FLAG(std::string, tls_cert, "",
-          "PEM client certificate, for a coordinator that asks for one");
+ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate, for a coordinator that asks for one");
 ABSL_FLAG(std::string, tls_key, "", "Private key of --tls_cert");
 ABSL_FLAG(std::string, tls_server_name, "",
           "Name to verify in the coordinator's certificate (default: the "
@@ -43,10 +41,8 @@ ABSL_FLAG(std::string, tls_server_name, "",
 ABSL_FLAG(double, deadline, 30.0, "Seconds each RPC may take");
 ABSL_FLAG(bool, json, false, "stats, lease: print JSON");
 ABSL_FLAG(std::string, holder, "recrawlctl", "lease, report: the holder name");
-ABSL_FLAG(double, lookahead, 0.0,
-          "lease: take slots up to this many seconds ahead");
-ABSL_FLAG(std::string, source, "other",
-          "ping: sitemap, cdn, indexnow, websub or other");
+ABSL_FLAG(double, lookahead, 0.0, "lease: take slots up to this many seconds ahead");
+ABSL_FLAG(std::string, source, "other", "ping: sitemap, cdn, indexnow, websub or other");
 ABSL_FLAG(double, fetch_time, 0.0,
           "report: when the page was fetched (0: now, on the shard's clock)");
 ABSL_FLAG(int, batch_size, 1000, "urls add, ping: items per request");

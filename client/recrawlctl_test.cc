@@ -46,8 +46,7 @@ class RecrawlctlTest : public ::testing::Test {
 };
 
 TEST_F(RecrawlctlTest, SetsBandwidthWithTheToken) {
-  const Result r =
-      RunCtl(absl::StrCat(Target(), " --token=op-secret-0123456789 bandwidth set 42"));
+  const Result r = RunCtl(absl::StrCat(Target(), " --token=op-secret-0123456789 bandwidth set 42"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("bandwidth 42 /s"));
   ASSERT_EQ(fake_.tokens().size(), 1u);
@@ -65,11 +64,11 @@ std::string WriteFile(const std::string& name, const std::string& text) {
 // The token file `recrawl_local serve` writes (the servers' format): the
 // token of the command's role is taken, or --role's.
 TEST_F(RecrawlctlTest, TakesItsRolesTokenFromARoleTokenFile) {
-  const std::string file = WriteFile(
-      "tokens", "# recrawl role tokens\n"
-                "fetcher fetcher-token-0123456789\n"
-                "operator op-token-0123456789abcd\n"
-                "internal internal-secret-0123456789\n");
+  const std::string file = WriteFile("tokens",
+                                     "# recrawl role tokens\n"
+                                     "fetcher fetcher-token-0123456789\n"
+                                     "operator op-token-0123456789abcd\n"
+                                     "internal internal-secret-0123456789\n");
   Result r = RunCtl(absl::StrCat(Target(), " --token_file=", file, " stats"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   r = RunCtl(absl::StrCat(Target(), " --token_file=", file, " --role=fetcher stats"));
@@ -78,8 +77,8 @@ TEST_F(RecrawlctlTest, TakesItsRolesTokenFromARoleTokenFile) {
   EXPECT_EQ(fake_.tokens()[0], "Bearer op-token-0123456789abcd");
   EXPECT_EQ(fake_.tokens()[1], "Bearer fetcher-token-0123456789");
   // A bare token in a file still works.
-  r = RunCtl(absl::StrCat(Target(), " --token_file=",
-                          WriteFile("one", "  single-token-0123456789\n"), " stats"));
+  r = RunCtl(absl::StrCat(
+      Target(), " --token_file=", WriteFile("one", "  single-token-0123456789\n"), " stats"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   ASSERT_EQ(fake_.tokens().size(), 3u);
   EXPECT_EQ(fake_.tokens()[2], "Bearer single-token-0123456789");

@@ -12,8 +12,7 @@ namespace client {
 namespace {
 
 int Millis(absl::Duration d) {
-  return static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(d), 1,
-                                              1 << 30));
+  return static_cast<int>(std::clamp<int64_t>(absl::ToInt64Milliseconds(d), 1, 1 << 30));
 }
 
 std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
@@ -21,10 +20,8 @@ std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
   // gRPC's own reconnect backoff starts at 1 s and grows to 120 s; a
   // coordinator restarted after a minute would then be seen up to two
   // minutes late. Tie it to the client's backoff instead.
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS,
-              Millis(options.backoff.initial));
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
-              Millis(options.backoff.initial));
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, Millis(options.backoff.initial));
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, Millis(options.backoff.initial));
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, Millis(options.backoff.max));
   // Batches of up to 10,000 URLs of up to 2 KiB each, as the servers take
   // (CreateChannelFor sets the receive limit).
@@ -33,8 +30,7 @@ std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
   tls.server_name = options.tls_server_name;
   return client::CreateChannelFor(
       options.target,
-      options.credentials != nullptr ? options.credentials
-                                     : grpc::InsecureChannelCredentials(),
+      options.credentials != nullptr ? options.credentials : grpc::InsecureChannelCredentials(),
       tls, args);
 }
 
@@ -42,8 +38,7 @@ std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      status.error_message());
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
 }
 
 absl::Duration BackoffDelays::Next(double uniform) {
@@ -56,13 +51,11 @@ absl::Duration BackoffDelays::Next(double uniform) {
   return d * (1.0 + backoff_.jitter * (2.0 * uniform - 1.0));
 }
 
-Rpc::Rpc(ClientOptions options)
-    : options_(std::move(options)), channel_(MakeChannel(options_)) {
+Rpc::Rpc(ClientOptions options) : options_(std::move(options)), channel_(MakeChannel(options_)) {
   if (!options_.token.empty()) token_status_ = cluster::ValidateToken(options_.token);
 }
 
-Rpc::Rpc(const Rpc& base, std::string target, std::string token)
-    : options_(base.options_) {
+Rpc::Rpc(const Rpc& base, std::string target, std::string token) : options_(base.options_) {
   options_.target = std::move(target);
   options_.token = std::move(token);
   channel_ = MakeChannel(options_);

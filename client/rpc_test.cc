@@ -62,8 +62,8 @@ TEST(AppendBatchResultTest, ShiftsRejectedIndicesAndAddsApplied) {
 }
 
 TEST(FromGrpcStatusTest, KeepsCodeAndMessage) {
-  const absl::Status s = FromGrpcStatus(
-      grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "role fetcher"));
+  const absl::Status s =
+      FromGrpcStatus(grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "role fetcher"));
   EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(s.message(), "role fetcher");
   EXPECT_TRUE(FromGrpcStatus(grpc::Status::OK).ok());

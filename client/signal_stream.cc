@@ -16,8 +16,8 @@ bool Retryable(const grpc::Status& status) {
 
 }  // namespace
 
-SignalStream::SignalStream(const Rpc* rpc, OpenFn open, int max_in_flight,
-                           AckFn on_ack, DropFn on_drop)
+SignalStream::SignalStream(const Rpc* rpc, OpenFn open, int max_in_flight, AckFn on_ack,
+                           DropFn on_drop)
     : rpc_(rpc),
       open_(std::move(open)),
       max_in_flight_(max_in_flight < 1 ? 1 : max_in_flight),
@@ -41,9 +41,7 @@ uint64_t SignalStream::reconnects() const {
   return reconnects_;
 }
 
-bool SignalStream::HasRoom() const {
-  return static_cast<int>(unacked_.size()) < max_in_flight_;
-}
+bool SignalStream::HasRoom() const { return static_cast<int>(unacked_.size()) < max_in_flight_; }
 
 bool SignalStream::AllAcked() const { return unacked_.empty(); }
 
@@ -69,8 +67,7 @@ absl::Status SignalStream::Drain() {
   return WaitUntil(&SignalStream::AllAcked, /*need_stream=*/false);
 }
 
-absl::Status SignalStream::WaitUntil(bool (SignalStream::*done)() const,
-                                     bool need_stream) {
+absl::Status SignalStream::WaitUntil(bool (SignalStream::*done)() const, bool need_stream) {
   BackoffDelays delays(rpc_->options().backoff);
   int attempts = 0;
   uint64_t acks_seen = acks_;
@@ -95,10 +92,9 @@ absl::Status SignalStream::WaitUntil(bool (SignalStream::*done)() const,
       delays.Reset();
     }
     if (was_open && ++attempts >= rpc_->options().max_attempts) {
-      return absl::UnavailableError(
-          "signal stream: server unreachable; " +
-          std::to_string(unacked_.size()) +
-          " batches kept to send again: " + status.error_message());
+      return absl::UnavailableError("signal stream: server unreachable; " +
+                                    std::to_string(unacked_.size()) +
+                                    " batches kept to send again: " + status.error_message());
     }
     if (was_open) {
       const absl::Duration wait = delays.Next();

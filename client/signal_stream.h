@@ -28,20 +28,16 @@ class SignalStream {
  public:
   using Stream = grpc::ClientReaderWriter<SignalBatch, SignalBatchAck>;
   // Opens a StreamSignals call (CoordinatorService's or ShardService's).
-  using OpenFn =
-      std::function<std::unique_ptr<Stream>(grpc::ClientContext* context)>;
+  using OpenFn = std::function<std::unique_ptr<Stream>(grpc::ClientContext* context)>;
   // Called for each acknowledged batch, on the stream's reader thread.
-  using AckFn =
-      std::function<void(const SignalBatch& batch, const SignalBatchAck& ack)>;
+  using AckFn = std::function<void(const SignalBatch& batch, const SignalBatchAck& ack)>;
   // Called for each batch that is given up after an error the server will
   // keep giving (e.g. PERMISSION_DENIED), with that error.
-  using DropFn =
-      std::function<void(const SignalBatch& batch, const absl::Status& error)>;
+  using DropFn = std::function<void(const SignalBatch& batch, const absl::Status& error)>;
 
   // `rpc` must outlive the stream. Keeps at most `max_in_flight` batches
   // unacknowledged.
-  SignalStream(const Rpc* rpc, OpenFn open, int max_in_flight, AckFn on_ack,
-               DropFn on_drop);
+  SignalStream(const Rpc* rpc, OpenFn open, int max_in_flight, AckFn on_ack, DropFn on_drop);
   // Cancels the stream; unacknowledged batches are lost (Drain first).
   ~SignalStream();
   SignalStream(const SignalStream&) = delete;

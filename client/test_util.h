@@ -43,8 +43,8 @@ class RecordedWaits {
   std::function<void()> hook_;
 };
 
-inline ClientOptions TestOptions(const std::string& target,
-                                 RecordedWaits* waits, double now = 1000.0) {
+inline ClientOptions TestOptions(const std::string& target, RecordedWaits* waits,
+                                 double now = 1000.0) {
   ClientOptions o;
   o.target = target;
   o.token = "test-token-0123456789";

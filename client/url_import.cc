@@ -15,8 +15,7 @@ constexpr const char* kPriorNames[] = {"change_rate", "recall", "false_rate"};
 absl::StatusOr<double> ParseNumber(absl::string_view text, const char* field) {
   double value;
   if (!absl::SimpleAtod(text, &value)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": not a number: \"", text, "\""));
+    return absl::InvalidArgumentError(absl::StrCat(field, ": not a number: \"", text, "\""));
   }
   return value;
 }
@@ -24,8 +23,7 @@ absl::StatusOr<double> ParseNumber(absl::string_view text, const char* field) {
 absl::StatusOr<UrlSpec> FromCsv(const std::vector<std::string>& fields) {
   if (fields.size() < 2 || fields.size() > 5) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "expected url,importance[,change_rate,recall,false_rate], got ",
-        fields.size(), " fields"));
+        "expected url,importance[,change_rate,recall,false_rate], got ", fields.size(), " fields"));
   }
   UrlSpec spec;
   spec.set_url(std::string(absl::StripAsciiWhitespace(fields[0])));
@@ -50,11 +48,10 @@ absl::StatusOr<UrlSpec> FromJson(absl::string_view line) {
   UrlLine parsed;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = false;
-  const auto status = google::protobuf::util::JsonStringToMessage(
-      std::string(line), &parsed, options);
+  const auto status =
+      google::protobuf::util::JsonStringToMessage(std::string(line), &parsed, options);
   if (!status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("JSON: ", status.ToString()));
+    return absl::InvalidArgumentError(absl::StrCat("JSON: ", status.ToString()));
   }
   if (!parsed.has_importance()) {
     return absl::InvalidArgumentError("importance: missing");
@@ -88,8 +85,8 @@ absl::StatusOr<std::vector<std::string>> SplitCsvLine(absl::string_view line) {
       ++i;
       for (;;) {
         if (i >= line.size()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "field ", fields.size(), ": unterminated quote"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("field ", fields.size(), ": unterminated quote"));
         }
         if (line[i] == '"') {
           if (i + 1 < line.size() && line[i + 1] == '"') {
@@ -104,8 +101,8 @@ absl::StatusOr<std::vector<std::string>> SplitCsvLine(absl::string_view line) {
       }
       while (i < line.size() && absl::ascii_isspace(line[i])) ++i;
       if (i < line.size() && line[i] != ',') {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "field ", fields.size(), ": text after the closing quote"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("field ", fields.size(), ": text after the closing quote"));
       }
     } else {
       fields.back() += c;
@@ -115,8 +112,7 @@ absl::StatusOr<std::vector<std::string>> SplitCsvLine(absl::string_view line) {
   return fields;
 }
 
-absl::StatusOr<std::optional<UrlSpec>> ParseUrlLine(absl::string_view line,
-                                                    bool first_line) {
+absl::StatusOr<std::optional<UrlSpec>> ParseUrlLine(absl::string_view line, bool first_line) {
   const absl::string_view text = absl::StripAsciiWhitespace(line);
   if (text.empty() || text[0] == '#') return std::nullopt;
   if (text[0] == '{') {
@@ -126,9 +122,7 @@ absl::StatusOr<std::optional<UrlSpec>> ParseUrlLine(absl::string_view line,
   }
   absl::StatusOr<std::vector<std::string>> fields = SplitCsvLine(text);
   if (!fields.ok()) return fields.status();
-  if (first_line &&
-      absl::AsciiStrToLower(absl::StripAsciiWhitespace((*fields)[0])) ==
-          "url") {
+  if (first_line && absl::AsciiStrToLower(absl::StripAsciiWhitespace((*fields)[0])) == "url") {
     return std::nullopt;
   }
   absl::StatusOr<UrlSpec> spec = FromCsv(*fields);

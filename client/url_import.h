@@ -32,8 +32,7 @@ absl::StatusOr<std::vector<std::string>> SplitCsvLine(absl::string_view line);
 // The UrlSpec on `line`, nullopt for a line to skip (`first_line` allows a
 // header). INVALID_ARGUMENT names the field, e.g. "importance: not a
 // number: \"x\"".
-absl::StatusOr<std::optional<UrlSpec>> ParseUrlLine(absl::string_view line,
-                                                    bool first_line);
+absl::StatusOr<std::optional<UrlSpec>> ParseUrlLine(absl::string_view line, bool first_line);
 
 }  // namespace client
 }  // namespace recrawl

@@ -15,10 +15,8 @@ using ::testing::HasSubstr;
 TEST(SplitCsvLineTest, HandlesQuotesAndEmptyFields) {
   EXPECT_THAT(*SplitCsvLine("a,b,,c"), ElementsAre("a", "b", "", "c"));
   EXPECT_THAT(*SplitCsvLine(R"("x,y",1)"), ElementsAre("x,y", "1"));
-  EXPECT_THAT(*SplitCsvLine(R"("say ""hi""",2)"),
-              ElementsAre(R"(say "hi")", "2"));
-  EXPECT_THAT(SplitCsvLine(R"("open,1)").status().message(),
-              HasSubstr("unterminated quote"));
+  EXPECT_THAT(*SplitCsvLine(R"("say ""hi""",2)"), ElementsAre(R"(say "hi")", "2"));
+  EXPECT_THAT(SplitCsvLine(R"("open,1)").status().message(), HasSubstr("unterminated quote"));
   EXPECT_THAT(SplitCsvLine(R"("a"b,1)").status().message(),
               HasSubstr("text after the closing quote"));
 }
@@ -52,15 +50,13 @@ TEST(ParseUrlLineTest, CsvErrorsNameTheField) {
             "importance: not a number: \"x\"");
   EXPECT_EQ(ParseUrlLine("https://a.com/,1,2,zz", false).status().message(),
             "recall: not a number: \"zz\"");
-  EXPECT_THAT(ParseUrlLine("https://a.com/", false).status().message(),
-              HasSubstr("got 1 fields"));
+  EXPECT_THAT(ParseUrlLine("https://a.com/", false).status().message(), HasSubstr("got 1 fields"));
 }
 
 TEST(ParseUrlLineTest, JsonLines) {
-  auto spec = ParseUrlLine(
-      R"({"url": "https://a.com/j", "importance": 3, "recall": 0.5,)"
-      R"( "changeRate": 2e-6, "politeness_host": "a.com"})",
-      true);
+  auto spec = ParseUrlLine(R"({"url": "https://a.com/j", "importance": 3, "recall": 0.5,)"
+                           R"( "changeRate": 2e-6, "politeness_host": "a.com"})",
+                           true);
   ASSERT_TRUE(spec.ok() && spec->has_value()) << spec.status();
   EXPECT_EQ((*spec)->url(), "https://a.com/j");
   EXPECT_EQ((*spec)->importance(), 3.0);
@@ -71,18 +67,13 @@ TEST(ParseUrlLineTest, JsonLines) {
 }
 
 TEST(ParseUrlLineTest, JsonErrors) {
-  EXPECT_EQ(ParseUrlLine(R"({"url": "https://a.com/"})", false)
-                .status()
-                .message(),
+  EXPECT_EQ(ParseUrlLine(R"({"url": "https://a.com/"})", false).status().message(),
             "importance: missing");
-  EXPECT_THAT(
-      ParseUrlLine(R"({"url": "https://a.com/", "importance": 1, "mu": 2})",
-                   false)
-          .status()
-          .message(),
-      HasSubstr("mu"));
-  EXPECT_THAT(ParseUrlLine(R"({"url": )", false).status().message(),
-              HasSubstr("JSON"));
+  EXPECT_THAT(ParseUrlLine(R"({"url": "https://a.com/", "importance": 1, "mu": 2})", false)
+                  .status()
+                  .message(),
+              HasSubstr("mu"));
+  EXPECT_THAT(ParseUrlLine(R"({"url": )", false).status().message(), HasSubstr("JSON"));
 }
 
 }  // namespace

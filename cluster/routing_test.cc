@@ -1,7 +1,7 @@
 #include "cluster/routing.h"
 
-#include "gtest/gtest.h"
 #include "cluster/url_id.h"
+#include "gtest/gtest.h"
 
 namespace recrawl {
 namespace cluster {
@@ -28,8 +28,7 @@ TEST(RoutingTest, ASitesHostsShareAShard) {
     EXPECT_EQ(OwnerOfHost("num25.example.com", Routing::kSite, n),
               OwnerOfHost("example.com", Routing::kSite, n));
     EXPECT_EQ(OwnerOfHost("example.com", Routing::kSite, n), ShardOfHost("example.com", n));
-    EXPECT_EQ(OwnerOfHost("www.example.com", Routing::kHost, n),
-              ShardOfHost("www.example.com", n));
+    EXPECT_EQ(OwnerOfHost("www.example.com", Routing::kHost, n), ShardOfHost("www.example.com", n));
   }
 }
 

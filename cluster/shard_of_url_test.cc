@@ -1,8 +1,7 @@
 #include "cluster/routing.h"
-
+#include "cluster/url_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace cluster {

@@ -12,8 +12,7 @@ namespace recrawl {
 namespace cluster {
 namespace {
 
-constexpr Role kAllRoles[] = {Role::kFetcher, Role::kPinger, Role::kOperator,
-                              Role::kInternal};
+constexpr Role kAllRoles[] = {Role::kFetcher, Role::kPinger, Role::kOperator, Role::kInternal};
 constexpr size_t kMinTokenLength = 16;
 constexpr size_t kMaxTokenLength = 256;
 
@@ -53,8 +52,8 @@ absl::StatusOr<Role> ParseRole(absl::string_view name) {
   for (Role r : kAllRoles) {
     if (name == RoleName(r)) return r;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "role: must be fetcher, pinger, operator or internal, not \"", name, "\""));
+  return absl::InvalidArgumentError(
+      absl::StrCat("role: must be fetcher, pinger, operator or internal, not \"", name, "\""));
 }
 
 std::string Roles::ToString() const {
@@ -93,8 +92,8 @@ absl::StatusOr<TokenTable> TokenTable::Parse(absl::string_view text) {
     }
     Role existing = Role::kFetcher;
     if (table.Find(token, &existing)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, "token: already listed for role ", RoleName(existing), "; a token has one role"));
+      return absl::InvalidArgumentError(absl::StrCat(where, "token: already listed for role ",
+                                                     RoleName(existing), "; a token has one role"));
     }
     table.tokens_.emplace_back(std::string(token), *role);
   }
@@ -141,9 +140,10 @@ absl::Status ValidateToken(absl::string_view token) {
   for (size_t i = 0; i < token.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(token[i]);
     if (c < 0x21 || c > 0x7e) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "token: character ", i + 1, " is not printable ASCII (spaces, line breaks and "
-          "other bytes cannot travel in a header)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("token: character ", i + 1,
+                       " is not printable ASCII (spaces, line breaks and "
+                       "other bytes cannot travel in a header)"));
     }
   }
   return absl::OkStatus();

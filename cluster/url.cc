@@ -33,8 +33,8 @@ std::string Quote(absl::string_view text) {
 }
 
 bool IsUnreserved(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' ||
-         c == '.' || c == '_' || c == '~';
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+         c == '~';
 }
 
 // Bytes that may not appear raw in a path or query: RFC 3986 allows none of
@@ -58,20 +58,15 @@ void AppendPercentEscape(unsigned char c, std::string* out) {
 
 // Appends a path or query to `out` with its percent escapes normalised.
 // `offset` is the position of `text` in the input, for messages.
-absl::Status AppendEscaped(absl::string_view text, size_t offset,
-                           std::string* out) {
+absl::Status AppendEscaped(absl::string_view text, size_t offset, std::string* out) {
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == '%') {
-      if (i + 2 >= text.size() ||
-          !absl::ascii_isxdigit(static_cast<unsigned char>(text[i + 1])) ||
+      if (i + 2 >= text.size() || !absl::ascii_isxdigit(static_cast<unsigned char>(text[i + 1])) ||
           !absl::ascii_isxdigit(static_cast<unsigned char>(text[i + 2]))) {
-        return Invalid(
-            "url",
-            absl::StrCat("malformed percent escape at offset ", offset + i));
+        return Invalid("url", absl::StrCat("malformed percent escape at offset ", offset + i));
       }
-      const char decoded =
-          static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
+      const char decoded = static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
       if (IsUnreserved(decoded)) {
         out->push_back(decoded);
       } else {
@@ -116,22 +111,17 @@ std::string RemoveDotSegments(absl::string_view path) {
 
 // Appends the normalised form of `host` (no port) to `out`. `subject` starts
 // error messages ("url" or "host").
-absl::Status AppendHost(absl::string_view host, absl::string_view subject,
-                        std::string* out) {
+absl::Status AppendHost(absl::string_view host, absl::string_view subject, std::string* out) {
   if (host.empty()) return Invalid(subject, "empty host");
   if (host.front() == '[') {
-    if (host.size() < 3 || host.back() != ']' ||
-        !absl::StrContains(host, ':')) {
-      return Invalid(subject,
-                     absl::StrCat("malformed IPv6 literal ", Quote(host)));
+    if (host.size() < 3 || host.back() != ']' || !absl::StrContains(host, ':')) {
+      return Invalid(subject, absl::StrCat("malformed IPv6 literal ", Quote(host)));
     }
     for (char c : host.substr(1, host.size() - 2)) {
-      if (!absl::ascii_isxdigit(static_cast<unsigned char>(c)) && c != ':' &&
-          c != '.') {
-        return Invalid(subject,
-                       absl::StrCat("IPv6 literal has a character other than "
-                                    "hex digits, ':' and '.': ",
-                                    Quote(host)));
+      if (!absl::ascii_isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') {
+        return Invalid(subject, absl::StrCat("IPv6 literal has a character other than "
+                                             "hex digits, ':' and '.': ",
+                                             Quote(host)));
       }
     }
     out->append(absl::AsciiStrToLower(host));
@@ -140,16 +130,14 @@ absl::Status AppendHost(absl::string_view host, absl::string_view subject,
   // "example.com." names the same host as "example.com".
   if (host.back() == '.') host.remove_suffix(1);
   if (host.size() > kMaxHostLength) {
-    return Invalid(subject, absl::StrCat("host longer than ", kMaxHostLength,
-                                         " characters"));
+    return Invalid(subject, absl::StrCat("host longer than ", kMaxHostLength, " characters"));
   }
   size_t label_length = 0;
   for (char c : host) {
     const unsigned char u = static_cast<unsigned char>(c);
     if (c == '.') {
       if (label_length == 0) {
-        return Invalid(subject,
-                       absl::StrCat("empty label in host ", Quote(host)));
+        return Invalid(subject, absl::StrCat("empty label in host ", Quote(host)));
       }
       label_length = 0;
     } else if (u >= 0x80) {
@@ -157,11 +145,11 @@ absl::Status AppendHost(absl::string_view host, absl::string_view subject,
                      "host has non-ASCII characters; give internationalised "
                      "names in punycode (xn--...)");
     } else if (!absl::ascii_isalnum(u) && c != '-' && c != '_') {
-      return Invalid(subject, absl::StrCat("host has an invalid character ",
-                                           Quote(absl::string_view(&c, 1))));
+      return Invalid(
+          subject, absl::StrCat("host has an invalid character ", Quote(absl::string_view(&c, 1))));
     } else if (++label_length > kMaxLabelLength) {
-      return Invalid(subject, absl::StrCat("host label longer than ",
-                                           kMaxLabelLength, " characters"));
+      return Invalid(subject,
+                     absl::StrCat("host label longer than ", kMaxLabelLength, " characters"));
     }
     out->push_back(absl::ascii_tolower(u));
   }
@@ -176,8 +164,7 @@ absl::StatusOr<int> ParsePort(absl::string_view text, int default_port) {
   if (text.empty()) return 0;
   for (char c : text) {
     if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) {
-      return Invalid("url",
-                     absl::StrCat("port is not a number: ", Quote(text)));
+      return Invalid("url", absl::StrCat("port is not a number: ", Quote(text)));
     }
   }
   while (text.size() > 1 && text.front() == '0') text.remove_prefix(1);
@@ -186,20 +173,18 @@ absl::StatusOr<int> ParsePort(absl::string_view text, int default_port) {
     for (char c : text) port = port * 10 + (c - '0');
   }
   if (port < 1 || port > 65535) {
-    return Invalid("url",
-                   absl::StrCat("port out of range 1-65535: ", Quote(text)));
+    return Invalid("url", absl::StrCat("port out of range 1-65535: ", Quote(text)));
   }
   return port == default_port ? 0 : port;
 }
 
 }  // namespace
 
-absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url,
-                                           const UrlLimits& limits) {
+absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url, const UrlLimits& limits) {
   if (url.empty()) return Invalid("url", "empty");
   if (url.size() > limits.max_length) {
-    return Invalid("url", absl::StrCat("longer than ", limits.max_length,
-                                       " bytes (", url.size(), ")"));
+    return Invalid("url",
+                   absl::StrCat("longer than ", limits.max_length, " bytes (", url.size(), ")"));
   }
   for (size_t i = 0; i < url.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(url[i]);
@@ -223,31 +208,27 @@ absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url,
   } else if (scheme == "https") {
     default_port = 443;
   } else {
-    return Invalid("url", absl::StrCat("scheme must be http or https, not ",
-                                       Quote(url.substr(0, colon))));
+    return Invalid("url",
+                   absl::StrCat("scheme must be http or https, not ", Quote(url.substr(0, colon))));
   }
   if (url.substr(colon + 1, 2) != "//") {
-    return Invalid("url",
-                   absl::StrCat("missing \"//\" after \"", scheme, ":\""));
+    return Invalid("url", absl::StrCat("missing \"//\" after \"", scheme, ":\""));
   }
 
   // Authority: host and port.
   const size_t authority_begin = colon + 3;
   size_t authority_end = url.find_first_of("/?#", authority_begin);
   if (authority_end == absl::string_view::npos) authority_end = url.size();
-  const absl::string_view authority =
-      url.substr(authority_begin, authority_end - authority_begin);
+  const absl::string_view authority = url.substr(authority_begin, authority_end - authority_begin);
   if (absl::StrContains(authority, '@')) {
     return Invalid("url", "user info (user:password@) is not allowed");
   }
   size_t port_colon;
   if (!authority.empty() && authority.front() == '[') {
     const size_t bracket = authority.find(']');
-    port_colon =
-        bracket == absl::string_view::npos ? authority.size() : bracket + 1;
+    port_colon = bracket == absl::string_view::npos ? authority.size() : bracket + 1;
     if (port_colon < authority.size() && authority[port_colon] != ':') {
-      return Invalid("url",
-                     absl::StrCat("malformed IPv6 literal ", Quote(authority)));
+      return Invalid("url", absl::StrCat("malformed IPv6 literal ", Quote(authority)));
     }
   } else {
     port_colon = authority.find(':');
@@ -282,12 +263,10 @@ absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url,
   if (!path.empty()) {
     // The '/' is already there.
     path.remove_prefix(1);
-    if (absl::Status s = AppendEscaped(path, authority_end + 1, &spec);
-        !s.ok()) {
+    if (absl::Status s = AppendEscaped(path, authority_end + 1, &spec); !s.ok()) {
       return s;
     }
-    const absl::string_view written =
-        absl::string_view(spec).substr(normalized.path_begin_);
+    const absl::string_view written = absl::string_view(spec).substr(normalized.path_begin_);
     if (HasDotSegment(written)) {
       std::string resolved = RemoveDotSegments(written);
       spec.resize(normalized.path_begin_);
@@ -295,16 +274,14 @@ absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url,
     }
   }
   if (query < fragment) {
-    if (absl::Status s =
-            AppendEscaped(url.substr(query, fragment - query), query, &spec);
+    if (absl::Status s = AppendEscaped(url.substr(query, fragment - query), query, &spec);
         !s.ok()) {
       return s;
     }
   }
   if (spec.size() > limits.max_length) {
-    return Invalid(
-        "url", absl::StrCat("longer than ", limits.max_length,
-                            " bytes after normalisation (", spec.size(), ")"));
+    return Invalid("url", absl::StrCat("longer than ", limits.max_length,
+                                       " bytes after normalisation (", spec.size(), ")"));
   }
   return normalized;
 }

@@ -60,13 +60,10 @@ class NormalizedUrl {
   // The explicit port, or 0 when the URL uses its scheme's default.
   int port() const { return port_; }
   // From the first '/' to the end: path and query.
-  absl::string_view path_and_query() const {
-    return Part(path_begin_, spec_.size());
-  }
+  absl::string_view path_and_query() const { return Part(path_begin_, spec_.size()); }
 
  private:
-  friend absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view,
-                                                    const UrlLimits&);
+  friend absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view, const UrlLimits&);
   absl::string_view Part(size_t begin, size_t end) const {
     return absl::string_view(spec_).substr(begin, end - begin);
   }
@@ -81,8 +78,7 @@ class NormalizedUrl {
 
 // Validates and normalises `url`. InvalidArgument names the problem, e.g.
 // "url: scheme must be http or https, not \"ftp\"".
-absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url,
-                                           const UrlLimits& limits = {});
+absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url, const UrlLimits& limits = {});
 
 // Validates and normalises a host given on its own (an operator's
 // politeness setting, a URL's politeness group) by the rules that apply to

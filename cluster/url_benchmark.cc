@@ -17,8 +17,8 @@ namespace {
 std::vector<std::string> Urls() {
   std::vector<std::string> urls;
   for (int i = 0; i < 1024; ++i) {
-    urls.push_back(absl::StrCat("https://www.site", i % 97, ".com/section",
-                                i % 13, "/page-", i, ".html?id=", i * 7919));
+    urls.push_back(absl::StrCat("https://www.site", i % 97, ".com/section", i % 13, "/page-", i,
+                                ".html?id=", i * 7919));
   }
   return urls;
 }
@@ -34,8 +34,7 @@ void BM_NormalizeUrl(benchmark::State& state) {
 BENCHMARK(BM_NormalizeUrl);
 
 void BM_NormalizeUrlWithDotSegmentsAndEscapes(benchmark::State& state) {
-  const std::string url =
-      "HTTP://WWW.Example.COM:80/a/./b/../c/%7euser/b%c3%bccher?q=%41#frag";
+  const std::string url = "HTTP://WWW.Example.COM:80/a/./b/../c/%7euser/b%c3%bccher?q=%41#frag";
   for (auto _ : state) {
     absl::StatusOr<NormalizedUrl> normalized = NormalizeUrl(url);
     benchmark::DoNotOptimize(normalized);

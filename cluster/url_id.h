@@ -28,9 +28,7 @@ using UrlId = uint64_t;
 uint64_t Fingerprint64(absl::string_view text);
 
 // The id of a URL in normal form (NormalizedUrl::spec()).
-inline UrlId UrlIdOf(absl::string_view normalized_url) {
-  return Fingerprint64(normalized_url);
-}
+inline UrlId UrlIdOf(absl::string_view normalized_url) { return Fingerprint64(normalized_url); }
 
 // Lamping & Veach's jump consistent hash: a bucket in [0, num_buckets) for
 // `key`, num_buckets >= 1. Growing num_buckets by one moves a key only to the

@@ -44,8 +44,8 @@ TEST(JumpConsistentHashTest, GrowingMovesKeysOnlyToTheNewShard) {
     for (int32_t n = 2; n <= 40; ++n) {
       const int32_t now = JumpConsistentHash(key, n);
       ASSERT_TRUE(now == previous || now == n - 1)
-          << "key " << i << " moved from " << previous << " to " << now
-          << " when growing to " << n << " shards";
+          << "key " << i << " moved from " << previous << " to " << now << " when growing to " << n
+          << " shards";
       previous = now;
     }
   }

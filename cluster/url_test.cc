@@ -30,14 +30,12 @@ std::string Error(absl::string_view url, const UrlLimits& limits = {}) {
 }
 
 TEST(NormalizeUrlTest, LowerCasesSchemeAndHostOnly) {
-  EXPECT_EQ(Normal("HTTP://Example.COM/Path?Q=A"),
-            "http://example.com/Path?Q=A");
+  EXPECT_EQ(Normal("HTTP://Example.COM/Path?Q=A"), "http://example.com/Path?Q=A");
   EXPECT_EQ(Normal("hTTpS://WWW.example.com/"), "https://www.example.com/");
 }
 
 TEST(NormalizeUrlTest, Parts) {
-  absl::StatusOr<NormalizedUrl> n =
-      NormalizeUrl("https://Example.com:8443/a/b?c=d#e");
+  absl::StatusOr<NormalizedUrl> n = NormalizeUrl("https://Example.com:8443/a/b?c=d#e");
   ASSERT_TRUE(n.ok()) << n.status();
   EXPECT_EQ(n->spec(), "https://example.com:8443/a/b?c=d");
   EXPECT_EQ(n->scheme(), "https");
@@ -75,8 +73,7 @@ TEST(NormalizeUrlTest, PathQueryAndFragment) {
 
 TEST(NormalizeUrlTest, PercentEscapes) {
   // Unreserved characters decoded, others upper-cased.
-  EXPECT_EQ(Normal("http://a.com/%7euser/%2f%41%2d"),
-            "http://a.com/~user/%2FA-");
+  EXPECT_EQ(Normal("http://a.com/%7euser/%2f%41%2d"), "http://a.com/~user/%2FA-");
   EXPECT_EQ(Normal("http://a.com/?q=%3d%3D"), "http://a.com/?q=%3D%3D");
   // Raw bytes that may not appear are escaped, so both spellings agree.
   EXPECT_EQ(Normal("http://a.com/b\xC3\xBC"
@@ -86,8 +83,7 @@ TEST(NormalizeUrlTest, PercentEscapes) {
   EXPECT_EQ(Normal("http://a.com/a|b{c}\\d^`?q=\"<x>\""),
             "http://a.com/a%7Cb%7Bc%7D%5Cd%5E%60?q=%22%3Cx%3E%22");
   // Reserved characters keep their meaning.
-  EXPECT_EQ(Normal("http://a.com/a:b;c=d@e!$&'()*+,"),
-            "http://a.com/a:b;c=d@e!$&'()*+,");
+  EXPECT_EQ(Normal("http://a.com/a:b;c=d@e!$&'()*+,"), "http://a.com/a:b;c=d@e!$&'()*+,");
 }
 
 TEST(NormalizeUrlTest, DotSegments) {
@@ -108,8 +104,7 @@ TEST(NormalizeUrlTest, Hosts) {
   EXPECT_EQ(Normal("http://192.168.0.1:8080/"), "http://192.168.0.1:8080/");
   EXPECT_EQ(Normal("http://[2001:DB8::1]:8080/"), "http://[2001:db8::1]:8080/");
   EXPECT_EQ(Normal("http://[::FFFF:1.2.3.4]/"), "http://[::ffff:1.2.3.4]/");
-  EXPECT_EQ(Normal("http://XN--Bcher-kva.example/"),
-            "http://xn--bcher-kva.example/");
+  EXPECT_EQ(Normal("http://XN--Bcher-kva.example/"), "http://xn--bcher-kva.example/");
   EXPECT_EQ(Normal("http://my_host-1.a.com/"), "http://my_host-1.a.com/");
   EXPECT_EQ(Normal(absl::StrCat("http://", std::string(63, 'a'), ".com/")),
             absl::StrCat("http://", std::string(63, 'a'), ".com/"));
@@ -157,11 +152,10 @@ TEST(NormalizeUrlTest, RejectsWithAReason) {
       {"http://a.com:65536/", "port out of range"},
       {"http://a.com:0/", "port out of range"},
       {"http://a.com:99999999999999999999999/", "port out of range"},
-      {absl::StrCat("http://", std::string(64, 'a'), ".com/"),
-       "host label longer than 63"},
-      {absl::StrCat("http://", std::string(60, 'a'), ".", std::string(60, 'b'),
-                    ".", std::string(60, 'c'), ".", std::string(60, 'd'), ".",
-                    std::string(60, 'e'), ".com/"),
+      {absl::StrCat("http://", std::string(64, 'a'), ".com/"), "host label longer than 63"},
+      {absl::StrCat("http://", std::string(60, 'a'), ".", std::string(60, 'b'), ".",
+                    std::string(60, 'c'), ".", std::string(60, 'd'), ".", std::string(60, 'e'),
+                    ".com/"),
        "host longer than 253"},
       {"http://[::1/", "malformed IPv6 literal"},
       {"http://[::1]x/", "malformed IPv6 literal"},
@@ -181,16 +175,14 @@ TEST(NormalizeUrlTest, RejectsWithAReason) {
 
 TEST(NormalizeUrlTest, LengthLimit) {
   const std::string prefix = "http://a.com/";
-  const std::string at_limit =
-      prefix + std::string(kDefaultMaxUrlLength - prefix.size(), 'x');
+  const std::string at_limit = prefix + std::string(kDefaultMaxUrlLength - prefix.size(), 'x');
   EXPECT_EQ(Error(at_limit), "");
   EXPECT_EQ(Error(at_limit + "x"), "url: longer than 2048 bytes (2049)");
 
   UrlLimits small;
   small.max_length = 20;
   EXPECT_EQ(Error("http://a.com/1234567", small), "");
-  EXPECT_THAT(Error("http://a.com/12345678", small),
-              HasSubstr("longer than 20 bytes (21)"));
+  EXPECT_THAT(Error("http://a.com/12345678", small), HasSubstr("longer than 20 bytes (21)"));
   // Escaping can lengthen a URL past the limit.
   EXPECT_THAT(Error("http://a.com/\xC3\xBC\xC3\xBC", small),
               HasSubstr("longer than 20 bytes after normalisation (25)"));

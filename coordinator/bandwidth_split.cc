@@ -35,9 +35,7 @@ std::vector<double> Normalise(double bandwidth, std::vector<double> weights,
     bool changed = false;
     for (size_t i = 0; i < n; ++i) {
       if (!live[i]) continue;
-      out[i] = pinned[i] || free_weight <= 0.0
-                   ? floor
-                   : free_budget * weights[i] / free_weight;
+      out[i] = pinned[i] || free_weight <= 0.0 ? floor : free_budget * weights[i] / free_weight;
       if (!pinned[i] && out[i] < floor) {
         pinned[i] = true;
         changed = true;
@@ -60,8 +58,7 @@ std::vector<double> EqualSplit(double bandwidth, const std::vector<bool>& live) 
 }
 
 std::vector<double> AdaptiveStep(double bandwidth, const std::vector<double>& budgets,
-                                 const std::vector<double>& levels,
-                                 const std::vector<bool>& live,
+                                 const std::vector<double>& levels, const std::vector<bool>& live,
                                  const AdaptiveSplitOptions& options) {
   const size_t n = live.size();
   const int live_count = CountLive(live);

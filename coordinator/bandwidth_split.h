@@ -42,8 +42,7 @@ std::vector<double> EqualSplit(double bandwidth, const std::vector<bool>& live);
 // finite) keeps its share. Dead shards get 0. The result sums to
 // `bandwidth` whenever a shard is live.
 std::vector<double> AdaptiveStep(double bandwidth, const std::vector<double>& budgets,
-                                 const std::vector<double>& levels,
-                                 const std::vector<bool>& live,
+                                 const std::vector<double>& levels, const std::vector<bool>& live,
                                  const AdaptiveSplitOptions& options = {});
 
 }  // namespace coordinator

@@ -17,39 +17,34 @@ using ::testing::ElementsAre;
 double Sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
 
 TEST(BandwidthSplitTest, EqualGivesLiveShardsROverN) {
-  EXPECT_THAT(EqualSplit(90.0, {true, false, true, true}),
-              ElementsAre(30.0, 0.0, 30.0, 30.0));
+  EXPECT_THAT(EqualSplit(90.0, {true, false, true, true}), ElementsAre(30.0, 0.0, 30.0, 30.0));
 }
 
 TEST(BandwidthSplitTest, EqualLevelsAreAFixedPoint) {
   const std::vector<double> budgets = {10.0, 30.0, 60.0};
   EXPECT_THAT(AdaptiveStep(100.0, budgets, {2.0, 2.0, 2.0}, {true, true, true}),
-              ElementsAre(DoubleNear(10.0, 1e-9), DoubleNear(30.0, 1e-9),
-                          DoubleNear(60.0, 1e-9)));
+              ElementsAre(DoubleNear(10.0, 1e-9), DoubleNear(30.0, 1e-9), DoubleNear(60.0, 1e-9)));
 }
 
 TEST(BandwidthSplitTest, BudgetMovesTowardTheHigherLevel) {
-  const std::vector<double> next =
-      AdaptiveStep(100.0, {50.0, 50.0}, {4.0, 1.0}, {true, true});
+  const std::vector<double> next = AdaptiveStep(100.0, {50.0, 50.0}, {4.0, 1.0}, {true, true});
   EXPECT_GT(next[0], 50.0);
   EXPECT_LT(next[1], 50.0);
   EXPECT_NEAR(Sum(next), 100.0, 1e-9);
 }
 
 TEST(BandwidthSplitTest, DeadShardsGetNothingAndTheRestShareR) {
-  const std::vector<double> next =
-      AdaptiveStep(100.0, {25.0, 25.0, 25.0, 25.0}, {1.0, 1.0, 1.0, 1.0},
-                   {true, false, true, true});
-  EXPECT_THAT(next, ElementsAre(DoubleNear(100.0 / 3, 1e-9), 0.0,
-                                DoubleNear(100.0 / 3, 1e-9), DoubleNear(100.0 / 3, 1e-9)));
-  EXPECT_THAT(AdaptiveStep(100.0, {50.0, 50.0}, {1.0, 1.0}, {false, false}),
-              ElementsAre(0.0, 0.0));
+  const std::vector<double> next = AdaptiveStep(100.0, {25.0, 25.0, 25.0, 25.0},
+                                                {1.0, 1.0, 1.0, 1.0}, {true, false, true, true});
+  EXPECT_THAT(next, ElementsAre(DoubleNear(100.0 / 3, 1e-9), 0.0, DoubleNear(100.0 / 3, 1e-9),
+                                DoubleNear(100.0 / 3, 1e-9)));
+  EXPECT_THAT(AdaptiveStep(100.0, {50.0, 50.0}, {1.0, 1.0}, {false, false}), ElementsAre(0.0, 0.0));
 }
 
 TEST(BandwidthSplitTest, UnknownLevelsKeepTheirShareAndNewShardsStartFair) {
   // Shard 2 joined (no budget, no level yet); shard 1 has not reported.
-  const std::vector<double> next = AdaptiveStep(
-      90.0, {45.0, 45.0, 0.0}, {1.0, std::nan(""), -1.0}, {true, true, true});
+  const std::vector<double> next =
+      AdaptiveStep(90.0, {45.0, 45.0, 0.0}, {1.0, std::nan(""), -1.0}, {true, true, true});
   EXPECT_NEAR(Sum(next), 90.0, 1e-9);
   EXPECT_NEAR(next[1] / next[2], 45.0 / 30.0, 1e-9);
 }

@@ -31,8 +31,8 @@ uint64_t ShardLeaseId(uint64_t cluster_lease_id) { return cluster_lease_id & kLe
 
 absl::Status Coordinator::Validate(const CoordinatorOptions& options) {
   if (options.num_shards < 1 || options.num_shards > kMaxShards) {
-    return absl::InvalidArgumentError(absl::StrCat("num_shards: must be in [1, ", kMaxShards,
-                                                   "], got ", options.num_shards));
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_shards: must be in [1, ", kMaxShards, "], got ", options.num_shards));
   }
   if (absl::Status s = SlotPacer::ValidateBandwidth(options.bandwidth); !s.ok()) return s;
   if (!(options.pacer.grace >= 0.0) || !(options.pacer.max_lookahead >= 0.0)) {
@@ -151,8 +151,8 @@ std::vector<ShardDirectory::Transition> Coordinator::Tick(double now) {
   }
   if (mode_ == Mode::kSplitAdaptive) {
     if (period_over || !changes.empty()) {
-      budgets_ = AdaptiveStep(bandwidth(), budgets_, levels_, directory_.Live(now),
-                              options_.adaptive);
+      budgets_ =
+          AdaptiveStep(bandwidth(), budgets_, levels_, directory_.Live(now), options_.adaptive);
       dealer_.SetBudgets(budgets_);
     }
   } else if (!changes.empty()) {

@@ -29,9 +29,10 @@ CoordinatorOptions Options(int shards, double bandwidth, Mode mode) {
 void AllAnswer(Coordinator& c, double now, int except = -1) {
   for (int s = 0; s < c.directory().num_shards(); ++s) {
     if (s == except) continue;
-    ASSERT_TRUE(c.directory()
-                    .Record({absl::StrCat("shard", s), true, s, c.directory().num_shards(), "site"}, now)
-                    .ok());
+    ASSERT_TRUE(
+        c.directory()
+            .Record({absl::StrCat("shard", s), true, s, c.directory().num_shards(), "site"}, now)
+            .ok());
   }
 }
 
@@ -86,8 +87,8 @@ TEST(CoordinatorTest, MergeGivesSlotsToTheBestPeekedValues) {
       c.MergeSlots(slots, {{0.5, 0.1}, {}, {0.9, 0.4, 0.3}}, {4, 4, 4}, &assigned);
   // Values in order 0.9 (shard 2), 0.5 (0), 0.4 (2), 0.3 (2).
   EXPECT_EQ(assigned, 4u);
-  EXPECT_THAT(by_shard[2], ElementsAre(DoubleNear(0.0, 1e-12), DoubleNear(0.2, 1e-12),
-                                       DoubleNear(0.3, 1e-12)));
+  EXPECT_THAT(by_shard[2],
+              ElementsAre(DoubleNear(0.0, 1e-12), DoubleNear(0.2, 1e-12), DoubleNear(0.3, 1e-12)));
   EXPECT_THAT(by_shard[0], ElementsAre(DoubleNear(0.1, 1e-12)));
   EXPECT_TRUE(by_shard[1].empty());
 }

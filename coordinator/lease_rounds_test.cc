@@ -98,9 +98,8 @@ class LeaseRoundsTest : public ::testing::Test {
     o.directory.failure_timeout = 1.5;
     core_ = std::make_unique<Coordinator>(o, 0.0);
     for (int s = 0; s < shards; ++s) {
-      ASSERT_TRUE(core_->directory()
-                      .Record({absl::StrCat("shard", s), true, s, shards, "site"}, 0.0)
-                      .ok());
+      ASSERT_TRUE(
+          core_->directory().Record({absl::StrCat("shard", s), true, s, shards, "site"}, 0.0).ok());
     }
     core_->Tick(0.0);
   }

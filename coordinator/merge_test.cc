@@ -14,10 +14,8 @@ namespace {
 using ::testing::ElementsAre;
 
 TEST(MergeTest, SlotsGoToTheBestValuesInOrder) {
-  EXPECT_THAT(AssignSlotsByMerge({{5.0, 1.0}, {4.0, 3.0, 2.0}, {}}, 4),
-              ElementsAre(0, 1, 1, 1));
-  EXPECT_THAT(AssignSlotsByMerge({{5.0, 1.0}, {4.0, 3.0, 2.0}}, 10),
-              ElementsAre(0, 1, 1, 1, 0));
+  EXPECT_THAT(AssignSlotsByMerge({{5.0, 1.0}, {4.0, 3.0, 2.0}, {}}, 4), ElementsAre(0, 1, 1, 1));
+  EXPECT_THAT(AssignSlotsByMerge({{5.0, 1.0}, {4.0, 3.0, 2.0}}, 10), ElementsAre(0, 1, 1, 1, 0));
   EXPECT_THAT(AssignSlotsByMerge({}, 3), ElementsAre());
   EXPECT_THAT(AssignSlotsByMerge({{1.0}}, 0), ElementsAre());
 }
@@ -29,12 +27,10 @@ TEST(MergeTest, TiesGoToTheLowerShard) {
 // A shard that sent part of its candidates can win the slot after its last
 // one, so the merge stops there; a complete list just runs out.
 TEST(MergeTest, StopsWhereATruncatedListRunsOut) {
-  EXPECT_THAT(AssignSlotsByMerge({{5.0, 4.0}, {4.5, 1.0}}, 4, {true, false}),
-              ElementsAre(0, 1, 0));
+  EXPECT_THAT(AssignSlotsByMerge({{5.0, 4.0}, {4.5, 1.0}}, 4, {true, false}), ElementsAre(0, 1, 0));
   EXPECT_THAT(AssignSlotsByMerge({{5.0, 4.0}, {4.5, 1.0}}, 4, {false, true}),
               ElementsAre(0, 1, 0, 1));
-  EXPECT_THAT(AssignSlotsByMerge({{5.0}, {4.5, 4.2, 1.0}}, 3, {false, true}),
-              ElementsAre(0, 1, 1));
+  EXPECT_THAT(AssignSlotsByMerge({{5.0}, {4.5, 4.2, 1.0}}, 3, {false, true}), ElementsAre(0, 1, 1));
 }
 
 // Against sorting everything: the merge takes the k best values overall.

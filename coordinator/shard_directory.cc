@@ -17,28 +17,28 @@ absl::Status ShardDirectory::Record(const Probe& probe, double now) {
     return absl::OkStatus();
   }
   if (probe.num_shards != num_shards()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "shard at ", probe.address, " belongs to a cluster of ", probe.num_shards,
-        " shards, this coordinator routes over ", num_shards(),
-        "; refusing it (start both with the same shard count)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("shard at ", probe.address, " belongs to a cluster of ", probe.num_shards,
+                     " shards, this coordinator routes over ", num_shards(),
+                     "; refusing it (start both with the same shard count)"));
   }
   if (probe.routing != options_.routing) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "shard at ", probe.address, " routes URLs by ",
-        probe.routing.empty() ? "host (a build before site routing)" : probe.routing,
-        ", this coordinator by ", options_.routing,
-        "; refusing it (run the coordinator with the routing of the shards' stores)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("shard at ", probe.address, " routes URLs by ",
+                     probe.routing.empty() ? "host (a build before site routing)" : probe.routing,
+                     ", this coordinator by ", options_.routing,
+                     "; refusing it (run the coordinator with the routing of the shards' stores)"));
   }
   if (probe.shard_index < 0 || probe.shard_index >= num_shards()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("shard at ", probe.address, " reports index ", probe.shard_index,
-                     ", outside [0, ", num_shards(), "); refusing it"));
+    return absl::FailedPreconditionError(absl::StrCat("shard at ", probe.address, " reports index ",
+                                                      probe.shard_index, ", outside [0, ",
+                                                      num_shards(), "); refusing it"));
   }
   Shard& shard = shards_[probe.shard_index];
   if (shard.address != probe.address && IsLive(probe.shard_index, now)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "shards at ", shard.address, " and ", probe.address, " both report index ",
-        probe.shard_index, "; keeping ", shard.address, ", refusing ", probe.address));
+    return absl::FailedPreconditionError(
+        absl::StrCat("shards at ", shard.address, " and ", probe.address, " both report index ",
+                     probe.shard_index, "; keeping ", shard.address, ", refusing ", probe.address));
   }
   shard.address = probe.address;
   shard.last_ok = now;

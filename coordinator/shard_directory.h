@@ -37,10 +37,10 @@ class ShardDirectory {
   // What a probe of one address found.
   struct Probe {
     std::string address;
-    bool ok = false;           // answered health and stats
-    int shard_index = -1;      // as the shard reports it
-    int num_shards = 0;        // as the shard reports it
-    std::string routing;       // as the shard reports it
+    bool ok = false;       // answered health and stats
+    int shard_index = -1;  // as the shard reports it
+    int num_shards = 0;    // as the shard reports it
+    std::string routing;   // as the shard reports it
   };
   // A shard's place: its address and state.
   struct Shard {

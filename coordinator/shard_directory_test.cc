@@ -78,8 +78,7 @@ TEST(ShardDirectoryTest, AWrongShardCountIsRefusedLoudly) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("cluster of 3 shards"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("a:1"));
   EXPECT_FALSE(dir.IsLive(0, 0.0));
-  EXPECT_EQ(dir.Record(Answer("a:1", 4, 4), 0.0).code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(dir.Record(Answer("a:1", 4, 4), 0.0).code(), absl::StatusCode::kFailedPrecondition);
 }
 
 // A shard whose store routes otherwise (made before site routing) would

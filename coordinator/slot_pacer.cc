@@ -20,15 +20,14 @@ constexpr double kMinBandwidth = 1e-3;
 
 absl::Status SlotPacer::ValidateBandwidth(double bandwidth) {
   if (!std::isfinite(bandwidth) || bandwidth < kMinBandwidth || bandwidth > kMaxBandwidth) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bandwidth: must be a finite number of crawls per second in [", kMinBandwidth, ", ",
-        kMaxBandwidth, "], got ", bandwidth));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bandwidth: must be a finite number of crawls per second in [", kMinBandwidth,
+                     ", ", kMaxBandwidth, "], got ", bandwidth));
   }
   return absl::OkStatus();
 }
 
-SlotPacer::SlotPacer(double bandwidth, double start, const Options& options)
-    : options_(options) {
+SlotPacer::SlotPacer(double bandwidth, double start, const Options& options) : options_(options) {
   // Slot 1 of the first segment is at `start`.
   segments_.push_back({start - 1.0 / bandwidth, bandwidth, 1, kOpen});
 }

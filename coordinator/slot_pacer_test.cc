@@ -26,8 +26,8 @@ SlotPacer::Options Grace(double grace, double lookahead = 1.0) {
 TEST(SlotPacerTest, SlotsAreOnTheGridJOverR) {
   SlotPacer pacer(10.0, 0.0, Grace(1.0));
   EXPECT_THAT(pacer.Take(0.35, 0.35, 100),
-              ElementsAre(DoubleNear(0.0, 1e-12), DoubleNear(0.1, 1e-12),
-                          DoubleNear(0.2, 1e-12), DoubleNear(0.3, 1e-12)));
+              ElementsAre(DoubleNear(0.0, 1e-12), DoubleNear(0.1, 1e-12), DoubleNear(0.2, 1e-12),
+                          DoubleNear(0.3, 1e-12)));
   EXPECT_THAT(pacer.Take(0.35, 0.35, 100), ElementsAre());
   EXPECT_THAT(pacer.Take(0.41, 0.41, 100), ElementsAre(DoubleNear(0.4, 1e-12)));
   EXPECT_NEAR(pacer.NextSlotTime(0.41), 0.5, 1e-12);
@@ -52,8 +52,8 @@ TEST(SlotPacerTest, UntakenSlotsAreDroppedAfterTheGraceNotSavedUp) {
   SlotPacer pacer(10.0, 0.0, Grace(0.25, 0.0));
   // Idle for 100 s: only the slots of the last 0.25 s are left.
   std::vector<double> slots = pacer.Take(100.0, 100.0, 1 << 20);
-  EXPECT_THAT(slots, ElementsAre(DoubleNear(99.8, 1e-9), DoubleNear(99.9, 1e-9),
-                                 DoubleNear(100.0, 1e-9)));
+  EXPECT_THAT(slots,
+              ElementsAre(DoubleNear(99.8, 1e-9), DoubleNear(99.9, 1e-9), DoubleNear(100.0, 1e-9)));
   EXPECT_EQ(pacer.stats().dropped, 998u);
   EXPECT_EQ(pacer.stats().handed_out, 3u);
 }
@@ -63,9 +63,9 @@ TEST(SlotPacerTest, RateChangeTakesEffectFromTheNextSlot) {
   ASSERT_EQ(pacer.Take(0.52, 0.52, 100).size(), 6u);  // 0 .. 0.5
   ASSERT_TRUE(pacer.SetBandwidth(20.0, 0.52).ok());
   EXPECT_DOUBLE_EQ(pacer.bandwidth(), 20.0);
-  EXPECT_THAT(pacer.Take(0.66, 0.66, 100),
-              ElementsAre(DoubleNear(0.55, 1e-12), DoubleNear(0.60, 1e-12),
-                          DoubleNear(0.65, 1e-12)));
+  EXPECT_THAT(
+      pacer.Take(0.66, 0.66, 100),
+      ElementsAre(DoubleNear(0.55, 1e-12), DoubleNear(0.60, 1e-12), DoubleNear(0.65, 1e-12)));
 }
 
 TEST(SlotPacerTest, DueSlotsOfTheOldRateStayTakeable) {
@@ -74,8 +74,7 @@ TEST(SlotPacerTest, DueSlotsOfTheOldRateStayTakeable) {
   // Slots 0.1 .. 0.3 are due and not taken when R drops to 1.
   ASSERT_TRUE(pacer.SetBandwidth(1.0, 0.33).ok());
   EXPECT_THAT(pacer.Take(0.4, 0.4, 100),
-              ElementsAre(DoubleNear(0.1, 1e-12), DoubleNear(0.2, 1e-12),
-                          DoubleNear(0.3, 1e-12)));
+              ElementsAre(DoubleNear(0.1, 1e-12), DoubleNear(0.2, 1e-12), DoubleNear(0.3, 1e-12)));
   EXPECT_THAT(pacer.Take(1.35, 1.35, 100), ElementsAre(DoubleNear(1.3, 1e-12)));
 }
 
@@ -95,8 +94,8 @@ TEST(SlotPacerTest, RateChangeBeforeTheFirstSlot) {
 
 TEST(SlotPacerTest, BadBandwidthIsRejectedNamingTheField) {
   SlotPacer pacer(10.0, 0.0, Grace(1.0));
-  for (double bad : {0.0, -1.0, 1e-9, 9.9e-4, std::nan(""),
-                     std::numeric_limits<double>::infinity(), 1e12}) {
+  for (double bad :
+       {0.0, -1.0, 1e-9, 9.9e-4, std::nan(""), std::numeric_limits<double>::infinity(), 1e12}) {
     absl::Status status = pacer.SetBandwidth(bad, 1.0);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_THAT(std::string(status.message()), HasSubstr("bandwidth")) << bad;
@@ -153,8 +152,7 @@ TEST(SlotPacerTest, RandomTakesAndChangesKeepThePacingBound) {
       const double end = now + lookahead + 0.0123;  // past every slot taken ahead
       pacer.Take(end, end, 1 << 30);
       const uint64_t slots_so_far = static_cast<uint64_t>(std::floor(end * rate)) + 1;
-      EXPECT_EQ(pacer.stats().handed_out + pacer.stats().dropped, slots_so_far)
-          << "seed " << seed;
+      EXPECT_EQ(pacer.stats().handed_out + pacer.stats().dropped, slots_so_far) << "seed " << seed;
     }
   }
 }

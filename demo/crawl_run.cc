@@ -8,13 +8,13 @@
 #include <thread>
 #include <utility>
 
-#include "cluster/tokens.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "client/admin_client.h"
 #include "client/fetcher_client.h"
 #include "client/ping_client.h"
+#include "cluster/tokens.h"
 #include "demo/cpu_time.h"
 
 namespace recrawl {
@@ -58,15 +58,14 @@ struct Shared {
 
 // Leases, fetches from the web and reports until a slot reaches the end of
 // the run or the run is stopped.
-void FetchLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& options,
-               int index, const std::atomic<bool>& stop, Shared& shared) {
+void FetchLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& options, int index,
+               const std::atomic<bool>& stop, Shared& shared) {
   client::FetcherOptions fetcher;
   fetcher.holder = absl::StrCat("demo-fetcher-", index);
   // Come back now and then to look at the stop flag.
   fetcher.max_wait = absl::Seconds(1);
   fetcher.lookahead = options.lookahead;
-  client::FetcherClient client(cluster.ClientOptionsFor(cluster::Role::kFetcher),
-                               fetcher);
+  client::FetcherClient client(cluster.ClientOptionsFor(cluster::Role::kFetcher), fetcher);
   const double end = options.start + options.duration;
   std::vector<CrawlReport> reports;
   const double cpu_start = ThreadCpuSeconds();
@@ -84,12 +83,10 @@ void FetchLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& optio
     }
   } account{shared, cpu_start, web_cpu};
   while (!stop && !shared.done) {
-    absl::StatusOr<std::vector<CoordinatorLease>> leases =
-        client.Lease(options.lease_batch);
+    absl::StatusOr<std::vector<CoordinatorLease>> leases = client.Lease(options.lease_batch);
     if (!leases.ok()) {
-      shared.Fail(absl::Status(
-          leases.status().code(),
-          absl::StrCat("fetcher ", index, ": Lease: ", leases.status().message())));
+      shared.Fail(absl::Status(leases.status().code(), absl::StrCat("fetcher ", index, ": Lease: ",
+                                                                    leases.status().message())));
       return;
     }
     reports.clear();
@@ -110,9 +107,10 @@ void FetchLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& optio
         }
         const int page = shared.web->PageOfUrl(lease.url());
         if (page < 0) {
-          shared.error = absl::InternalError(
-              absl::StrCat("fetcher ", index, ": leased a URL the web does "
-                           "not have: ", lease.url()));
+          shared.error = absl::InternalError(absl::StrCat("fetcher ", index,
+                                                          ": leased a URL the web does "
+                                                          "not have: ",
+                                                          lease.url()));
           shared.done = true;
           return;
         }
@@ -125,19 +123,15 @@ void FetchLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& optio
         CrawlReport& report = reports.emplace_back();
         report.set_lease_id(lease.lease_id());
         report.set_fetch_time(t);
-        report.set_outcome(outcome.changed
-                               ? CRAWL_OUTCOME_CHANGED
-                               : CRAWL_OUTCOME_UNCHANGED);
+        report.set_outcome(outcome.changed ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED);
       }
     }
     if (!reports.empty()) {
-      absl::StatusOr<ReportCrawlsResponse> response =
-          client.Report(reports);
+      absl::StatusOr<ReportCrawlsResponse> response = client.Report(reports);
       if (!response.ok()) {
         shared.Fail(absl::Status(
             response.status().code(),
-            absl::StrCat("fetcher ", index, ": Report: ",
-                         response.status().message())));
+            absl::StrCat("fetcher ", index, ": Report: ", response.status().message())));
         return;
       }
       absl::MutexLock lock(&shared.mu);
@@ -161,9 +155,8 @@ void PingLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& option
   absl::StatusOr<std::unique_ptr<client::PingClient>> pinger =
       client::PingClient::Create(cluster.ClientOptionsFor(cluster::Role::kPinger));
   if (!pinger.ok()) {
-    shared.Fail(absl::Status(
-        pinger.status().code(),
-        absl::StrCat("pinger: ", pinger.status().message())));
+    shared.Fail(
+        absl::Status(pinger.status().code(), absl::StrCat("pinger: ", pinger.status().message())));
     return;
   }
   std::vector<WebSignal> due;
@@ -201,25 +194,22 @@ void PingLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& option
     // Outside the web's lock: Add blocks while the stream is full, and the
     // fetchers must not wait for the signals.
     for (Signal& signal : signals) {
-      if (absl::Status status = (*pinger)->Add(std::move(signal));
-          !status.ok()) {
-        shared.Fail(absl::Status(
-            status.code(), absl::StrCat("pinger: ", status.message())));
+      if (absl::Status status = (*pinger)->Add(std::move(signal)); !status.ok()) {
+        shared.Fail(absl::Status(status.code(), absl::StrCat("pinger: ", status.message())));
         return;
       }
     }
     // A partial batch goes now rather than when it fills: a signal that
     // waits is one the shards cannot use for the slots in between.
     if (absl::Status status = (*pinger)->Flush(); !status.ok()) {
-      shared.Fail(absl::Status(
-          status.code(), absl::StrCat("pinger: ", status.message())));
+      shared.Fail(absl::Status(status.code(), absl::StrCat("pinger: ", status.message())));
       return;
     }
     {
       absl::MutexLock lock(&shared.mu);
       const client::PingStats stats = (*pinger)->stats();
-      shared.totals.signals = stats.counted + stats.registered +
-                              stats.duplicate + stats.stale + stats.unknown;
+      shared.totals.signals =
+          stats.counted + stats.registered + stats.duplicate + stats.stale + stats.unknown;
       shared.totals.signals_counted = stats.counted;
       shared.totals.signals_resent = stats.retried;
     }
@@ -232,8 +222,7 @@ void PingLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& option
 absl::Status LoadWeb(const deploy::LocalCluster& cluster, const SimulatedWeb& web,
                      double last_crawl_time, const std::atomic<bool>& stop,
                      const std::function<void(int64_t)>& on_batch) {
-  const client::ClientOptions options =
-      cluster.ClientOptionsFor(cluster::Role::kOperator);
+  const client::ClientOptions options = cluster.ClientOptionsFor(cluster::Role::kOperator);
   client::AdminClient admin(options);
   constexpr int kBatch = 20000;
   // An upsert sets the same fields again, so items a shard did not answer
@@ -258,10 +247,9 @@ absl::Status LoadWeb(const deploy::LocalCluster& cluster, const SimulatedWeb& we
       if (stop) return absl::CancelledError("stopped while loading the web");
       absl::StatusOr<UpsertUrlsResponse> response = admin.UpsertUrls(specs);
       if (!response.ok()) {
-        return absl::Status(
-            response.status().code(),
-            absl::StrCat("loading pages ", begin, "..", end - 1, ": ",
-                         response.status().message()));
+        return absl::Status(response.status().code(),
+                            absl::StrCat("loading pages ", begin, "..", end - 1, ": ",
+                                         response.status().message()));
       }
       std::vector<UrlSpec> again;
       for (const ItemStatus& item : response->result().rejected()) {
@@ -270,8 +258,7 @@ absl::Status LoadWeb(const deploy::LocalCluster& cluster, const SimulatedWeb& we
         if ((code != absl::StatusCode::kDeadlineExceeded &&
              code != absl::StatusCode::kUnavailable) ||
             round == kRounds) {
-          return absl::Status(code, absl::StrCat("loading ", spec.url(), ": ",
-                                                 item.message()));
+          return absl::Status(code, absl::StrCat("loading ", spec.url(), ": ", item.message()));
         }
         again.push_back(spec);
       }
@@ -287,26 +274,22 @@ absl::Status LoadWeb(const deploy::LocalCluster& cluster, const SimulatedWeb& we
 }
 
 absl::StatusOr<CrawlRunResult> RunCrawl(
-    const deploy::LocalCluster& cluster, SimulatedWeb& web,
-    const CrawlRunOptions& options, const std::atomic<bool>& stop,
-    const std::function<void(const CrawlProgress&)>& on_progress) {
+    const deploy::LocalCluster& cluster, SimulatedWeb& web, const CrawlRunOptions& options,
+    const std::atomic<bool>& stop, const std::function<void(const CrawlProgress&)>& on_progress) {
   if (!(options.duration > 0.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "duration: must be > 0, got ", options.duration));
+    return absl::InvalidArgumentError(
+        absl::StrCat("duration: must be > 0, got ", options.duration));
   }
   if (options.fetchers < 0 || (options.fetchers == 0 && !options.signals)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "fetchers: must be >= 1, or 0 with signals on; got ",
-        options.fetchers));
+    return absl::InvalidArgumentError(
+        absl::StrCat("fetchers: must be >= 1, or 0 with signals on; got ", options.fetchers));
   }
   const sim::BandwidthSchedule& schedule = options.bandwidth;
   if (schedule.start.empty() || schedule.start.size() != schedule.rate.size()) {
     return absl::InvalidArgumentError("bandwidth: schedule has no steps");
   }
   client::AdminClient admin(cluster.ClientOptionsFor(cluster::Role::kOperator));
-  if (auto set = admin.SetBandwidth(schedule.rate[0],
-                                    COORDINATOR_MODE_UNSPECIFIED);
-      !set.ok()) {
+  if (auto set = admin.SetBandwidth(schedule.rate[0], COORDINATOR_MODE_UNSPECIFIED); !set.ok()) {
     return set.status();
   }
 
@@ -357,13 +340,10 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
     on_progress(p);
     last_progress = Steady::now();
   };
-  while (!stop && !shared.done &&
-         cluster.Now() < options.start + options.duration) {
+  while (!stop && !shared.done && cluster.Now() < options.start + options.duration) {
     const double web_now = cluster.Now() - options.start;
-    if (next_step < schedule.start.size() &&
-        web_now >= schedule.start[next_step]) {
-      if (auto set = admin.SetBandwidth(schedule.rate[next_step],
-                                        COORDINATOR_MODE_UNSPECIFIED);
+    if (next_step < schedule.start.size() && web_now >= schedule.start[next_step]) {
+      if (auto set = admin.SetBandwidth(schedule.rate[next_step], COORDINATOR_MODE_UNSPECIFIED);
           !set.ok()) {
         shared.Fail(set.status());
         break;

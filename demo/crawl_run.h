@@ -22,8 +22,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "deploy/local_cluster.h"
 #include "demo/simulated_web.h"
+#include "deploy/local_cluster.h"
 #include "sim/world.h"
 
 namespace recrawl {
@@ -108,9 +108,8 @@ struct CrawlRunResult {
 // (then CANCELLED). `on_progress` is called from the calling thread every
 // progress_period and once at the end.
 absl::StatusOr<CrawlRunResult> RunCrawl(
-    const deploy::LocalCluster& cluster, SimulatedWeb& web,
-    const CrawlRunOptions& options, const std::atomic<bool>& stop,
-    const std::function<void(const CrawlProgress&)>& on_progress);
+    const deploy::LocalCluster& cluster, SimulatedWeb& web, const CrawlRunOptions& options,
+    const std::atomic<bool>& stop, const std::function<void(const CrawlProgress&)>& on_progress);
 
 // Upserts every page of `web` (μ, and the true Δ, λ, ν as priors; pages
 // without a source get λ = ν = 0) with `last_crawl_time`, in batches,

@@ -37,8 +37,7 @@ std::string ColumnName(const PolicyRun& run) {
 }
 
 // Mean of the windows of a phase [from, to) of the run.
-double PhaseMean(const std::vector<double>& windows, double width, double from,
-                 double to) {
+double PhaseMean(const std::vector<double>& windows, double width, double from, double to) {
   double sum = 0.0, length = 0.0;
   for (size_t k = 0; k < windows.size(); ++k) {
     const double lo = std::max(from, k * width);
@@ -64,14 +63,12 @@ double AskedCrawls(const sim::BandwidthSchedule& s, double duration) {
   return crawls;
 }
 
-absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
-                                    const std::string& policy, bool lease_only,
-                                    const sim::BandwidthSchedule& schedule,
+absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options, const std::string& policy,
+                                    bool lease_only, const sim::BandwidthSchedule& schedule,
                                     const std::atomic<bool>& stop,
                                     const MainJobObserver& observer) {
   const std::string name =
-      lease_only ? absl::StrCat(DisplayName(policy), " LEASES ONLY")
-                 : DisplayName(policy);
+      lease_only ? absl::StrCat(DisplayName(policy), " LEASES ONLY") : DisplayName(policy);
   absl::StatusOr<SimulatedWeb> web = SimulatedWeb::Create(options.web);
   if (!web.ok()) return web.status();
 
@@ -82,16 +79,15 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
   std::error_code error;
   std::filesystem::remove_all(cluster_options.data_dir, error);
   if (error) {
-    return absl::InternalError(absl::StrCat(
-        "cannot remove ", cluster_options.data_dir, ": ", error.message()));
+    return absl::InternalError(
+        absl::StrCat("cannot remove ", cluster_options.data_dir, ": ", error.message()));
   }
   // The URLs' last crawl time lies this far (clock seconds) ahead while
   // they load; the shards must accept it.
   const double load_margin =
       options.cluster.time_scale * (2.0 + web->num_pages() / kAssumedLoadRate);
   cluster_options.shard_flags.push_back("--policy=" + policy);
-  cluster_options.shard_flags.push_back(
-      absl::StrCat("--max_clock_skew=", 300.0 + 2 * load_margin));
+  cluster_options.shard_flags.push_back(absl::StrCat("--max_clock_skew=", 300.0 + 2 * load_margin));
 
   PolicyRun run;
   run.policy = policy;
@@ -99,8 +95,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
   const Steady::time_point began = Steady::now();
   deploy::LocalCluster cluster(cluster_options);
   observer.note(absl::StrCat(name, ": starting ", cluster_options.shards,
-                             " shards and a coordinator under ",
-                             cluster_options.data_dir));
+                             " shards and a coordinator under ", cluster_options.data_dir));
   if (absl::Status s = cluster.Start(); !s.ok()) return s;
 
   auto finish = [&](absl::Status status) -> absl::Status {
@@ -116,19 +111,14 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
   const double start = cluster.Now() + load_margin;
   observer.note(absl::StrCat(name, ": loading ", web->num_pages(), " pages"));
   const Steady::time_point load_began = Steady::now();
-  absl::Status loaded =
-      LoadWeb(cluster, *web, start, stop, [&](int64_t pages) {
-        (void)pages;
-      });
+  absl::Status loaded = LoadWeb(cluster, *web, start, stop, [&](int64_t pages) { (void)pages; });
   run.load_seconds = SecondsSince(load_began);
   if (!loaded.ok()) return finish(loaded);
   const double late = cluster.Now() - start;
   observer.note(absl::StrFormat(
       "%s: loaded in %.1f s; crawl %s", name, run.load_seconds,
-      late > 0 ? absl::StrFormat("starts %.1f simulated s late (slow load)",
-                                 late)
-               : absl::StrFormat("starts in %.1f real s",
-                                 -late / options.cluster.time_scale)));
+      late > 0 ? absl::StrFormat("starts %.1f simulated s late (slow load)", late)
+               : absl::StrFormat("starts in %.1f real s", -late / options.cluster.time_scale)));
 
   CrawlRunOptions crawl;
   crawl.start = start;
@@ -138,10 +128,8 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
   crawl.signals = options.signals;
   crawl.lookahead = options.lookahead;
   crawl.lease_only = lease_only;
-  absl::StatusOr<CrawlRunResult> result =
-      RunCrawl(cluster, *web, crawl, stop, [&](const CrawlProgress& p) {
-        observer.progress(name, p);
-      });
+  absl::StatusOr<CrawlRunResult> result = RunCrawl(
+      cluster, *web, crawl, stop, [&](const CrawlProgress& p) { observer.progress(name, p); });
   if (!result.ok()) return finish(result.status());
   run.result = *std::move(result);
   if (absl::Status s = finish(absl::OkStatus()); !s.ok()) return s;
@@ -152,30 +140,27 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options,
 }  // namespace
 
 sim::BandwidthSchedule MainJobSchedule(double bandwidth, double duration) {
-  return {{0.0, duration / 3, 2 * duration / 3},
-          {bandwidth, 1.5 * bandwidth, bandwidth}};
+  return {{0.0, duration / 3, 2 * duration / 3}, {bandwidth, 1.5 * bandwidth, bandwidth}};
 }
 
 absl::StatusOr<MainJobResult> RunMainJob(const MainJobOptions& options,
                                          const std::atomic<bool>& stop,
                                          const MainJobObserver& observer) {
   if (!(options.duration > 0.0) || !std::isfinite(options.duration)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "duration: must be positive and finite, got ", options.duration));
+    return absl::InvalidArgumentError(
+        absl::StrCat("duration: must be positive and finite, got ", options.duration));
   }
   if (!(options.bandwidth > 0.0) || !std::isfinite(options.bandwidth)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bandwidth: must be positive and finite, got ", options.bandwidth));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bandwidth: must be positive and finite, got ", options.bandwidth));
   }
   if (options.fetchers < 0 || (options.fetchers == 0 && !options.signals)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "fetchers: must be >= 1, or 0 with signals on; got ",
-        options.fetchers));
+    return absl::InvalidArgumentError(
+        absl::StrCat("fetchers: must be >= 1, or 0 with signals on; got ", options.fetchers));
   }
   for (const std::string& p : options.policies) {
     if (absl::Status s = policy::CrawlPolicy::Parse(p).status(); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("policy '", p, "': ", s.message()));
+      return absl::InvalidArgumentError(absl::StrCat("policy '", p, "': ", s.message()));
     }
   }
   MainJobOptions job = options;
@@ -188,14 +173,14 @@ absl::StatusOr<MainJobResult> RunMainJob(const MainJobOptions& options,
   {
     absl::StatusOr<SimulatedWeb> web = SimulatedWeb::Create(job.web);
     if (!web.ok()) return web.status();
-    observer.note(absl::StrCat("BASELINE: solving problem (5) for ",
-                               web->num_pages(), " pages at each bandwidth"));
+    observer.note(absl::StrCat("BASELINE: solving problem (5) for ", web->num_pages(),
+                               " pages at each bandwidth"));
     for (size_t k = 0; k < out.schedule.rate.size(); ++k) {
       const double rate = out.schedule.rate[k];
       // The schedule comes back to its first rate: solve each rate once.
-      const size_t same = std::find(out.schedule.rate.begin(),
-                                    out.schedule.rate.begin() + k, rate) -
-                          out.schedule.rate.begin();
+      const size_t same =
+          std::find(out.schedule.rate.begin(), out.schedule.rate.begin() + k, rate) -
+          out.schedule.rate.begin();
       if (same < k) {
         out.baseline.push_back(out.baseline[same]);
         continue;
@@ -220,8 +205,7 @@ absl::StatusOr<MainJobResult> RunMainJob(const MainJobOptions& options,
   return out;
 }
 
-std::string StatusLine(const std::string& policy, const CrawlProgress& p,
-                       double duration) {
+std::string StatusLine(const std::string& policy, const CrawlProgress& p, double duration) {
   constexpr int kBar = 24;
   const double done = std::clamp(p.web_time / duration, 0.0, 1.0);
   const int filled = static_cast<int>(done * kBar);
@@ -229,13 +213,11 @@ std::string StatusLine(const std::string& policy, const CrawlProgress& p,
   return absl::StrFormat(
       "%-12s [%s%s] %3.0f%%  t=%.1f/%.0f s  %.0f crawls/s  %.0f signals/s  "
       "freshness %.3f",
-      policy, std::string(filled, '#'), std::string(kBar - filled, '.'),
-      100 * done, p.web_time, duration, p.crawls / seconds,
-      p.signals / seconds, p.freshness);
+      policy, std::string(filled, '#'), std::string(kBar - filled, '.'), 100 * done, p.web_time,
+      duration, p.crawls / seconds, p.signals / seconds, p.freshness);
 }
 
-std::string SummaryTable(const MainJobOptions& options,
-                         const MainJobResult& result) {
+std::string SummaryTable(const MainJobOptions& options, const MainJobResult& result) {
   const sim::BandwidthSchedule& s = result.schedule;
   const double asked = AskedCrawls(s, options.duration);
   std::string out;
@@ -247,8 +229,7 @@ std::string SummaryTable(const MainJobOptions& options,
   for (size_t k = 0; k <= result.runs.size(); ++k) absl::StrAppend(&out, "|---");
   absl::StrAppend(&out, "|\n");
 
-  auto row = [&](const std::string& label,
-                 const std::function<std::string(const PolicyRun&)>& cell,
+  auto row = [&](const std::string& label, const std::function<std::string(const PolicyRun&)>& cell,
                  const std::string& baseline) {
     absl::StrAppend(&out, "| ", label);
     for (const PolicyRun& run : result.runs) {
@@ -260,106 +241,99 @@ std::string SummaryTable(const MainJobOptions& options,
 
   double baseline_overall = 0.0;
   for (size_t k = 0; k < s.start.size(); ++k) {
-    baseline_overall += result.baseline[k] *
-                        (ScheduleEnd(s, k, options.duration) - s.start[k]) /
-                        options.duration;
+    baseline_overall +=
+        result.baseline[k] * (ScheduleEnd(s, k, options.duration) - s.start[k]) / options.duration;
   }
-  row("freshness, whole run",
-      [&](const PolicyRun& r) { return fixed3(r.result.totals.freshness); },
+  row(
+      "freshness, whole run", [&](const PolicyRun& r) { return fixed3(r.result.totals.freshness); },
       fixed3(baseline_overall));
   for (size_t k = 0; k < s.start.size(); ++k) {
     const double from = s.start[k], to = ScheduleEnd(s, k, options.duration);
-    row(absl::StrFormat("freshness, t %.0f-%.0f s at R = %g", from, to,
-                        s.rate[k]),
+    row(
+        absl::StrFormat("freshness, t %.0f-%.0f s at R = %g", from, to, s.rate[k]),
         [&](const PolicyRun& r) {
           return fixed3(PhaseMean(r.result.window_freshness,
-                                  options.duration /
-                                      r.result.window_freshness.size(),
-                                  from, to));
+                                  options.duration / r.result.window_freshness.size(), from, to));
         },
         fixed3(result.baseline[k]));
   }
-  row(absl::StrFormat("crawls reported (asked: %.0f)", asked),
+  row(
+      absl::StrFormat("crawls reported (asked: %.0f)", asked),
       [&](const PolicyRun& r) {
         return absl::StrFormat("%d (%.1f%%)", r.result.totals.crawls,
                                100.0 * r.result.totals.crawls / asked);
       },
       "-");
-  row("crawls of unchanged pages",
+  row(
+      "crawls of unchanged pages",
       [&](const PolicyRun& r) {
-        return absl::StrFormat(
-            "%d (%.1f%%)", r.result.totals.unchanged_crawls,
-            100.0 * r.result.totals.unchanged_crawls /
-                std::max<int64_t>(1, r.result.totals.crawls));
+        return absl::StrFormat("%d (%.1f%%)", r.result.totals.unchanged_crawls,
+                               100.0 * r.result.totals.unchanged_crawls /
+                                   std::max<int64_t>(1, r.result.totals.crawls));
       },
       "-");
-  row("reports rejected",
-      [&](const PolicyRun& r) {
-        return absl::StrCat(r.result.totals.rejected_reports);
-      },
-      "-");
-  row("signals delivered (counted by shards; sent again)",
+  row(
+      "reports rejected",
+      [&](const PolicyRun& r) { return absl::StrCat(r.result.totals.rejected_reports); }, "-");
+  row(
+      "signals delivered (counted by shards; sent again)",
       [&](const PolicyRun& r) {
         return absl::StrFormat("%d (%d; %d)", r.result.totals.signals,
-                               r.result.totals.signals_counted,
-                               r.result.totals.signals_resent);
+                               r.result.totals.signals_counted, r.result.totals.signals_resent);
       },
       "-");
   // A rate over a part that did not run (no fetchers, no signals) is "-".
   auto rate = [](int64_t count, double seconds) {
-    return seconds > 0.0 ? absl::StrFormat("%.0f", count / seconds)
-                         : std::string("-");
+    return seconds > 0.0 ? absl::StrFormat("%.0f", count / seconds) : std::string("-");
   };
-  row("crawls/s, real time (until the last fetcher stopped)",
-      [&](const PolicyRun& r) {
-        return rate(r.result.totals.crawls, r.result.fetch_seconds);
-      },
+  row(
+      "crawls/s, real time (until the last fetcher stopped)",
+      [&](const PolicyRun& r) { return rate(r.result.totals.crawls, r.result.fetch_seconds); },
       "-");
-  row("leases/s, real time",
-      [&](const PolicyRun& r) {
-        return rate(r.result.totals.leases, r.result.fetch_seconds);
-      },
+  row(
+      "leases/s, real time",
+      [&](const PolicyRun& r) { return rate(r.result.totals.leases, r.result.fetch_seconds); },
       "-");
-  row("signals/s, real time (until all were acknowledged)",
-      [&](const PolicyRun& r) {
-        return rate(r.result.totals.signals, r.result.ping_seconds);
-      },
+  row(
+      "signals/s, real time (until all were acknowledged)",
+      [&](const PolicyRun& r) { return rate(r.result.totals.signals, r.result.ping_seconds); },
       "-");
-  row("real seconds the crawl took / the signals took / scheduled",
+  row(
+      "real seconds the crawl took / the signals took / scheduled",
       [&](const PolicyRun& r) {
-        return absl::StrFormat("%.1f / %.1f / %.1f", r.result.fetch_seconds,
-                               r.result.ping_seconds,
+        return absl::StrFormat("%.1f / %.1f / %.1f", r.result.fetch_seconds, r.result.ping_seconds,
                                options.duration / options.cluster.time_scale);
       },
       "-");
   // Where the CPU went during the crawl (CrawlRunResult::CpuUse): the
   // servers' per item of the crawl's work; run with --fetchers=0 or
   // --signals=false to see the signal or the crawl path alone.
-  row("CPU s during the crawl: shards / coordinator / fetchers / pinger / web",
+  row(
+      "CPU s during the crawl: shards / coordinator / fetchers / pinger / web",
       [&](const PolicyRun& r) {
         const CrawlRunResult::CpuUse& c = r.result.cpu;
-        return absl::StrFormat("%.1f / %.1f / %.1f / %.1f / %.1f", c.shards,
-                               c.coordinator, c.fetchers, c.pinger, c.web);
+        return absl::StrFormat("%.1f / %.1f / %.1f / %.1f / %.1f", c.shards, c.coordinator,
+                               c.fetchers, c.pinger, c.web);
       },
       "-");
-  row("server CPU µs per crawl / per signal (all of it to each)",
+  row(
+      "server CPU µs per crawl / per signal (all of it to each)",
       [&](const PolicyRun& r) {
         const double server = r.result.cpu.shards + r.result.cpu.coordinator;
         auto per = [server](int64_t n) {
-          return n > 0 ? absl::StrFormat("%.1f", 1e6 * server / n)
-                       : std::string("-");
+          return n > 0 ? absl::StrFormat("%.1f", 1e6 * server / n) : std::string("-");
         };
-        return absl::StrCat(per(r.result.totals.crawls), " / ",
-                            per(r.result.totals.signals));
+        return absl::StrCat(per(r.result.totals.crawls), " / ", per(r.result.totals.signals));
       },
       "-");
-  row("load average at crawl start / end",
+  row(
+      "load average at crawl start / end",
       [&](const PolicyRun& r) {
-        return absl::StrFormat("%.1f / %.1f", r.result.load_at_start,
-                               r.result.load_at_end);
+        return absl::StrFormat("%.1f / %.1f", r.result.load_at_start, r.result.load_at_end);
       },
       "-");
-  row("real seconds: load / cluster up",
+  row(
+      "real seconds: load / cluster up",
       [&](const PolicyRun& r) {
         return absl::StrFormat("%.1f / %.1f", r.load_seconds, r.wall_seconds);
       },
@@ -370,12 +344,11 @@ std::string SummaryTable(const MainJobOptions& options,
   for (const PolicyRun& run : result.runs) {
     const double share = run.result.totals.crawls / asked;
     if (!run.lease_only && share < 0.95) {
-      absl::StrAppend(
-          &out, absl::StrFormat(
-                    "\nWARNING: %s crawled %.0f%% of the %.0f crawls the "
-                    "schedule asked for: its freshness is not comparable "
-                    "(the machine was too busy; try a lower --time_scale).\n",
-                    ColumnName(run), 100 * share, asked));
+      absl::StrAppend(&out,
+                      absl::StrFormat("\nWARNING: %s crawled %.0f%% of the %.0f crawls the "
+                                      "schedule asked for: its freshness is not comparable "
+                                      "(the machine was too busy; try a lower --time_scale).\n",
+                                      ColumnName(run), 100 * share, asked));
     }
   }
 
@@ -383,8 +356,8 @@ std::string SummaryTable(const MainJobOptions& options,
   if (!result.runs.empty()) {
     const size_t windows = result.runs[0].result.window_freshness.size();
     const double width = options.duration / windows;
-    absl::StrAppend(&out, "\nFreshness per window of ",
-                    absl::StrFormat("%g", width), " simulated s:\n\n| t | R");
+    absl::StrAppend(&out, "\nFreshness per window of ", absl::StrFormat("%g", width),
+                    " simulated s:\n\n| t | R");
     for (const PolicyRun& run : result.runs) {
       absl::StrAppend(&out, " | ", ColumnName(run));
     }

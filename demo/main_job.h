@@ -15,8 +15,8 @@
 
 #include "absl/status/statusor.h"
 #include "demo/crawl_run.h"
-#include "deploy/local_cluster.h"
 #include "demo/simulated_web.h"
+#include "deploy/local_cluster.h"
 
 namespace recrawl {
 namespace demo {
@@ -67,8 +67,7 @@ struct MainJobObserver {
   // A line of news ("GREEDY-NCIS: loading 100000 pages").
   std::function<void(const std::string&)> note;
   // Progress of the crawl of `policy`.
-  std::function<void(const std::string& policy, const CrawlProgress&)>
-      progress;
+  std::function<void(const std::string& policy, const CrawlProgress&)> progress;
 };
 
 absl::StatusOr<MainJobResult> RunMainJob(const MainJobOptions& options,
@@ -77,12 +76,10 @@ absl::StatusOr<MainJobResult> RunMainJob(const MainJobOptions& options,
 
 // The status line: progress bar, simulated time, crawls/s, signals/s,
 // freshness so far.
-std::string StatusLine(const std::string& policy, const CrawlProgress& p,
-                       double duration);
+std::string StatusLine(const std::string& policy, const CrawlProgress& p, double duration);
 
 // The summary tables (markdown).
-std::string SummaryTable(const MainJobOptions& options,
-                         const MainJobResult& result);
+std::string SummaryTable(const MainJobOptions& options, const MainJobResult& result);
 
 }  // namespace demo
 }  // namespace recrawl

@@ -16,27 +16,24 @@ constexpr absl::string_view kPagePath = "/page/";
 
 }  // namespace
 
-absl::StatusOr<SimulatedWeb> SimulatedWeb::Create(
-    const SimulatedWebConfig& config) {
+absl::StatusOr<SimulatedWeb> SimulatedWeb::Create(const SimulatedWebConfig& config) {
   if (config.num_pages < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("num_pages: must be >= 1, got ", config.num_pages));
   }
   if (!(config.signal_share >= 0.0 && config.signal_share <= 1.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "signal_share: must be in [0, 1], got ", config.signal_share));
+    return absl::InvalidArgumentError(
+        absl::StrCat("signal_share: must be in [0, 1], got ", config.signal_share));
   }
   if (!(config.horizon > 0.0) || !std::isfinite(config.horizon)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "horizon: must be positive and finite, got ", config.horizon));
+    return absl::InvalidArgumentError(
+        absl::StrCat("horizon: must be positive and finite, got ", config.horizon));
   }
   if (config.windows < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("windows: must be >= 1, got ", config.windows));
+    return absl::InvalidArgumentError(absl::StrCat("windows: must be >= 1, got ", config.windows));
   }
   if (config.hosts < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("hosts: must be >= 1, got ", config.hosts));
+    return absl::InvalidArgumentError(absl::StrCat("hosts: must be >= 1, got ", config.hosts));
   }
 
   SimulatedWeb web(config);
@@ -76,31 +73,28 @@ absl::StatusOr<SimulatedWeb> SimulatedWeb::Create(
     web.signal_.push_back(s);
   }
   if (!(web.total_importance_ > 0.0)) {
-    return absl::InvalidArgumentError(
-        "importance: the pages' importances sum to 0");
+    return absl::InvalidArgumentError("importance: the pages' importances sum to 0");
   }
   web.window_fresh_.assign(config.windows, 0.0);
   return web;
 }
 
 std::string SimulatedWeb::Url(int page) const {
-  return absl::StrCat("https://site", page % config_.hosts, ".example",
-                      kPagePath, page);
+  return absl::StrCat("https://site", page % config_.hosts, ".example", kPagePath, page);
 }
 
 int SimulatedWeb::PageOfUrl(absl::string_view url) const {
   const size_t at = url.rfind(kPagePath);
   int page = -1;
   if (at == absl::string_view::npos ||
-      !absl::SimpleAtoi(url.substr(at + kPagePath.size()), &page) ||
-      page < 0 || page >= num_pages()) {
+      !absl::SimpleAtoi(url.substr(at + kPagePath.size()), &page) || page < 0 ||
+      page >= num_pages()) {
     return -1;
   }
   return page;
 }
 
-double SimulatedWeb::NextChange(sim::Rng& rng, double after,
-                                double rate) const {
+double SimulatedWeb::NextChange(sim::Rng& rng, double after, double rate) const {
   if (!(rate > 0.0) || after == kNever) return kNever;
   const double t = after + rng.Exponential(rate);
   return t <= config_.horizon ? t : kNever;
@@ -118,8 +112,7 @@ void SimulatedWeb::AdvanceTrue(SignalState& s) {
 }
 
 void SimulatedWeb::AdvanceFalse(SignalState& s) {
-  s.next_false = NextChange(s.false_signals, s.next_false,
-                            pages_[s.page].false_rate);
+  s.next_false = NextChange(s.false_signals, s.next_false, pages_[s.page].false_rate);
 }
 
 FetchOutcome SimulatedWeb::Fetch(int page, double t) {
@@ -133,8 +126,7 @@ FetchOutcome SimulatedWeb::Fetch(int page, double t) {
   AddFresh(pages_[page].importance, f.last_fetch, std::min(f.next_change, t));
   outcome.changed = f.next_change <= t;
   while (f.next_change <= t) {
-    f.next_change =
-        NextChange(f.changes, f.next_change, pages_[page].change_rate);
+    f.next_change = NextChange(f.changes, f.next_change, pages_[page].change_rate);
   }
   f.last_fetch = t;
   ++counts_.fetches;
@@ -142,9 +134,7 @@ FetchOutcome SimulatedWeb::Fetch(int page, double t) {
   return outcome;
 }
 
-double SimulatedWeb::NextSignalTime() const {
-  return heap_.empty() ? kNever : heap_.top().first;
-}
+double SimulatedWeb::NextSignalTime() const { return heap_.empty() ? kNever : heap_.top().first; }
 
 void SimulatedWeb::PopSignalsUntil(double t, std::vector<WebSignal>* out) {
   while (!heap_.empty() && heap_.top().first <= t) {
@@ -174,8 +164,7 @@ void SimulatedWeb::AddFresh(double importance, double from, double to) {
   if (!(to > from)) return;
   const double width = window_width();
   const int last = config_.windows - 1;
-  for (int k = std::min(static_cast<int>(from / width), last);
-       k <= last && k * width < to; ++k) {
+  for (int k = std::min(static_cast<int>(from / width), last); k <= last && k * width < to; ++k) {
     const double lo = std::max(from, k * width);
     const double hi = k == last ? to : std::min(to, (k + 1) * width);
     if (hi > lo) window_fresh_[k] += importance * (hi - lo);
@@ -205,8 +194,7 @@ std::vector<double> SimulatedWeb::CloseWindows(double t) {
     f.next_change = f.last_fetch;
   }
   const double width = window_width();
-  std::vector<double> freshness(config_.windows,
-                                std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> freshness(config_.windows, std::numeric_limits<double>::quiet_NaN());
   for (int k = 0; k < config_.windows; ++k) {
     const double length = std::min(t, (k + 1) * width) - k * width;
     if (length > 0.0) {

@@ -74,7 +74,7 @@ struct WebCounts {
   int64_t fetches = 0;
   int64_t unchanged_fetches = 0;
   int64_t out_of_order_fetches = 0;
-  int64_t true_signals = 0;   // handed out by PopSignalsUntil
+  int64_t true_signals = 0;  // handed out by PopSignalsUntil
   int64_t false_signals = 0;
 };
 
@@ -88,8 +88,7 @@ class SimulatedWeb {
   int num_pages() const { return static_cast<int>(pages_.size()); }
   // Raw μ, Δ, and λ, ν (0 for pages without a source).
   const std::vector<policy::PageParams>& pages() const { return pages_; }
-  bool has_source(int page) const { return pages_[page].recall > 0 ||
-                                           pages_[page].false_rate > 0; }
+  bool has_source(int page) const { return pages_[page].recall > 0 || pages_[page].false_rate > 0; }
 
   // The page's URL ("https://site<h>.example/page/<i>"), and back (-1 for a
   // URL that is not one of this web's).
@@ -151,8 +150,7 @@ class SimulatedWeb {
   std::vector<SignalState> signal_;
   // (next signal time, index into signal_), earliest first.
   using HeapItem = std::pair<double, int32_t>;
-  std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<HeapItem>>
-      heap_;
+  std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<HeapItem>> heap_;
   std::vector<double> window_fresh_;  // Σ μ·fresh time per window
   WebCounts counts_;
 };

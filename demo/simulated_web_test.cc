@@ -41,8 +41,8 @@ std::vector<std::vector<double>> ChangeTimes(const SimulatedWebConfig& c) {
 
 // Fresh time of a page over [0, end] fetched at `fetches` (increasing):
 // from each fetch (and from 0) until the first change after it.
-double FreshTime(const std::vector<double>& changes,
-                 const std::vector<double>& fetches, double end) {
+double FreshTime(const std::vector<double>& changes, const std::vector<double>& fetches,
+                 double end) {
   std::vector<double> starts = {0.0};
   starts.insert(starts.end(), fetches.begin(), fetches.end());
   starts.push_back(end);
@@ -63,24 +63,19 @@ double FreshTime(const std::vector<double>& changes,
 TEST(SimulatedWebTest, RejectsBadConfigurationNamingTheField) {
   SimulatedWebConfig c;
   c.num_pages = 0;
-  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("num_pages"),
-            std::string::npos);
+  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("num_pages"), std::string::npos);
   c = SimulatedWebConfig();
   c.signal_share = 1.5;
-  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("signal_share"),
-            std::string::npos);
+  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("signal_share"), std::string::npos);
   c = SimulatedWebConfig();
   c.horizon = 0;
-  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("horizon"),
-            std::string::npos);
+  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("horizon"), std::string::npos);
   c = SimulatedWebConfig();
   c.windows = 0;
-  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("windows"),
-            std::string::npos);
+  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("windows"), std::string::npos);
   c = SimulatedWebConfig();
   c.hosts = 0;
-  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("hosts"),
-            std::string::npos);
+  EXPECT_NE(SimulatedWeb::Create(c).status().message().find("hosts"), std::string::npos);
 }
 
 TEST(SimulatedWebTest, UrlsRoundTrip) {
@@ -207,8 +202,7 @@ TEST(SimulatedWebTest, EventRatesMatchTheModel) {
   int sources = 0;
   for (int i = 0; i < c.num_pages; ++i) sources += web.has_source(i);
   const double p = c.signal_share;
-  EXPECT_NEAR(sources, p * c.num_pages,
-              4 * std::sqrt(c.num_pages * p * (1 - p)));
+  EXPECT_NEAR(sources, p * c.num_pages, 4 * std::sqrt(c.num_pages * p * (1 - p)));
 
   std::vector<WebSignal> signals;
   web.PopSignalsUntil(c.horizon, &signals);
@@ -220,8 +214,7 @@ TEST(SimulatedWebTest, EventRatesMatchTheModel) {
   const double true_mean = exposure * 0.5 * 0.3;
   const double false_mean = exposure * 0.2;
   EXPECT_NEAR(web.counts().true_signals, true_mean, 4 * std::sqrt(true_mean));
-  EXPECT_NEAR(web.counts().false_signals, false_mean,
-              4 * std::sqrt(false_mean));
+  EXPECT_NEAR(web.counts().false_signals, false_mean, 4 * std::sqrt(false_mean));
   EXPECT_EQ(web.counts().true_signals + web.counts().false_signals,
             static_cast<int64_t>(signals.size()));
   EXPECT_EQ(web.NextSignalTime(), std::numeric_limits<double>::infinity());
@@ -231,14 +224,12 @@ TEST(SimulatedWebTest, EventRatesMatchTheModel) {
   int changed = 0;
   for (int i = 0; i < c.num_pages; ++i) changed += web.Fetch(i, 10.0).changed;
   const double q = 1 - std::exp(-0.5 * 10.0);
-  EXPECT_NEAR(changed, q * c.num_pages,
-              4 * std::sqrt(c.num_pages * q * (1 - q)));
+  EXPECT_NEAR(changed, q * c.num_pages, 4 * std::sqrt(c.num_pages * q * (1 - q)));
   // Freshness of pages never fetched after 0: E[min(first change, T)]/T.
   const double expected = (1 - std::exp(-0.5 * 10.0)) / (0.5 * 10.0);
   SimulatedWeb unfetched = *SimulatedWeb::Create(c);
   // Sd of min(Exp(Δ), T)/T is at most 1/(ΔT); the mean of m has sd / √m.
-  EXPECT_NEAR(unfetched.FreshnessUntil(10.0), expected,
-              4 / (0.5 * 10.0) / std::sqrt(c.num_pages));
+  EXPECT_NEAR(unfetched.FreshnessUntil(10.0), expected, 4 / (0.5 * 10.0) / std::sqrt(c.num_pages));
 }
 
 TEST(SimulatedWebTest, APageHistoryDependsOnlyOnTheSeed) {
@@ -269,8 +260,7 @@ TEST(SimulatedWebTest, APageHistoryDependsOnlyOnTheSeed) {
   SimulatedWeb other = *SimulatedWeb::Create(c);
   std::vector<WebSignal> different;
   other.PopSignalsUntil(30.0, &different);
-  EXPECT_FALSE(different.size() == again.size() &&
-               different[0].time == again[0].time);
+  EXPECT_FALSE(different.size() == again.size() && different[0].time == again[0].time);
 }
 
 }  // namespace

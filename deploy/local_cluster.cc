@@ -13,11 +13,11 @@
 #include <thread>
 #include <utility>
 
-#include "cluster/tokens.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "client/admin_client.h"
+#include "cluster/tokens.h"
 #include "services/clock.h"
 
 namespace recrawl {
@@ -26,8 +26,8 @@ namespace {
 
 using cluster::Role;
 
-constexpr cluster::Role kRoles[] = {cluster::Role::kFetcher, cluster::Role::kPinger, cluster::Role::kOperator,
-                           cluster::Role::kInternal};
+constexpr cluster::Role kRoles[] = {cluster::Role::kFetcher, cluster::Role::kPinger,
+                                    cluster::Role::kOperator, cluster::Role::kInternal};
 
 // 32 characters from the 62 of [0-9A-Za-z], drawn from std::random_device
 // (the kernel's generator): about 190 bits.
@@ -45,8 +45,7 @@ std::string Local(int port) { return absl::StrCat("127.0.0.1:", port); }
 
 }  // namespace
 
-absl::StatusOr<cluster::TokenTable> LoadOrCreateTokens(
-    const std::string& path) {
+absl::StatusOr<cluster::TokenTable> LoadOrCreateTokens(const std::string& path) {
   if (std::filesystem::exists(path)) return cluster::TokenTable::Load(path);
   std::ostringstream text;
   text << "# recrawl local cluster role tokens (made by LocalCluster)\n";
@@ -70,14 +69,12 @@ absl::StatusOr<cluster::TokenTable> LoadOrCreateTokens(
   std::error_code error;
   std::filesystem::rename(tmp, path, error);
   if (error) {
-    return absl::InternalError(
-        absl::StrCat("cannot rename ", tmp, ": ", error.message()));
+    return absl::InternalError(absl::StrCat("cannot rename ", tmp, ": ", error.message()));
   }
   return cluster::TokenTable::Parse(text.str());
 }
 
-LocalCluster::LocalCluster(LocalClusterOptions options)
-    : options_(std::move(options)) {}
+LocalCluster::LocalCluster(LocalClusterOptions options) : options_(std::move(options)) {}
 
 LocalCluster::~LocalCluster() {
   coordinator_.Stop(SIGTERM, 10);
@@ -92,22 +89,20 @@ std::string LocalCluster::PathOf(const std::string& name) const {
 
 absl::Status LocalCluster::Start() {
   if (options_.shards < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("shards: must be >= 1, got ", options_.shards));
+    return absl::InvalidArgumentError(absl::StrCat("shards: must be >= 1, got ", options_.shards));
   }
   if (!(options_.time_scale > 0.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "time_scale: must be > 0, got ", options_.time_scale));
+    return absl::InvalidArgumentError(
+        absl::StrCat("time_scale: must be > 0, got ", options_.time_scale));
   }
   std::error_code error;
   std::filesystem::create_directories(options_.data_dir, error);
   if (error) {
-    return absl::InternalError(absl::StrCat(
-        "cannot create ", options_.data_dir, ": ", error.message()));
+    return absl::InternalError(
+        absl::StrCat("cannot create ", options_.data_dir, ": ", error.message()));
   }
   if (options_.tokens) {
-    absl::StatusOr<cluster::TokenTable> tokens =
-        LoadOrCreateTokens(PathOf("tokens"));
+    absl::StatusOr<cluster::TokenTable> tokens = LoadOrCreateTokens(PathOf("tokens"));
     if (!tokens.ok()) return tokens.status();
     tokens_ = *std::move(tokens);
   }
@@ -152,9 +147,8 @@ absl::Status LocalCluster::WaitUntilAllLive() const {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return absl::DeadlineExceededError(absl::StrCat(
-      "the coordinator sees ", live, " of ", options_.shards,
-      " shards live after ", options_.start_timeout, " s; see ",
-      PathOf("coordinator.log"), " and the shards' logs"));
+      "the coordinator sees ", live, " of ", options_.shards, " shards live after ",
+      options_.start_timeout, " s; see ", PathOf("coordinator.log"), " and the shards' logs"));
 }
 
 absl::Status LocalCluster::StartShard(int s, int port) {
@@ -171,15 +165,12 @@ absl::Status LocalCluster::StartShard(int s, int port) {
       absl::StrFormat("--time_epoch=%.6f", epoch_),
   };
   if (options_.tokens) args.push_back("--token_file=" + PathOf("tokens"));
-  args.insert(args.end(), options_.shard_flags.begin(),
-              options_.shard_flags.end());
+  args.insert(args.end(), options_.shard_flags.begin(), options_.shard_flags.end());
   absl::Status status =
-      shards_[s]->Start(options_.shard_server, std::move(args),
-                        PathOf(name + ".port"), PathOf(name + ".log"),
-                        options_.start_timeout);
+      shards_[s]->Start(options_.shard_server, std::move(args), PathOf(name + ".port"),
+                        PathOf(name + ".log"), options_.start_timeout);
   if (!status.ok()) {
-    return absl::Status(status.code(),
-                        absl::StrCat("shard ", s, ": ", status.message()));
+    return absl::Status(status.code(), absl::StrCat("shard ", s, ": ", status.message()));
   }
   shard_ports_[s] = shards_[s]->port();
   return absl::OkStatus();
@@ -201,14 +192,12 @@ absl::Status LocalCluster::StartCoordinator(int port) {
       absl::StrFormat("--time_epoch=%.6f", epoch_),
   };
   if (options_.tokens) args.push_back("--token_file=" + PathOf("tokens"));
-  args.insert(args.end(), options_.coordinator_flags.begin(),
-              options_.coordinator_flags.end());
-  absl::Status status = coordinator_.Start(
-      options_.coordinator_server, std::move(args), PathOf("coordinator.port"),
-      PathOf("coordinator.log"), options_.start_timeout);
+  args.insert(args.end(), options_.coordinator_flags.begin(), options_.coordinator_flags.end());
+  absl::Status status =
+      coordinator_.Start(options_.coordinator_server, std::move(args), PathOf("coordinator.port"),
+                         PathOf("coordinator.log"), options_.start_timeout);
   if (!status.ok()) {
-    return absl::Status(status.code(),
-                        absl::StrCat("coordinator: ", status.message()));
+    return absl::Status(status.code(), absl::StrCat("coordinator: ", status.message()));
   }
   coordinator_port_ = coordinator_.port();
   return absl::OkStatus();
@@ -216,14 +205,12 @@ absl::Status LocalCluster::StartCoordinator(int port) {
 
 absl::Status LocalCluster::Stop() {
   absl::Status result;
-  auto stop = [&result](services::ServerProcess& process,
-                        const std::string& name) {
+  auto stop = [&result](services::ServerProcess& process, const std::string& name) {
     if (process.pid() <= 0) return;
     const int status = process.Stop(SIGTERM);
     if (status != 0 && result.ok()) {
-      result = absl::InternalError(absl::StrCat(
-          name, " did not exit cleanly on SIGTERM (wait status ", status,
-          ")"));
+      result = absl::InternalError(
+          absl::StrCat(name, " did not exit cleanly on SIGTERM (wait status ", status, ")"));
     }
   };
   stop(coordinator_, "coordinator");
@@ -239,8 +226,7 @@ int LocalCluster::StopCoordinator(int sig) { return coordinator_.Stop(sig); }
 
 absl::Status LocalCluster::RestartShard(int s) {
   if (shards_[s]->pid() > 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("shard ", s, " is still running"));
+    return absl::FailedPreconditionError(absl::StrCat("shard ", s, " is still running"));
   }
   return StartShard(s, shard_ports_[s]);
 }
@@ -252,21 +238,13 @@ absl::Status LocalCluster::RestartCoordinator() {
   return StartCoordinator(coordinator_port_);
 }
 
-std::string LocalCluster::coordinator_address() const {
-  return Local(coordinator_port_);
-}
+std::string LocalCluster::coordinator_address() const { return Local(coordinator_port_); }
 
-std::string LocalCluster::shard_address(int s) const {
-  return Local(shard_ports_[s]);
-}
+std::string LocalCluster::shard_address(int s) const { return Local(shard_ports_[s]); }
 
-int LocalCluster::coordinator_metrics_port() const {
-  return coordinator_.metrics_port();
-}
+int LocalCluster::coordinator_metrics_port() const { return coordinator_.metrics_port(); }
 
-int LocalCluster::shard_metrics_port(int s) const {
-  return shards_[s]->metrics_port();
-}
+int LocalCluster::shard_metrics_port(int s) const { return shards_[s]->metrics_port(); }
 
 pid_t LocalCluster::shard_pid(int s) const { return shards_[s]->pid(); }
 

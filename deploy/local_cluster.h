@@ -130,8 +130,7 @@ class LocalCluster {
 
 // Reads data_dir/tokens, or writes one with a fresh random token per role
 // (mode 0600) when there is none.
-absl::StatusOr<cluster::TokenTable> LoadOrCreateTokens(
-    const std::string& path);
+absl::StatusOr<cluster::TokenTable> LoadOrCreateTokens(const std::string& path);
 
 }  // namespace deploy
 }  // namespace recrawl

@@ -1,7 +1,6 @@
 // LocalCluster against the real servers: tokens made once and reused, the
 // processes serve with them, a shard killed with SIGKILL comes back on its
 // port with the cluster's time, and Stop ends every process cleanly.
-#include "cluster/tokens.h"
 #include "deploy/local_cluster.h"
 
 #include <signal.h>
@@ -12,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/admin_client.h"
+#include "cluster/tokens.h"
 #include "gtest/gtest.h"
 
 namespace recrawl {
@@ -47,8 +47,8 @@ TEST(LoadOrCreateTokensTest, MakesOneTokenPerRoleOnceReadableByOwnerOnly) {
   EXPECT_EQ(st.st_mode & 0777, 0600);
   absl::StatusOr<cluster::TokenTable> again = LoadOrCreateTokens(path);
   ASSERT_TRUE(again.ok()) << again.status();
-  for (cluster::Role role : {cluster::Role::kFetcher, cluster::Role::kPinger, cluster::Role::kOperator,
-                    cluster::Role::kInternal}) {
+  for (cluster::Role role : {cluster::Role::kFetcher, cluster::Role::kPinger,
+                             cluster::Role::kOperator, cluster::Role::kInternal}) {
     EXPECT_EQ(again->TokenOf(role), made->TokenOf(role));
     EXPECT_GE(made->TokenOf(role).size(), 16u);
   }

@@ -28,9 +28,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "demo/crawl_run.h"
-#include "deploy/local_cluster.h"
 #include "demo/main_job.h"
 #include "demo/simulated_web.h"
+#include "deploy/local_cluster.h"
 
 ABSL_FLAG(int, urls, 100000, "Pages of the simulated web");
 ABSL_FLAG(int, shards, 4, "Shard processes");
@@ -39,13 +39,11 @@ ABSL_FLAG(double, bandwidth, 2000.0,
           "demo: R, crawls per simulated second (1.5R in the middle third)");
 ABSL_FLAG(double, time_scale, 3.0,
           "demo: simulated seconds per real second (serve runs in real time)");
-ABSL_FLAG(int, fetchers, 2,
-          "demo: fetcher threads (0 with --signals: the signal path alone)");
+ABSL_FLAG(int, fetchers, 2, "demo: fetcher threads (0 with --signals: the signal path alone)");
 ABSL_FLAG(double, lookahead, 0.05,
           "demo: simulated seconds ahead of now fetchers lease slots (0: only "
           "slots that are due)");
-ABSL_FLAG(bool, signals, true,
-          "demo: send the web's signals (false: the crawl path alone)");
+ABSL_FLAG(bool, signals, true, "demo: send the web's signals (false: the crawl path alone)");
 ABSL_FLAG(std::string, data_dir, "./data", "Where the stores, tokens and logs go");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the simulated web");
 ABSL_FLAG(bool, keep_data, false, "demo: keep data_dir/<policy> after the run");
@@ -54,10 +52,8 @@ ABSL_FLAG(std::string, policies, "greedy_ncis,greedy",
 ABSL_FLAG(bool, lease_only_baseline, false,
           "demo: add a run of the first policy whose fetchers only lease "
           "(no fetch, no report), the throughput benchmark's baseline");
-ABSL_FLAG(std::string, shard_server, "bazel-bin/services/shard_server",
-          "The shard_server binary");
-ABSL_FLAG(std::string, coordinator_server,
-          "bazel-bin/services/coordinator_server",
+ABSL_FLAG(std::string, shard_server, "bazel-bin/services/shard_server", "The shard_server binary");
+ABSL_FLAG(std::string, coordinator_server, "bazel-bin/services/coordinator_server",
           "The coordinator_server binary");
 
 namespace recrawl {
@@ -134,24 +130,21 @@ class StatusPrinter {
 // A flag outside its range: the message names the flag.
 absl::Status CheckFlags() {
   auto positive = [](const char* name, double v) {
-    return v > 0 && std::isfinite(v)
-               ? absl::OkStatus()
-               : absl::InvalidArgumentError(absl::StrCat(
-                     "--", name, ": must be positive and finite, got ", v));
+    return v > 0 && std::isfinite(v) ? absl::OkStatus()
+                                     : absl::InvalidArgumentError(absl::StrCat(
+                                           "--", name, ": must be positive and finite, got ", v));
   };
-  for (absl::Status s :
-       {positive("urls", absl::GetFlag(FLAGS_urls)),
-        positive("shards", absl::GetFlag(FLAGS_shards)),
-        positive("duration", absl::GetFlag(FLAGS_duration)),
-        positive("bandwidth", absl::GetFlag(FLAGS_bandwidth)),
-        positive("time_scale", absl::GetFlag(FLAGS_time_scale))}) {
+  for (absl::Status s : {positive("urls", absl::GetFlag(FLAGS_urls)),
+                         positive("shards", absl::GetFlag(FLAGS_shards)),
+                         positive("duration", absl::GetFlag(FLAGS_duration)),
+                         positive("bandwidth", absl::GetFlag(FLAGS_bandwidth)),
+                         positive("time_scale", absl::GetFlag(FLAGS_time_scale))}) {
     if (!s.ok()) return s;
   }
   if (absl::GetFlag(FLAGS_fetchers) < 0 ||
       (absl::GetFlag(FLAGS_fetchers) == 0 && !absl::GetFlag(FLAGS_signals))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--fetchers: must be >= 1, or 0 with --signals; got ",
-        absl::GetFlag(FLAGS_fetchers)));
+        "--fetchers: must be >= 1, or 0 with --signals; got ", absl::GetFlag(FLAGS_fetchers)));
   }
   if (absl::GetFlag(FLAGS_data_dir).empty()) {
     return absl::InvalidArgumentError("--data_dir: must not be empty");
@@ -177,12 +170,10 @@ int Demo() {
   MainJobObserver observer;
   observer.note = [&](const std::string& text) { status.Note(text); };
   observer.progress = [&](const std::string& policy, const CrawlProgress& p) {
-    status.Show(StatusLine(policy, p, options.duration),
-                p.web_time >= options.duration);
+    status.Show(StatusLine(policy, p, options.duration), p.web_time >= options.duration);
   };
   const auto began = std::chrono::steady_clock::now();
-  absl::StatusOr<MainJobResult> result =
-      RunMainJob(options, stop_requested, observer);
+  absl::StatusOr<MainJobResult> result = RunMainJob(options, stop_requested, observer);
   if (stop_requested) {
     std::cerr << "\nstopped; the cluster's processes were stopped\n";
     return kExitStopped;
@@ -191,16 +182,12 @@ int Demo() {
     std::cerr << "\nrecrawl_local: " << result.status() << "\n";
     return 1;
   }
-  std::cout << "\nMain job: " << options.web.num_pages << " URLs, "
-            << options.cluster.shards << " shards, " << options.duration
-            << " simulated s at R = " << options.bandwidth
-            << " (1.5R in the middle third), time scale "
-            << options.cluster.time_scale << ", " << options.fetchers
-            << " fetchers, seed " << options.web.seed << "\n\n"
+  std::cout << "\nMain job: " << options.web.num_pages << " URLs, " << options.cluster.shards
+            << " shards, " << options.duration << " simulated s at R = " << options.bandwidth
+            << " (1.5R in the middle third), time scale " << options.cluster.time_scale << ", "
+            << options.fetchers << " fetchers, seed " << options.web.seed << "\n\n"
             << SummaryTable(options, *result) << "\nTotal real time: "
-            << std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             began)
-                   .count()
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count()
             << " s\n";
   return 0;
 }
@@ -220,22 +207,19 @@ int Serve() {
   // recrawlctl takes its role's token from the cluster's token file.
   const std::string token_file = options.data_dir + "/tokens";
   std::cerr << "loading " << web->num_pages() << " URLs ...\n";
-  if (absl::Status s = LoadWeb(cluster, *web, cluster.Now(), stop_requested,
-                               [](int64_t) {});
+  if (absl::Status s = LoadWeb(cluster, *web, cluster.Now(), stop_requested, [](int64_t) {});
       !s.ok()) {
     std::cerr << "recrawl_local: " << s << "\n";
     cluster.Stop().IgnoreError();
     return stop_requested ? kExitStopped : 1;
   }
-  std::cout << "serving: coordinator at " << cluster.coordinator_address()
-            << " (" << options.shards << " shards, bandwidth "
-            << options.bandwidth << "/s)\n"
+  std::cout << "serving: coordinator at " << cluster.coordinator_address() << " (" << options.shards
+            << " shards, bandwidth " << options.bandwidth << "/s)\n"
             << "role tokens: " << token_file
             << " (recrawlctl takes its command's role's from it; --role "
             << "chooses another)\n"
-            << "try: bazel-bin/client/recrawlctl --target="
-            << cluster.coordinator_address() << " --token_file=" << token_file
-            << " stats\n"
+            << "try: bazel-bin/client/recrawlctl --target=" << cluster.coordinator_address()
+            << " --token_file=" << token_file << " stats\n"
             << "Ctrl-C stops the cluster.\n"
             << std::flush;
   while (!stop_requested) {

@@ -16,16 +16,15 @@ absl::StatusOr<CrawlPolicy> CrawlPolicy::Parse(absl::string_view name) {
   if (s == "greedy_cis") return GreedyCis();
   if (s == "greedy_ncis") return GreedyNcis();
   absl::string_view rest = s;
-  if (absl::ConsumePrefix(&rest, "approx") ||
-      absl::ConsumePrefix(&rest, "g_ncis_approx")) {
+  if (absl::ConsumePrefix(&rest, "approx") || absl::ConsumePrefix(&rest, "g_ncis_approx")) {
     absl::ConsumePrefix(&rest, "_");
     int terms = 0;
     if (absl::SimpleAtoi(rest, &terms) && terms >= 1) return Approx(terms);
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "policy must be one of greedy, greedy_cis, greedy_ncis, approxJ (J >= 1); "
-      "got '",
-      name, "'"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("policy must be one of greedy, greedy_cis, greedy_ncis, approxJ (J >= 1); "
+                   "got '",
+                   name, "'"));
 }
 
 std::string CrawlPolicy::Name() const {

@@ -23,8 +23,7 @@ ValueGrowth NoiselessValue(const PageModel& page, double tau) {
   const double decay = std::exp(-alpha * tau);
   const double mu = page.importance();
   const double value = mu * (-std::expm1(-delta * tau) / delta - decay * psi);
-  return {value, mu * alpha * decay * psi * (1.0 + kSlopeSlack),
-          mu * alpha * decay};
+  return {value, mu * alpha * decay * psi * (1.0 + kSlopeSlack), mu * alpha * decay};
 }
 
 // α = 0 (every change is signalled, λ = 1) with ν > 0. Freshness is ρ^n with
@@ -37,10 +36,8 @@ double SignalOnlyValue(const PageModel& page, int64_t n) {
   const double log_rho = -page.log_signal_factor();  // log(ν/γ)
   const double rho_n = std::exp(static_cast<double>(n) * log_rho);
   const double one_minus_rho = page.precision();  // 1 − ν/γ = λΔ/γ
-  const double geometric = -std::expm1(static_cast<double>(n) * log_rho) /
-                           one_minus_rho;
-  return page.importance() / gamma *
-         (geometric - static_cast<double>(n) * rho_n);
+  const double geometric = -std::expm1(static_cast<double>(n) * log_rho) / one_minus_rho;
+  return page.importance() / gamma * (geometric - static_cast<double>(n) * rho_n);
 }
 
 // e^{−x_i} along x_i = x_0 − i·step, i = 0, 1, ...: one multiplication per
@@ -96,8 +93,7 @@ constexpr double kResidualTolerance = 1e-12;
 // cut leaves out less than kValueTruncationTolerance of the value from
 // e^{−αι}ψ as well, and the residuals' allowances add at most
 // kResidualTolerance of the sum a term; the slope is widened by both.
-ValueGrowth NoisySignalValue(const PageModel& page, double tau, int64_t n,
-                             int max_terms) {
+ValueGrowth NoisySignalValue(const PageModel& page, double tau, int64_t n, int max_terms) {
   const double delta = page.change_rate();
   const double nu = page.false_rate();
   const double alpha = page.alpha();
@@ -107,14 +103,12 @@ ValueGrowth NoisySignalValue(const PageModel& page, double tau, int64_t n,
   const double q = nu / c;
   const double tail_factor = c / delta;  // 1 / (1 − q)
   // e^{−αι} = e^{−ατ} (ν/γ)^n.
-  const double decay = std::exp(-alpha * tau -
-                                static_cast<double>(n) * page.log_signal_factor());
+  const double decay = std::exp(-alpha * tau - static_cast<double>(n) * page.log_signal_factor());
   const double decay_over_gamma = decay / gamma;
   // Terms with y_i <= 0 vanish: i <= n + ⌊τ/β⌋.
   const double last = static_cast<double>(n) + std::floor(tau / beta);
   const int64_t limit =
-      max_terms > 0 ? static_cast<int64_t>(max_terms) - 1
-                    : std::numeric_limits<int64_t>::max();
+      max_terms > 0 ? static_cast<int64_t>(max_terms) - 1 : std::numeric_limits<int64_t>::max();
   double sum = 0.0;
   double psi_part = 0.0;  // e^{−αι} ψ(ι) so far
   int64_t terms = 0;
@@ -130,8 +124,8 @@ ValueGrowth NoisySignalValue(const PageModel& page, double tau, int64_t n,
     const double allowed = kResidualTolerance * sum;
     double r_all, r_signals;
     ResidualsGivenExp(i, {x_all, exp_all.Next(x_all), q_pow},
-                      {x_signals, exp_signals.Next(x_signals), decay_over_gamma},
-                      allowed, &r_all, &r_signals);
+                      {x_signals, exp_signals.Next(x_signals), decay_over_gamma}, allowed, &r_all,
+                      &r_signals);
     const double a = q_pow * r_all;
     if (max_terms == 0 && a * tail_factor <= kValueTruncationTolerance * sum) {
       break;
@@ -143,11 +137,9 @@ ValueGrowth NoisySignalValue(const PageModel& page, double tau, int64_t n,
     ++terms;
   }
   const double mu = page.importance();
-  const double error = (kValueTruncationTolerance +
-                        kResidualTolerance * static_cast<double>(terms + 1)) *
-                       sum;
-  return {mu * sum, mu * alpha * (psi_part * (1.0 + kSlopeSlack) + error),
-          mu * alpha * decay};
+  const double error =
+      (kValueTruncationTolerance + kResidualTolerance * static_cast<double>(terms + 1)) * sum;
+  return {mu * sum, mu * alpha * (psi_part * (1.0 + kSlopeSlack) + error), mu * alpha * decay};
 }
 
 }  // namespace
@@ -157,8 +149,7 @@ double ValueCeiling(const PageModel& page) {
   return page.importance() / page.change_rate();
 }
 
-ValueGrowth NcisValueGrowth(const PageModel& page, double tau_elap,
-                            int64_t n_cis, int max_terms) {
+ValueGrowth NcisValueGrowth(const PageModel& page, double tau_elap, int64_t n_cis, int max_terms) {
   const double delta = page.change_rate();
   const double mu = page.importance();
   if (delta <= 0.0 || mu <= 0.0) return {0.0, 0.0, 0.0};
@@ -168,8 +159,7 @@ ValueGrowth NcisValueGrowth(const PageModel& page, double tau_elap,
     // dV/dτ = μ̃ Δ τ e^{−Δτ}.
     const double decay = std::exp(-delta * tau_elap);
     return {mu / delta * Residual(1, delta * tau_elap),
-            mu * delta * tau_elap * decay * (1.0 + kSlopeSlack),
-            mu * delta * decay};
+            mu * delta * tau_elap * decay * (1.0 + kSlopeSlack), mu * delta * decay};
   }
   if (page.false_rate() <= 0.0) {
     if (n_cis > 0) return {ValueCeiling(page), 0.0, 0.0};
@@ -181,13 +171,12 @@ ValueGrowth NcisValueGrowth(const PageModel& page, double tau_elap,
   return NoisySignalValue(page, tau_elap, n_cis, max_terms);
 }
 
-double NcisValue(const PageModel& page, double tau_elap, int64_t n_cis,
-                 int max_terms) {
+double NcisValue(const PageModel& page, double tau_elap, int64_t n_cis, int max_terms) {
   return NcisValueGrowth(page, tau_elap, n_cis, max_terms).value;
 }
 
-double CrawlValue(const CrawlPolicy& policy, const PageModel& page,
-                  double tau_elap, int64_t n_cis) {
+double CrawlValue(const CrawlPolicy& policy, const PageModel& page, double tau_elap,
+                  int64_t n_cis) {
   return NcisValue(policy.Belief(page), tau_elap, n_cis, policy.MaxTerms());
 }
 

@@ -29,8 +29,7 @@ inline constexpr double kValueTruncationTolerance = 1e-10;
 //   α = 0 (λ = 1): V depends on n_cis only,
 //     V = (μ̃/γ)[(1 − ρ^n)/(1 − ρ) − n ρ^n], ρ = ν/γ  (the α → 0 limit);
 //   Δ = 0: V = 0.
-double NcisValue(const PageModel& page, double tau_elap, int64_t n_cis,
-                 int max_terms = 0);
+double NcisValue(const PageModel& page, double tau_elap, int64_t n_cis, int max_terms = 0);
 
 // V with how fast it grows between signals. Lemma 3 and the proof of
 // Lemma 1 give dV/dι = μ̃ α e^{−αι} ψ(ι), ψ the expected crawl interval of
@@ -46,18 +45,16 @@ struct ValueGrowth {
   double slope;       // dV/dι at ι
   double slope_rise;  // μ̃ α e^{−αι}
 };
-ValueGrowth NcisValueGrowth(const PageModel& page, double tau_elap,
-                            int64_t n_cis, int max_terms = 0);
+ValueGrowth NcisValueGrowth(const PageModel& page, double tau_elap, int64_t n_cis,
+                            int max_terms = 0);
 
 // V under `policy`: NcisValue of the policy's belief about the page.
 // GREEDY ignores n_cis and uses the full change rate Δ.
-double CrawlValue(const CrawlPolicy& policy, const PageModel& page,
-                  double tau_elap, int64_t n_cis);
+double CrawlValue(const CrawlPolicy& policy, const PageModel& page, double tau_elap, int64_t n_cis);
 
 // V at effective elapsed time ι with no signal since the crawl: the function
 // whose level sets are the thresholds of Lemma 1 and Theorem 1.
-inline double ValueAtThreshold(const PageModel& page, double iota,
-                               int max_terms = 0) {
+inline double ValueAtThreshold(const PageModel& page, double iota, int max_terms = 0) {
   return NcisValue(page, iota, 0, max_terms);
 }
 

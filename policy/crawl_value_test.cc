@@ -45,8 +45,7 @@ TEST(CrawlValueTest, VanishingFalseRateGivesGreedyCis) {
     EXPECT_NEAR(ncis, cis, 1e-6 * cis);
   }
   // After a signal GREEDY-CIS is certain the page changed.
-  EXPECT_DOUBLE_EQ(CrawlValue(CrawlPolicy::GreedyCis(), Make(1, 1.3, 0.6, 0.4), 0.1, 1),
-                   1 / 1.3);
+  EXPECT_DOUBLE_EQ(CrawlValue(CrawlPolicy::GreedyCis(), Make(1, 1.3, 0.6, 0.4), 0.1, 1), 1 / 1.3);
 }
 
 TEST(CrawlValueTest, GreedyCisClosedForm) {
@@ -113,8 +112,7 @@ TEST(CrawlValueTest, FullRecallDependsOnSignalsOnly) {
   const PageModel p = Make(1, 1, 1, 0.5);
   const double rho = 0.5 / 1.5;
   for (int n = 0; n < 6; ++n) {
-    const double want =
-        (1 / 1.5) * ((1 - std::pow(rho, n)) / (1 - rho) - n * std::pow(rho, n));
+    const double want = (1 / 1.5) * ((1 - std::pow(rho, n)) / (1 - rho) - n * std::pow(rho, n));
     EXPECT_NEAR(NcisValue(p, 3.0, n), want, 1e-15);
     EXPECT_NEAR(NcisValue(p, 300.0, n), want, 1e-15);
     EXPECT_NEAR(NcisValue(Make(1, 1, 1 - 1e-8, 0.5), 3.0, n), want, 1e-6);
@@ -130,8 +128,7 @@ TEST(CrawlValueTest, ZeroChangeRateIsNeverWorthCrawling) {
 
 TEST(CrawlValueTest, ZeroRecallIsGreedy) {
   const PageModel p = Make(0.5, 0.8, 0.0, 0.9);
-  EXPECT_DOUBLE_EQ(NcisValue(p, 2.0, 4),
-                   CrawlValue(CrawlPolicy::Greedy(), p, 2.0, 0));
+  EXPECT_DOUBLE_EQ(NcisValue(p, 2.0, 4), CrawlValue(CrawlPolicy::Greedy(), p, 2.0, 0));
 }
 
 TEST(CrawlValueTest, HugeTermCountIsCutWithBoundedError) {
@@ -145,8 +142,7 @@ TEST(CrawlValueTest, HugeTermCountIsCutWithBoundedError) {
   // A threshold where the terms still matter: compare with ψ and w.
   const double iota = 200.0;
   const IntervalStats s = ThresholdIntervalStats(p, iota);
-  EXPECT_NEAR(ValueAtThreshold(p, iota),
-              s.w - std::exp(-p.alpha() * iota) * s.psi, tolerance);
+  EXPECT_NEAR(ValueAtThreshold(p, iota), s.w - std::exp(-p.alpha() * iota) * s.psi, tolerance);
 }
 
 // dV/dι from NcisValueGrowth against a finite difference, and the growth
@@ -172,13 +168,11 @@ TEST(CrawlValueTest, SlopeMatchesDerivativeAndBoundsGrowth) {
     const double eps = 1e-6 / delta;
     const double ahead = NcisValue(page, tau + eps, n, max_terms);
     const double fd = (ahead - g.value) / eps;
-    EXPECT_NEAR(g.slope, fd, 1e-4 * (std::fabs(fd) + 1e-3 * g.value))
-        << "trial " << trial;
+    EXPECT_NEAR(g.slope, fd, 1e-4 * (std::fabs(fd) + 1e-3 * g.value)) << "trial " << trial;
     for (double h : {0.01, 0.3, 1.0, 5.0}) {
       const double later = NcisValue(page, tau + h / delta, n, max_terms);
       const double dt = h / delta;
-      EXPECT_LE(later, g.value + g.slope * dt + 0.5 * g.slope_rise * dt * dt +
-                           1e-12 * g.value)
+      EXPECT_LE(later, g.value + g.slope * dt + 0.5 * g.slope_rise * dt * dt + 1e-12 * g.value)
           << "trial " << trial << " h " << h;
       ++checked;
     }

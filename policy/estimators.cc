@@ -25,16 +25,14 @@ constexpr double kSmoothing = 0.5;
 
 absl::Status CheckTime(const char* field, double value) {
   if (!(value >= 0.0) || std::isinf(value)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " must be finite and >= 0, got ", value));
+    return absl::InvalidArgumentError(absl::StrCat(field, " must be finite and >= 0, got ", value));
   }
   return absl::OkStatus();
 }
 
 absl::Status CheckCount(const char* field, int64_t value) {
   if (value < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " must be >= 0, got ", value));
+    return absl::InvalidArgumentError(absl::StrCat(field, " must be >= 0, got ", value));
   }
   return absl::OkStatus();
 }
@@ -47,8 +45,7 @@ double LogOneMinusExpSlope(double s) { return 1.0 / std::expm1(s); }
 
 namespace internal {
 
-ChangedRecords::ChangedRecords(size_t capacity)
-    : capacity_(std::max<size_t>(capacity, 4)) {}
+ChangedRecords::ChangedRecords(size_t capacity) : capacity_(std::max<size_t>(capacity, 4)) {}
 
 void ChangedRecords::Add(double tau, double n) {
   buckets_.push_back({1.0, tau, n, 0.0, 0.0});
@@ -66,13 +63,10 @@ void ChangedRecords::Compress() {
     return static_cast<int64_t>(std::floor(std::log(v) / w));
   };
   double w = log_bin_width_ > 0.0 ? log_bin_width_ : 1.0 / 256.0;
-  std::vector<std::pair<std::array<int64_t, 2>, size_t>> keyed(
-      buckets_.size());
+  std::vector<std::pair<std::array<int64_t, 2>, size_t>> keyed(buckets_.size());
   for (;;) {
     for (size_t i = 0; i < buckets_.size(); ++i) {
-      keyed[i] = {{key(buckets_[i].n, kSignalBinRatio * w),
-                   key(buckets_[i].tau, w)},
-                  i};
+      keyed[i] = {{key(buckets_[i].n, kSignalBinRatio * w), key(buckets_[i].tau, w)}, i};
     }
     std::sort(keyed.begin(), keyed.end());
     size_t count = 0;
@@ -98,13 +92,11 @@ void ChangedRecords::Compress() {
       const Bucket& b = buckets_[keyed[j].second];
       const double total = acc.weight + b.weight;
       const double delta = b.tau - acc.tau;
-      const double m2 =
-          acc.m2 + b.m2 + delta * delta * acc.weight * b.weight / total;
-      const double m3 =
-          acc.m3 + b.m3 +
-          delta * delta * delta * acc.weight * b.weight *
-              (acc.weight - b.weight) / (total * total) +
-          3.0 * delta * (acc.weight * b.m2 - b.weight * acc.m2) / total;
+      const double m2 = acc.m2 + b.m2 + delta * delta * acc.weight * b.weight / total;
+      const double m3 = acc.m3 + b.m3 +
+                        delta * delta * delta * acc.weight * b.weight * (acc.weight - b.weight) /
+                            (total * total) +
+                        3.0 * delta * (acc.weight * b.m2 - b.weight * acc.m2) / total;
       acc.tau += delta * b.weight / total;
       acc.n += (b.n - acc.n) * b.weight / total;
       acc.m2 = m2;
@@ -158,8 +150,7 @@ ChangeRateEstimator::ChangeRateEstimator(size_t max_changed_points)
 absl::Status ChangeRateEstimator::Add(double interval, bool changed) {
   if (absl::Status s = CheckTime("interval", interval); !s.ok()) return s;
   if (changed && interval == 0.0) {
-    return absl::InvalidArgumentError(
-        "a change reported over an empty interval (interval = 0)");
+    return absl::InvalidArgumentError("a change reported over an empty interval (interval = 0)");
   }
   ++num_crawls_;
   if (changed) {
@@ -182,8 +173,7 @@ double ChangeRateEstimator::Estimate() const {
   const double a0 = unchanged_time_ + kSmoothing;
   const double lo = std::log1p(kSmoothing / a0) / kSmoothing;
   const double hi = (changed_.total_weight() + 1.0) / a0;
-  const std::vector<internal::WeightedRecord> records =
-      changed_.QuadraturePoints();
+  const std::vector<internal::WeightedRecord> records = changed_.QuadraturePoints();
   const auto score = [&](double log_delta) {
     const double delta = std::exp(log_delta);
     double sum = kSmoothing * LogOneMinusExpSlope(kSmoothing * delta);
@@ -209,8 +199,7 @@ absl::Status PoissonRateEstimator::Add(double elapsed, int64_t changes) {
 }
 
 double PoissonRateEstimator::Estimate() const {
-  return (static_cast<double>(num_changes_) + kSmoothing) /
-         (observed_time_ + kSmoothing);
+  return (static_cast<double>(num_changes_) + kSmoothing) / (observed_time_ + kSmoothing);
 }
 
 // ---------------------------------------------------------------------------
@@ -227,8 +216,7 @@ NaiveSignalQuality NaiveSignalQualityEstimator::Estimate() const {
   const double both = static_cast<double>(signalled_and_changed_);
   q.precision_valid = signalled_ > 0;
   q.recall_valid = changed_ > 0;
-  q.precision = q.precision_valid ? both / static_cast<double>(signalled_)
-                                  : kNaN;
+  q.precision = q.precision_valid ? both / static_cast<double>(signalled_) : kNaN;
   q.recall = q.recall_valid ? both / static_cast<double>(changed_) : kNaN;
   return q;
 }
@@ -236,16 +224,14 @@ NaiveSignalQuality NaiveSignalQualityEstimator::Estimate() const {
 // ---------------------------------------------------------------------------
 // SignalModelEstimator
 
-SignalModelParams SignalModelParamsFromFit(double alpha,
-                                           double log_signal_factor,
+SignalModelParams SignalModelParamsFromFit(double alpha, double log_signal_factor,
                                            double signal_rate) {
   SignalModelParams p;
   // precision = λΔ/γ = 1 − ν/γ = 1 − e^{−αβ}; expm1 keeps it accurate when
   // signals are mostly false (αβ small).
   p.precision = signal_rate > 0.0 ? -std::expm1(-log_signal_factor) : 0.0;
   const double signalled_change_rate = signal_rate * p.precision;  // λΔ
-  p.false_rate =
-      signal_rate > 0.0 ? signal_rate * std::exp(-log_signal_factor) : 0.0;
+  p.false_rate = signal_rate > 0.0 ? signal_rate * std::exp(-log_signal_factor) : 0.0;
   p.change_rate = alpha + signalled_change_rate;
   p.recall = p.change_rate > 0.0 ? signalled_change_rate / p.change_rate : 0.0;
   return p;
@@ -269,9 +255,8 @@ struct LogLikelihood {
 LogLikelihood Evaluate(const Vec2& theta, const Vec2& s0,
                        const std::vector<internal::WeightedRecord>& changed,
                        bool with_derivatives) {
-  LogLikelihood l{-theta[0] * s0[0] - theta[1] * s0[1],
-                  {-s0[0], -s0[1]},
-                  {{{0.0, 0.0}, {0.0, 0.0}}}};
+  LogLikelihood l{
+      -theta[0] * s0[0] - theta[1] * s0[1], {-s0[0], -s0[1]}, {{{0.0, 0.0}, {0.0, 0.0}}}};
   for (const internal::WeightedRecord& r : changed) {
     const double s = theta[0] * r.tau + theta[1] * r.n;
     if (!(s > 0.0)) {
@@ -284,8 +269,7 @@ LogLikelihood Evaluate(const Vec2& theta, const Vec2& s0,
     const double slope = r.weight * LogOneMinusExpSlope(s);
     l.gradient[0] += slope * r.tau;
     l.gradient[1] += slope * r.n;
-    const double curvature =
-        r.weight * std::exp(-s) / (one_minus_q * one_minus_q);
+    const double curvature = r.weight * std::exp(-s) / (one_minus_q * one_minus_q);
     l.hessian[0][0] -= curvature * r.tau * r.tau;
     l.hessian[0][1] -= curvature * r.tau * r.n;
     l.hessian[1][1] -= curvature * r.n * r.n;
@@ -301,10 +285,9 @@ LogLikelihood Evaluate(const Vec2& theta, const Vec2& s0,
 // holds. If the free Hessian block is not negative definite (e.g. no record
 // varies along a coordinate), a gradient step scaled by the diagonal is
 // used instead.
-Vec2 MaximiseLogLikelihood(
-    Vec2 theta, const Vec2& s0,
-    const std::vector<internal::WeightedRecord>& changed,
-    const std::array<bool, 2>& fit) {
+Vec2 MaximiseLogLikelihood(Vec2 theta, const Vec2& s0,
+                           const std::vector<internal::WeightedRecord>& changed,
+                           const std::array<bool, 2>& fit) {
   LogLikelihood l = Evaluate(theta, s0, changed, true);
   for (int it = 0; it < 200; ++it) {
     std::array<bool, 2> free = fit;
@@ -312,8 +295,7 @@ Vec2 MaximiseLogLikelihood(
       if (theta[j] <= 0.0 && l.gradient[j] <= 0.0) free[j] = false;
     }
     Vec2 step = {0.0, 0.0};
-    const double h00 = l.hessian[0][0], h01 = l.hessian[0][1],
-                 h11 = l.hessian[1][1];
+    const double h00 = l.hessian[0][0], h01 = l.hessian[0][1], h11 = l.hessian[1][1];
     const double g0 = l.gradient[0], g1 = l.gradient[1];
     if (free[0] && free[1]) {
       const double det = h00 * h11 - h01 * h01;
@@ -335,21 +317,18 @@ Vec2 MaximiseLogLikelihood(
     Vec2 next = theta;
     LogLikelihood next_l = l;
     for (int k = 0; k < 80; ++k, t *= 0.5) {
-      next = {std::max(0.0, theta[0] + t * step[0]),
-              std::max(0.0, theta[1] + t * step[1])};
+      next = {std::max(0.0, theta[0] + t * step[0]), std::max(0.0, theta[1] + t * step[1])};
       // Armijo on the projected path; never accept a decrease.
-      const double predicted = l.gradient[0] * (next[0] - theta[0]) +
-                               l.gradient[1] * (next[1] - theta[1]);
+      const double predicted =
+          l.gradient[0] * (next[0] - theta[0]) + l.gradient[1] * (next[1] - theta[1]);
       next_l = Evaluate(next, s0, changed, false);
-      if (next_l.value > -kInf &&
-          next_l.value >= l.value + 1e-4 * std::max(predicted, 0.0)) {
+      if (next_l.value > -kInf && next_l.value >= l.value + 1e-4 * std::max(predicted, 0.0)) {
         accepted = true;
         break;
       }
     }
     if (!accepted) break;  // no further ascent in floating point
-    const double moved = std::max(std::fabs(next[0] - theta[0]),
-                                  std::fabs(next[1] - theta[1]));
+    const double moved = std::max(std::fabs(next[0] - theta[0]), std::fabs(next[1] - theta[1]));
     const double scale = std::max({next[0], next[1], 1e-300});
     theta = next;
     l = Evaluate(theta, s0, changed, true);
@@ -363,8 +342,7 @@ Vec2 MaximiseLogLikelihood(
 SignalModelEstimator::SignalModelEstimator(size_t max_changed_points)
     : changed_(max_changed_points) {}
 
-absl::Status SignalModelEstimator::Add(double tau_elap, int64_t n_cis,
-                                       bool changed) {
+absl::Status SignalModelEstimator::Add(double tau_elap, int64_t n_cis, bool changed) {
   if (absl::Status s = CheckTime("tau_elap", tau_elap); !s.ok()) return s;
   if (absl::Status s = CheckCount("n_cis", n_cis); !s.ok()) return s;
   if (changed && tau_elap == 0.0 && n_cis == 0) {
@@ -398,8 +376,7 @@ SignalModelEstimate SignalModelEstimator::Estimate() const {
     return e;
   }
 
-  const std::vector<internal::WeightedRecord> all =
-      changed_.QuadraturePoints();
+  const std::vector<internal::WeightedRecord> all = changed_.QuadraturePoints();
   bool changed_with_tau = false, changed_with_signal = false;
   for (const internal::WeightedRecord& r : all) {
     changed_with_tau |= r.tau > 0.0;
@@ -430,9 +407,7 @@ SignalModelEstimate SignalModelEstimator::Estimate() const {
     const std::array<bool, 2> fit = {true, fit_ab};
     // Any start with θ·x > 0 for every changed crawl has finite ℓ.
     const Vec2 start = {
-        total_tau_ > 0.0
-            ? std::max(static_cast<double>(num_changed_), 1.0) / total_tau_
-            : 1.0,
+        total_tau_ > 0.0 ? std::max(static_cast<double>(num_changed_), 1.0) / total_tau_ : 1.0,
         fit_ab ? 1.0 : 0.0};
     const Vec2 s0 = {unchanged_tau_, fit_ab ? unchanged_signals_ : 0.0};
     const Vec2 theta = MaximiseLogLikelihood(start, s0, *changed, fit);
@@ -445,8 +420,7 @@ SignalModelEstimate SignalModelEstimator::Estimate() const {
     const bool alpha_interior = theta[0] > 0.0;
     const bool ab_interior = fit_ab && theta[1] > 0.0;
     if (alpha_interior && ab_interior) {
-      const double i00 = -l.hessian[0][0], i01 = -l.hessian[0][1],
-                   i11 = -l.hessian[1][1];
+      const double i00 = -l.hessian[0][0], i01 = -l.hessian[0][1], i11 = -l.hessian[1][1];
       const double det = i00 * i11 - i01 * i01;
       if (det > 0.0) {
         e.alpha_stderr = std::sqrt(i11 / det);
@@ -458,10 +432,9 @@ SignalModelEstimate SignalModelEstimator::Estimate() const {
       e.log_signal_factor_stderr = std::sqrt(-1.0 / l.hessian[1][1]);
     }
   }
-  e.params =
-      SignalModelParamsFromFit(e.alpha, e.log_signal_factor, e.signal_rate);
-  e.valid = num_changed_ > 0 && num_changed_ < num_crawls_ &&
-            std::isfinite(e.alpha) && std::isfinite(e.log_signal_factor);
+  e.params = SignalModelParamsFromFit(e.alpha, e.log_signal_factor, e.signal_rate);
+  e.valid = num_changed_ > 0 && num_changed_ < num_crawls_ && std::isfinite(e.alpha) &&
+            std::isfinite(e.log_signal_factor);
   return e;
 }
 

@@ -123,8 +123,7 @@ class ChangedRecords {
 // State: Σ_{z=0} a_j, plus the changed intervals (internal::ChangedRecords).
 class ChangeRateEstimator {
  public:
-  explicit ChangeRateEstimator(
-      size_t max_changed_points = kDefaultMaxChangedPoints);
+  explicit ChangeRateEstimator(size_t max_changed_points = kDefaultMaxChangedPoints);
 
   // InvalidArgument for a negative, NaN or infinite interval, or a change
   // reported over an empty interval (impossible under the Poisson model).
@@ -200,8 +199,7 @@ struct SignalModelParams {
   double false_rate = 0.0;   // ν
   double precision = 0.0;    // λΔ/γ = 1 − e^{−αβ}
 };
-SignalModelParams SignalModelParamsFromFit(double alpha,
-                                           double log_signal_factor,
+SignalModelParams SignalModelParamsFromFit(double alpha, double log_signal_factor,
                                            double signal_rate);
 
 struct SignalModelEstimate {
@@ -248,8 +246,7 @@ struct SignalModelEstimate {
 // for γ̂.
 class SignalModelEstimator {
  public:
-  explicit SignalModelEstimator(
-      size_t max_changed_points = kDefaultMaxChangedPoints);
+  explicit SignalModelEstimator(size_t max_changed_points = kDefaultMaxChangedPoints);
 
   // InvalidArgument for negative, NaN or infinite τ_elap, negative n_cis, or
   // a change reported with τ_elap = 0 and n_cis = 0 (impossible: the

@@ -26,8 +26,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // The smoothed log-likelihood whose derivative in Δ is the smoothed Eq. 14:
 // Σ_{z=1} log(1 − e^{−aΔ}) − Σ_{z=0} aΔ plus one imaginary changed and one
 // imaginary unchanged interval of length 0.5.
-double SmoothedLogLikelihood(const std::vector<std::pair<double, bool>>& data,
-                             double delta) {
+double SmoothedLogLikelihood(const std::vector<std::pair<double, bool>>& data, double delta) {
   double l = std::log(-std::expm1(-0.5 * delta)) - 0.5 * delta;
   for (const auto& [a, changed] : data) {
     l += changed ? std::log(-std::expm1(-a * delta)) : -a * delta;
@@ -48,8 +47,7 @@ TEST(ChangeRateEstimatorTest, RegularHalfUnitIntervalsHaveAClosedForm) {
     for (int x : {0, 1, n / 2, n}) {
       ChangeRateEstimator e;
       for (int i = 0; i < n; ++i) ASSERT_TRUE(e.Add(0.5, i < x).ok());
-      EXPECT_NEAR(e.Estimate(), 2.0 * std::log((n + 2.0) / (n - x + 1.0)),
-                  1e-13)
+      EXPECT_NEAR(e.Estimate(), 2.0 * std::log((n + 2.0) / (n - x + 1.0)), 1e-13)
           << "n=" << n << " x=" << x;
     }
   }
@@ -109,8 +107,8 @@ TEST(ChangeRateEstimatorTest, ErrorShrinksWithData) {
         sum_sq += rel * rel;
       }
       const double rms = std::sqrt(sum_sq / reps);
-      std::cout << "Eq. 14 MLE: crawls=" << crawls << " crawl rate "
-                << crawl_rate << " relative RMS error " << rms << "\n";
+      std::cout << "Eq. 14 MLE: crawls=" << crawls << " crawl rate " << crawl_rate
+                << " relative RMS error " << rms << "\n";
       if (crawl_rate == 0.4) {
         EXPECT_LT(rms, previous_rms);
         previous_rms = rms;
@@ -135,8 +133,7 @@ TEST(ChangeRateEstimatorTest, MergingChangedIntervalsBarelyMovesTheEstimate) {
     ASSERT_TRUE(merged.Add(a, changed).ok());
   }
   const double difference = merged.Estimate() / exact.Estimate() - 1.0;
-  std::cout << "Eq. 14 MLE with 32 merged points vs exact: relative "
-            << difference << "\n";
+  std::cout << "Eq. 14 MLE with 32 merged points vs exact: relative " << difference << "\n";
   EXPECT_LT(std::fabs(difference), 2e-4);
   EXPECT_EQ(merged.num_crawls(), 100000);
 }
@@ -232,8 +229,8 @@ TEST(SignalModelParamsTest, InvertsThePageModel) {
                            i % 10 == 0 ? 0.0 : 2.0 * unit(rng)};
     absl::StatusOr<PageModel> m = PageModel::Create(truth);
     ASSERT_TRUE(m.ok());
-    const SignalModelParams p = SignalModelParamsFromFit(
-        m->alpha(), m->log_signal_factor(), m->gamma());
+    const SignalModelParams p =
+        SignalModelParamsFromFit(m->alpha(), m->log_signal_factor(), m->gamma());
     EXPECT_NEAR(p.change_rate, truth.change_rate, 1e-12 * truth.change_rate);
     EXPECT_NEAR(p.recall, truth.recall, 1e-12);
     EXPECT_NEAR(p.false_rate, truth.false_rate, 1e-12);
@@ -252,10 +249,8 @@ struct TruePage {
   double change_rate;  // Δ
   double recall;       // λ
   double precision;
-  double crawl_rate;   // ρ: crawls at exponential intervals
-  double false_rate() const {
-    return recall * change_rate * (1.0 - precision) / precision;
-  }
+  double crawl_rate;  // ρ: crawls at exponential intervals
+  double false_rate() const { return recall * change_rate * (1.0 - precision) / precision; }
   double alpha() const { return (1.0 - recall) * change_rate; }
   double log_signal_factor() const { return -std::log1p(-precision); }
 };
@@ -263,8 +258,7 @@ struct TruePage {
 // Simulates `crawls` crawl intervals: changes ~ Poisson(Δ), each signalled
 // with probability λ, false signals ~ Poisson(ν).
 template <typename Sink>
-void SimulateCrawls(const TruePage& page, int64_t crawls, std::mt19937_64& rng,
-                    Sink sink) {
+void SimulateCrawls(const TruePage& page, int64_t crawls, std::mt19937_64& rng, Sink sink) {
   std::exponential_distribution<double> interval(page.crawl_rate);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const double signalled_rate = page.recall * page.change_rate;
@@ -272,13 +266,10 @@ void SimulateCrawls(const TruePage& page, int64_t crawls, std::mt19937_64& rng,
   const double nu = page.false_rate();
   for (int64_t i = 0; i < crawls; ++i) {
     const double tau = interval(rng);
-    const int64_t true_signals =
-        std::poisson_distribution<int64_t>(signalled_rate * tau)(rng);
-    const int64_t false_signals =
-        std::poisson_distribution<int64_t>(nu * tau)(rng);
+    const int64_t true_signals = std::poisson_distribution<int64_t>(signalled_rate * tau)(rng);
+    const int64_t false_signals = std::poisson_distribution<int64_t>(nu * tau)(rng);
     const bool unsignalled_change = unit(rng) < -std::expm1(-alpha * tau);
-    sink(tau, true_signals + false_signals,
-         true_signals > 0 || unsignalled_change);
+    sink(tau, true_signals + false_signals, true_signals > 0 || unsignalled_change);
   }
 }
 
@@ -288,8 +279,7 @@ struct Record {
   int64_t n;
   bool changed;
 };
-double LogLikelihood(const std::vector<Record>& records, double alpha,
-                     double ab) {
+double LogLikelihood(const std::vector<Record>& records, double alpha, double ab) {
   double l = 0.0;
   for (const Record& r : records) {
     const double s = alpha * r.tau + ab * static_cast<double>(r.n);
@@ -322,9 +312,7 @@ TEST(SignalModelEstimatorTest, MaximisesTheLikelihood) {
   for (double da : {-1e-7, 0.0, 1e-7}) {
     for (double db : {-1e-7, 0.0, 1e-7}) {
       if (da == 0.0 && db == 0.0) continue;
-      EXPECT_LT(LogLikelihood(records, est.alpha + da,
-                              est.log_signal_factor + db),
-                best + 1e-10);
+      EXPECT_LT(LogLikelihood(records, est.alpha + da, est.log_signal_factor + db), best + 1e-10);
     }
   }
   // γ̂ is the plain signal count over time.
@@ -415,15 +403,14 @@ TEST(SignalModelEstimatorTest, MergedChangedRecordsStayCloseToExact) {
   ASSERT_GT(a.num_changed, 50000);
   // The merging error, in units of the statistical error.
   for (const auto& [merged, tolerance] :
-       {std::pair<const SignalModelEstimator*, double>{&small, 0.1},
-        {&standard, 0.01}}) {
+       {std::pair<const SignalModelEstimator*, double>{&small, 0.1}, {&standard, 0.01}}) {
     const SignalModelEstimate b = merged->Estimate();
     const double alpha_shift = (b.alpha - a.alpha) / a.alpha_stderr;
-    const double ab_shift = (b.log_signal_factor - a.log_signal_factor) /
-                            a.log_signal_factor_stderr;
+    const double ab_shift =
+        (b.log_signal_factor - a.log_signal_factor) / a.log_signal_factor_stderr;
     std::cout << "App. E MLE with " << (merged == &small ? 64 : 256)
-              << " merged points: shift vs exact " << alpha_shift
-              << " stderr in alpha, " << ab_shift << " in alpha*beta\n";
+              << " merged points: shift vs exact " << alpha_shift << " stderr in alpha, "
+              << ab_shift << " in alpha*beta\n";
     EXPECT_LT(std::fabs(alpha_shift), tolerance);
     EXPECT_LT(std::fabs(ab_shift), tolerance);
   }
@@ -478,8 +465,7 @@ TEST(ChangedRecordsTest, QuadraturePreservesMomentsAndRange) {
 TruePage AppendixEPage(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> quality(0.2, 0.95);
   std::uniform_real_distribution<double> interval(2.0, 20.0);
-  std::uniform_real_distribution<double> log_ratio(std::log(0.25),
-                                                   std::log(4.0));
+  std::uniform_real_distribution<double> log_ratio(std::log(0.25), std::log(4.0));
   TruePage page;
   page.precision = quality(rng);
   page.recall = quality(rng);
@@ -506,11 +492,10 @@ TEST(SignalModelEstimatorTest, AppendixEMleIsAccurateAndNaiveIsBiased) {
     const TruePage page = AppendixEPage(rng);
     SignalModelEstimator mle(1 << 21);  // exact: no merging
     NaiveSignalQualityEstimator naive;
-    SimulateCrawls(page, kCrawls, rng,
-                   [&](double tau, int64_t n, bool changed) {
-                     ASSERT_TRUE(mle.Add(tau, n, changed).ok());
-                     naive.Add(n > 0, changed);
-                   });
+    SimulateCrawls(page, kCrawls, rng, [&](double tau, int64_t n, bool changed) {
+      ASSERT_TRUE(mle.Add(tau, n, changed).ok());
+      naive.Add(n > 0, changed);
+    });
     const SignalModelEstimate est = mle.Estimate();
     const NaiveSignalQuality nq = naive.Estimate();
     ASSERT_TRUE(est.valid);
@@ -524,12 +509,11 @@ TEST(SignalModelEstimatorTest, AppendixEMleIsAccurateAndNaiveIsBiased) {
     std::cout << "page " << i << ": Delta=" << page.change_rate
               << " rho/Delta=" << page.crawl_rate / page.change_rate
               << " precision=" << page.precision << " recall=" << page.recall
-              << "\n  MLE: alpha err " << alpha_error << " (stderr "
-              << est.alpha_stderr << "), alpha*beta err " << ab_error
-              << " (stderr " << est.log_signal_factor_stderr
+              << "\n  MLE: alpha err " << alpha_error << " (stderr " << est.alpha_stderr
+              << "), alpha*beta err " << ab_error << " (stderr " << est.log_signal_factor_stderr
               << "), precision err " << p_error << ", recall err " << r_error
-              << "\n  naive: precision err " << naive_p_error
-              << ", recall err " << naive_r_error << "\n";
+              << "\n  naive: precision err " << naive_p_error << ", recall err " << naive_r_error
+              << "\n";
     EXPECT_LT(std::fabs(alpha_error), 4.5 * est.alpha_stderr);
     EXPECT_LT(std::fabs(ab_error), 4.5 * est.log_signal_factor_stderr);
     EXPECT_LT(est.alpha_stderr, 1e-3);
@@ -540,16 +524,13 @@ TEST(SignalModelEstimatorTest, AppendixEMleIsAccurateAndNaiveIsBiased) {
     const double mle_error = std::max(std::fabs(p_error), std::fabs(r_error));
     max_mle_error = std::max(max_mle_error, mle_error);
     sum_mle_error += mle_error;
-    sum_naive_error +=
-        std::max(std::fabs(naive_p_error), std::fabs(naive_r_error));
+    sum_naive_error += std::max(std::fabs(naive_p_error), std::fabs(naive_r_error));
     min_naive_bias = std::min({min_naive_bias, naive_p_error, naive_r_error});
   }
-  std::cout << "max |error|: alpha " << max_alpha_error << " (max stderr "
-            << max_alpha_stderr << "), alpha*beta " << max_ab_error
-            << "; precision/recall: MLE mean " << sum_mle_error / kPages
-            << " max " << max_mle_error << ", naive mean "
-            << sum_naive_error / kPages << "; smallest naive bias "
-            << min_naive_bias << "\n";
+  std::cout << "max |error|: alpha " << max_alpha_error << " (max stderr " << max_alpha_stderr
+            << "), alpha*beta " << max_ab_error << "; precision/recall: MLE mean "
+            << sum_mle_error / kPages << " max " << max_mle_error << ", naive mean "
+            << sum_naive_error / kPages << "; smallest naive bias " << min_naive_bias << "\n";
   EXPECT_LT(max_mle_error, 5e-3);
   // The naive estimator overestimates both on every page, by far more than
   // the MLE's error.
@@ -574,11 +555,10 @@ TEST(SignalModelEstimatorTest, AppendixEMleIsUnbiasedWithCalibratedErrors) {
     const TruePage page = AppendixEPage(rng);
     SignalModelEstimator mle;
     NaiveSignalQualityEstimator naive;
-    SimulateCrawls(page, kCrawls, rng,
-                   [&](double tau, int64_t n, bool changed) {
-                     ASSERT_TRUE(mle.Add(tau, n, changed).ok());
-                     naive.Add(n > 0, changed);
-                   });
+    SimulateCrawls(page, kCrawls, rng, [&](double tau, int64_t n, bool changed) {
+      ASSERT_TRUE(mle.Add(tau, n, changed).ok());
+      naive.Add(n > 0, changed);
+    });
     const SignalModelEstimate est = mle.Estimate();
     ASSERT_TRUE(est.valid) << "page " << i;
     z_alpha.push_back((est.alpha - page.alpha()) / est.alpha_stderr);
@@ -593,8 +573,7 @@ TEST(SignalModelEstimatorTest, AppendixEMleIsUnbiasedWithCalibratedErrors) {
     const NaiveSignalQuality nq = naive.Estimate();
     naive_p += nq.precision - page.precision;
     naive_r += nq.recall - page.recall;
-    naive_overestimates +=
-        nq.precision > page.precision && nq.recall > page.recall;
+    naive_overestimates += nq.precision > page.precision && nq.recall > page.recall;
   }
   const auto mean_and_rms = [](const std::vector<double>& z) {
     double sum = 0.0, sum_sq = 0.0;
@@ -610,13 +589,11 @@ TEST(SignalModelEstimatorTest, AppendixEMleIsUnbiasedWithCalibratedErrors) {
   const double bias_p = sum_p / kPages, bias_r = sum_r / kPages;
   const double se_p = std::sqrt(sum_p2 / kPages) / std::sqrt(kPages);
   const double se_r = std::sqrt(sum_r2 / kPages) / std::sqrt(kPages);
-  std::cout << "standardised errors: alpha mean " << mean_za << " rms "
-            << rms_za << "; alpha*beta mean " << mean_zb << " rms " << rms_zb
-            << "\nMLE bias: precision " << bias_p << " (+- " << se_p
-            << "), recall " << bias_r << " (+- " << se_r
-            << ")\nnaive bias: precision " << naive_p / kPages << ", recall "
-            << naive_r / kPages << "; overestimates both on "
-            << naive_overestimates << "/" << kPages << " pages\n";
+  std::cout << "standardised errors: alpha mean " << mean_za << " rms " << rms_za
+            << "; alpha*beta mean " << mean_zb << " rms " << rms_zb << "\nMLE bias: precision "
+            << bias_p << " (+- " << se_p << "), recall " << bias_r << " (+- " << se_r
+            << ")\nnaive bias: precision " << naive_p / kPages << ", recall " << naive_r / kPages
+            << "; overestimates both on " << naive_overestimates << "/" << kPages << " pages\n";
   // Mean of 200 N(0, 1): sd 0.07. RMS: sd about 0.05.
   EXPECT_LT(std::fabs(mean_za), 0.3);
   EXPECT_LT(std::fabs(mean_zb), 0.3);

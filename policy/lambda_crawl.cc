@@ -22,7 +22,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Algorithm 1 promises Σρ = R to this relative accuracy; checked on return.
 constexpr double kBandwidthTolerance = 1e-12;
 
-
 struct MuDelta {
   double mu;
   double delta;
@@ -30,24 +29,24 @@ struct MuDelta {
 
 absl::Status ValidateBandwidth(double bandwidth) {
   if (!(bandwidth > 0.0) || std::isinf(bandwidth)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bandwidth R must be finite and > 0, got ", bandwidth));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bandwidth R must be finite and > 0, got ", bandwidth));
   }
   return absl::OkStatus();
 }
 
 absl::Status ValidatePages(absl::Span<const LambdaCrawlPage> pages) {
   for (size_t i = 0; i < pages.size(); ++i) {
-    for (auto [field, value] : {std::pair<const char*, double>{
-                                    "importance (mu)", pages[i].importance},
-                                {"change_rate (Delta)", pages[i].change_rate}}) {
+    for (auto [field, value] :
+         {std::pair<const char*, double>{"importance (mu)", pages[i].importance},
+          {"change_rate (Delta)", pages[i].change_rate}}) {
       if (!(value > 0.0) || std::isinf(value)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "pages[", i, "].", field,
-            " must be finite and > 0 (LambdaCrawl, like Kolobov et al. "
-            "Sec. 4, assumes mu, Delta > 0: a page that is never requested "
-            "or never changes needs no crawl), got ",
-            value));
+        return absl::InvalidArgumentError(
+            absl::StrCat("pages[", i, "].", field,
+                         " must be finite and > 0 (LambdaCrawl, like Kolobov et al. "
+                         "Sec. 4, assumes mu, Delta > 0: a page that is never requested "
+                         "or never changes needs no crawl), got ",
+                         value));
       }
     }
   }
@@ -74,8 +73,8 @@ double CompleteProbability(double mu, double delta, double lambda) {
 
 // Total crawl rate of both groups at multiplier λ; strictly decreasing in λ
 // when `incomplete` is not empty.
-double TotalRate(const std::vector<MuDelta>& incomplete,
-                 const std::vector<MuDelta>& complete, double lambda) {
+double TotalRate(const std::vector<MuDelta>& incomplete, const std::vector<MuDelta>& complete,
+                 double lambda) {
   CompensatedSum sum;
   for (const MuDelta& p : incomplete) {
     sum.Add(IncompleteRate(p.mu, p.delta, lambda));
@@ -100,8 +99,8 @@ double TotalRate(const std::vector<MuDelta>& incomplete,
 // The root is found in u = ln λ: the total behaves like e^{−u/2} … e^{−u},
 // so Brent's method converges quickly, and a tolerance on u is a relative
 // tolerance on λ, hence (the elasticity of the total is in [1/2, 1]) on Σρ.
-double SolveMultiplier(const std::vector<MuDelta>& incomplete,
-                       const std::vector<MuDelta>& complete, double bandwidth) {
+double SolveMultiplier(const std::vector<MuDelta>& incomplete, const std::vector<MuDelta>& complete,
+                       double bandwidth) {
   const double n = static_cast<double>(incomplete.size());
   double min_mu = kInf, max_mu = 0.0, min_delta = kInf, max_delta = 0.0;
   CompensatedSum total_mu;
@@ -114,18 +113,15 @@ double SolveMultiplier(const std::vector<MuDelta>& incomplete,
   }
   for (const MuDelta& p : complete) total_mu.Add(p.mu);
 
-  double lo = n * n * min_delta * min_mu /
-              (n * max_delta * bandwidth + bandwidth * bandwidth);
+  double lo = n * n * min_delta * min_mu / (n * max_delta * bandwidth + bandwidth * bandwidth);
   double hi = total_mu.Total() / bandwidth;
   const double min_lambda = std::numeric_limits<double>::min();
   if (!(lo > min_lambda)) lo = min_lambda;
-  for (int i = 0; i < 4000 && lo > min_lambda &&
-                  TotalRate(incomplete, complete, lo) < bandwidth;
+  for (int i = 0; i < 4000 && lo > min_lambda && TotalRate(incomplete, complete, lo) < bandwidth;
        ++i) {
     lo *= 0.5;
   }
-  for (int i = 0; i < 4000 && TotalRate(incomplete, complete, hi) > bandwidth;
-       ++i) {
+  for (int i = 0; i < 4000 && TotalRate(incomplete, complete, hi) > bandwidth; ++i) {
     hi *= 2.0;
   }
   const auto excess = [&](double u) {
@@ -151,9 +147,7 @@ class CompleteSolver {
  public:
   explicit CompleteSolver(std::vector<MuDelta> pages) : pages_(std::move(pages)) {
     std::sort(pages_.begin(), pages_.end(),
-              [](const MuDelta& a, const MuDelta& b) {
-                return a.mu * b.delta > b.mu * a.delta;
-              });
+              [](const MuDelta& a, const MuDelta& b) { return a.mu * b.delta > b.mu * a.delta; });
     const size_t n = pages_.size();
     prefix_delta_.assign(n + 1, 0.0);
     suffix_mu_.assign(n + 1, 0.0);
@@ -188,8 +182,7 @@ class CompleteSolver {
   std::vector<double> suffix_mu_;     // Σ_{i>=k} μ_i
 };
 
-CrawlAllocation IncompleteAllocation(const LambdaCrawlPage& page,
-                                     double lambda) {
+CrawlAllocation IncompleteAllocation(const LambdaCrawlPage& page, double lambda) {
   CrawlAllocation a;
   a.complete_observation = false;
   a.rate = IncompleteRate(page.importance, page.change_rate, lambda);
@@ -197,12 +190,10 @@ CrawlAllocation IncompleteAllocation(const LambdaCrawlPage& page,
   return a;
 }
 
-CrawlAllocation CompleteAllocation(const LambdaCrawlPage& page,
-                                   double lambda) {
+CrawlAllocation CompleteAllocation(const LambdaCrawlPage& page, double lambda) {
   CrawlAllocation a;
   a.complete_observation = true;
-  a.probability =
-      CompleteProbability(page.importance, page.change_rate, lambda);
+  a.probability = CompleteProbability(page.importance, page.change_rate, lambda);
   a.rate = a.probability * page.change_rate;
   return a;
 }
@@ -238,15 +229,13 @@ void FillAtMultiplier(absl::Span<const LambdaCrawlPage> pages, double lambda,
 
 absl::Status CheckBandwidthUsed(double used, double bandwidth) {
   if (!(std::fabs(used - bandwidth) <= kBandwidthTolerance * bandwidth)) {
-    return absl::InternalError(absl::StrCat(
-        "LambdaCrawl: crawl rates sum to ", used, " instead of R = ",
-        bandwidth));
+    return absl::InternalError(
+        absl::StrCat("LambdaCrawl: crawl rates sum to ", used, " instead of R = ", bandwidth));
   }
   return absl::OkStatus();
 }
 
-std::vector<LambdaCrawlPage> WithFlag(absl::Span<const LambdaCrawlPage> pages,
-                                      bool complete) {
+std::vector<LambdaCrawlPage> WithFlag(absl::Span<const LambdaCrawlPage> pages, bool complete) {
   std::vector<LambdaCrawlPage> out(pages.begin(), pages.end());
   for (LambdaCrawlPage& p : out) p.complete_observation = complete;
   return out;
@@ -264,8 +253,8 @@ double IncompleteCost(const std::vector<MuDelta>& pages, double bandwidth) {
 }
 
 // −J̄ of the complete group at bandwidth R^o (Eq. 9 negated).
-double CompleteCost(const std::vector<MuDelta>& pages,
-                    const CompleteSolver& solver, double bandwidth) {
+double CompleteCost(const std::vector<MuDelta>& pages, const CompleteSolver& solver,
+                    double bandwidth) {
   if (!(bandwidth > 0.0)) return kInf;
   const double lambda = solver.Multiplier(bandwidth);
   CompensatedSum cost;
@@ -277,25 +266,22 @@ double CompleteCost(const std::vector<MuDelta>& pages,
 
 }  // namespace
 
-absl::StatusOr<LambdaCrawlSolution> LambdaCrawlIncomplObs(
-    absl::Span<const LambdaCrawlPage> pages, double bandwidth) {
+absl::StatusOr<LambdaCrawlSolution> LambdaCrawlIncomplObs(absl::Span<const LambdaCrawlPage> pages,
+                                                          double bandwidth) {
   if (absl::Status s = ValidateBandwidth(bandwidth); !s.ok()) return s;
   if (absl::Status s = ValidatePages(pages); !s.ok()) return s;
   LambdaCrawlSolution solution;
   if (pages.empty()) return solution;
   const std::vector<LambdaCrawlPage> incomplete = WithFlag(pages, false);
-  FillAtMultiplier(incomplete,
-                   SolveMultiplier(ToMuDelta(pages), {}, bandwidth), solution);
-  if (absl::Status s =
-          CheckBandwidthUsed(solution.incomplete_bandwidth, bandwidth);
-      !s.ok()) {
+  FillAtMultiplier(incomplete, SolveMultiplier(ToMuDelta(pages), {}, bandwidth), solution);
+  if (absl::Status s = CheckBandwidthUsed(solution.incomplete_bandwidth, bandwidth); !s.ok()) {
     return s;
   }
   return solution;
 }
 
-absl::StatusOr<LambdaCrawlSolution> LambdaCrawlComplObs(
-    absl::Span<const LambdaCrawlPage> pages, double bandwidth) {
+absl::StatusOr<LambdaCrawlSolution> LambdaCrawlComplObs(absl::Span<const LambdaCrawlPage> pages,
+                                                        double bandwidth) {
   if (absl::Status s = ValidateBandwidth(bandwidth); !s.ok()) return s;
   if (absl::Status s = ValidatePages(pages); !s.ok()) return s;
   LambdaCrawlSolution solution;
@@ -303,33 +289,29 @@ absl::StatusOr<LambdaCrawlSolution> LambdaCrawlComplObs(
   const CompleteSolver solver(ToMuDelta(pages));
   const std::vector<LambdaCrawlPage> complete = WithFlag(pages, true);
   FillAtMultiplier(complete, solver.Multiplier(bandwidth), solution);
-  if (absl::Status s =
-          CheckBandwidthUsed(solution.complete_bandwidth,
-                             std::min(bandwidth, solver.total_change_rate()));
+  if (absl::Status s = CheckBandwidthUsed(solution.complete_bandwidth,
+                                          std::min(bandwidth, solver.total_change_rate()));
       !s.ok()) {
     return s;
   }
   return solution;
 }
 
-absl::StatusOr<LambdaCrawlSolution> LambdaCrawl(
-    absl::Span<const LambdaCrawlPage> pages, double bandwidth,
-    const LambdaCrawlOptions& options) {
+absl::StatusOr<LambdaCrawlSolution> LambdaCrawl(absl::Span<const LambdaCrawlPage> pages,
+                                                double bandwidth,
+                                                const LambdaCrawlOptions& options) {
   if (absl::Status s = ValidateBandwidth(bandwidth); !s.ok()) return s;
   if (absl::Status s = ValidatePages(pages); !s.ok()) return s;
   std::vector<MuDelta> incomplete, complete;
   for (const LambdaCrawlPage& p : pages) {
-    (p.complete_observation ? complete : incomplete)
-        .push_back({p.importance, p.change_rate});
+    (p.complete_observation ? complete : incomplete).push_back({p.importance, p.change_rate});
   }
   if (incomplete.empty()) return LambdaCrawlComplObs(pages, bandwidth);
   if (complete.empty()) return LambdaCrawlIncomplObs(pages, bandwidth);
 
   LambdaCrawlSolution solution;
-  if (options.split_search ==
-      LambdaCrawlOptions::SplitSearch::kMultiplierMatching) {
-    FillAtMultiplier(pages, SolveMultiplier(incomplete, complete, bandwidth),
-                     solution);
+  if (options.split_search == LambdaCrawlOptions::SplitSearch::kMultiplierMatching) {
+    FillAtMultiplier(pages, SolveMultiplier(incomplete, complete, bandwidth), solution);
   } else {
     // Algorithm 3 as printed: golden-section search for the R^o in
     // [0, min(R, Σ_{W^o} Δ)] that minimises J_h (maximises Eq. 13), each
@@ -368,8 +350,7 @@ absl::StatusOr<LambdaCrawlSolution> LambdaCrawl(
     if (saturated < bandwidth && cost(saturated) <= cost(r_complete)) {
       r_complete = saturated;
     }
-    const double lambda_incomplete =
-        SolveMultiplier(incomplete, {}, bandwidth - r_complete);
+    const double lambda_incomplete = SolveMultiplier(incomplete, {}, bandwidth - r_complete);
     const double lambda_complete = complete_solver.Multiplier(r_complete);
     solution.multiplier = lambda_incomplete;
     solution.pages.resize(pages.size());
@@ -387,8 +368,7 @@ absl::StatusOr<LambdaCrawlSolution> LambdaCrawl(
     solution.incomplete_bandwidth = sum_incomplete.Total();
   }
   if (absl::Status s = CheckBandwidthUsed(
-          solution.complete_bandwidth + solution.incomplete_bandwidth,
-          bandwidth);
+          solution.complete_bandwidth + solution.incomplete_bandwidth, bandwidth);
       !s.ok()) {
     return s;
   }
@@ -414,12 +394,10 @@ namespace {
 
 template <typename PageCost>
 absl::StatusOr<double> TotalCost(absl::Span<const LambdaCrawlPage> pages,
-                                 absl::Span<const CrawlAllocation> policy,
-                                 PageCost page_cost) {
+                                 absl::Span<const CrawlAllocation> policy, PageCost page_cost) {
   if (pages.size() != policy.size()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("policy has ", policy.size(), " allocations for ",
-                     pages.size(), " pages"));
+        absl::StrCat("policy has ", policy.size(), " allocations for ", pages.size(), " pages"));
   }
   if (absl::Status s = ValidatePages(pages); !s.ok()) return s;
   CompensatedSum sum;

@@ -67,15 +67,15 @@ struct LambdaCrawlSolution {
 // to complete pages), and returns ρ maximising Eq. 6 with Σ ρ_w = R:
 // ρ_w(λ) = (−Δ_w + sqrt(Δ_w² + 4 μ_w Δ_w / λ)) / 2 (Eq. 7) with λ found by
 // safeguarded root finding so that |Σρ − R| <= 1e-12 R.
-absl::StatusOr<LambdaCrawlSolution> LambdaCrawlIncomplObs(
-    absl::Span<const LambdaCrawlPage> pages, double bandwidth);
+absl::StatusOr<LambdaCrawlSolution> LambdaCrawlIncomplObs(absl::Span<const LambdaCrawlPage> pages,
+                                                          double bandwidth);
 
 // LambdaCrawl-ComplObs (Algorithm 2, Problem 2): treats every page as a
 // complete-observation page and returns p maximising Eq. 9 with
 // Σ p_w Δ_w = min(R, ΣΔ), 0 < p_w <= 1. R >= ΣΔ gives every p_w = 1 (more
 // crawls than changes cannot help). O(n log n).
-absl::StatusOr<LambdaCrawlSolution> LambdaCrawlComplObs(
-    absl::Span<const LambdaCrawlPage> pages, double bandwidth);
+absl::StatusOr<LambdaCrawlSolution> LambdaCrawlComplObs(absl::Span<const LambdaCrawlPage> pages,
+                                                        double bandwidth);
 
 struct LambdaCrawlOptions {
   enum class SplitSearch {

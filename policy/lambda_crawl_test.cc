@@ -23,13 +23,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // μ and Δ log-uniform over several decades; a fraction of pages complete.
-std::vector<LambdaCrawlPage> RandomPages(size_t n, uint64_t seed,
-                                         double complete_fraction = 0.0,
-                                         double min_value = 1e-3,
-                                         double max_value = 1e2) {
+std::vector<LambdaCrawlPage> RandomPages(size_t n, uint64_t seed, double complete_fraction = 0.0,
+                                         double min_value = 1e-3, double max_value = 1e2) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> log_value(std::log(min_value),
-                                                   std::log(max_value));
+  std::uniform_real_distribution<double> log_value(std::log(min_value), std::log(max_value));
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<LambdaCrawlPage> pages(n);
   for (LambdaCrawlPage& p : pages) {
@@ -72,8 +69,7 @@ long double SumRates(const std::vector<CrawlAllocation>& policy) {
 // λ is the same for both groups because both draw on the one budget R.
 // Returns the largest relative violation.
 double KktViolation(const std::vector<LambdaCrawlPage>& pages,
-                    const std::vector<CrawlAllocation>& policy,
-                    double lambda) {
+                    const std::vector<CrawlAllocation>& policy, double lambda) {
   double worst = 0.0;
   for (size_t i = 0; i < pages.size(); ++i) {
     const long double mu = pages[i].importance, delta = pages[i].change_rate;
@@ -81,12 +77,10 @@ double KktViolation(const std::vector<LambdaCrawlPage>& pages,
     double violation;
     if (!a.complete_observation) {
       const long double rho = a.rate;
-      violation = std::fabs(
-          static_cast<double>(mu * delta / (rho * (rho + delta)) / lambda - 1));
+      violation = std::fabs(static_cast<double>(mu * delta / (rho * (rho + delta)) / lambda - 1));
     } else if (a.probability < 1.0) {
-      violation = std::fabs(static_cast<double>(
-          mu / (static_cast<long double>(a.probability) * delta) / lambda -
-          1));
+      violation = std::fabs(
+          static_cast<double>(mu / (static_cast<long double>(a.probability) * delta) / lambda - 1));
     } else {
       violation = std::max(0.0, static_cast<double>(1 - mu / delta / lambda));
     }
@@ -95,8 +89,7 @@ double KktViolation(const std::vector<LambdaCrawlPage>& pages,
   return worst;
 }
 
-std::vector<LambdaCrawlPage> Subset(const std::vector<LambdaCrawlPage>& pages,
-                                    bool complete) {
+std::vector<LambdaCrawlPage> Subset(const std::vector<LambdaCrawlPage>& pages, bool complete) {
   std::vector<LambdaCrawlPage> out;
   for (const LambdaCrawlPage& p : pages) {
     if (p.complete_observation == complete) out.push_back(p);
@@ -111,23 +104,18 @@ TEST(LambdaCrawlIncomplObsTest, RatesSumToBandwidthAndSatisfyKkt) {
   struct Case {
     size_t n;
     double bandwidth;
-  } cases[] = {{1, 0.3},   {2, 1e-6},  {7, 5.0},      {100, 1e-3},
-               {100, 1.0}, {100, 1e4}, {1000, 123.4}, {1000, 1e7},
-               {200000, 5e4}};
+  } cases[] = {{1, 0.3},   {2, 1e-6},     {7, 5.0},    {100, 1e-3},  {100, 1.0},
+               {100, 1e4}, {1000, 123.4}, {1000, 1e7}, {200000, 5e4}};
   uint64_t seed = 1;
   double worst_sum = 0.0, worst_kkt = 0.0;
   for (const Case& c : cases) {
     // Pages with Δ up to 1e4 and μ down to 1e-4 make 4μΔ/λ << Δ², where
     // the printed (−Δ + sqrt(Δ² + 4μΔ/λ))/2 cancels.
-    const std::vector<LambdaCrawlPage> pages =
-        RandomPages(c.n, seed++, 0.0, 1e-4, 1e4);
-    absl::StatusOr<LambdaCrawlSolution> s =
-        LambdaCrawlIncomplObs(pages, c.bandwidth);
+    const std::vector<LambdaCrawlPage> pages = RandomPages(c.n, seed++, 0.0, 1e-4, 1e4);
+    absl::StatusOr<LambdaCrawlSolution> s = LambdaCrawlIncomplObs(pages, c.bandwidth);
     ASSERT_TRUE(s.ok()) << s.status();
     ASSERT_EQ(s->pages.size(), c.n);
-    EXPECT_NEAR(static_cast<double>(SumRates(s->pages)) / c.bandwidth, 1.0,
-                1e-12)
-        << "n=" << c.n;
+    EXPECT_NEAR(static_cast<double>(SumRates(s->pages)) / c.bandwidth, 1.0, 1e-12) << "n=" << c.n;
     EXPECT_LT(KktViolation(pages, s->pages, s->multiplier), 1e-9)
         << "n=" << c.n << " R=" << c.bandwidth;
     for (const CrawlAllocation& a : s->pages) {
@@ -137,11 +125,9 @@ TEST(LambdaCrawlIncomplObsTest, RatesSumToBandwidthAndSatisfyKkt) {
     }
     EXPECT_NEAR(s->incomplete_bandwidth / c.bandwidth, 1.0, 1e-12);
     EXPECT_EQ(s->complete_bandwidth, 0.0);
-    worst_sum = std::max(
-        worst_sum,
-        std::fabs(static_cast<double>(SumRates(s->pages)) / c.bandwidth - 1));
-    worst_kkt =
-        std::max(worst_kkt, KktViolation(pages, s->pages, s->multiplier));
+    worst_sum =
+        std::max(worst_sum, std::fabs(static_cast<double>(SumRates(s->pages)) / c.bandwidth - 1));
+    worst_kkt = std::max(worst_kkt, KktViolation(pages, s->pages, s->multiplier));
   }
   std::cout << "Algorithm 1: worst |sum rates / R - 1| " << worst_sum
             << ", worst relative KKT violation " << worst_kkt << "\n";
@@ -161,8 +147,7 @@ TEST(LambdaCrawlIncomplObsTest, IgnoresTheCompleteObservationFlag) {
   std::vector<LambdaCrawlPage> all_incomplete = pages;
   for (LambdaCrawlPage& p : all_incomplete) p.complete_observation = false;
   absl::StatusOr<LambdaCrawlSolution> a = LambdaCrawlIncomplObs(pages, 4.0);
-  absl::StatusOr<LambdaCrawlSolution> b =
-      LambdaCrawlIncomplObs(all_incomplete, 4.0);
+  absl::StatusOr<LambdaCrawlSolution> b = LambdaCrawlIncomplObs(all_incomplete, 4.0);
   ASSERT_TRUE(a.ok() && b.ok());
   for (size_t i = 0; i < pages.size(); ++i) {
     EXPECT_EQ(a->pages[i].rate, b->pages[i].rate);
@@ -175,8 +160,7 @@ TEST(LambdaCrawlIncomplObsTest, IgnoresTheCompleteObservationFlag) {
 TEST(LambdaCrawlIncomplObsTest, RandomFeasiblePerturbationsDoNotImprove) {
   const std::vector<LambdaCrawlPage> pages = RandomPages(25, 11);
   const double bandwidth = 10.0;
-  absl::StatusOr<LambdaCrawlSolution> s =
-      LambdaCrawlIncomplObs(pages, bandwidth);
+  absl::StatusOr<LambdaCrawlSolution> s = LambdaCrawlIncomplObs(pages, bandwidth);
   ASSERT_TRUE(s.ok());
   const long double best = Value(pages, s->pages);
   std::mt19937_64 rng(12);
@@ -191,8 +175,7 @@ TEST(LambdaCrawlIncomplObsTest, RandomFeasiblePerturbationsDoNotImprove) {
       const size_t i = pick(rng), j = pick(rng);
       if (i == j) continue;
       // Move a fraction (1e-6 .. 1) of page i's rate to page j.
-      const double amount = moved[i].rate * std::exp(log_scale(rng)) *
-                            (1.0 - 1e-9) * unit(rng);
+      const double amount = moved[i].rate * std::exp(log_scale(rng)) * (1.0 - 1e-9) * unit(rng);
       moved[i].rate -= amount;
       moved[j].rate += amount;
     }
@@ -215,8 +198,7 @@ TEST(LambdaCrawlIncomplObsTest, RandomFeasiblePerturbationsDoNotImprove) {
 // Prop. 10: with μ_w/Δ_w = c for all pages, ρ_w = μ_w R / Σμ, whatever c.
 TEST(LambdaCrawlIncomplObsTest, ConstantImportanceToChangeRatioIsProposition10) {
   std::mt19937_64 rng(21);
-  std::uniform_real_distribution<double> log_mu(std::log(1e-3),
-                                                std::log(1e3));
+  std::uniform_real_distribution<double> log_mu(std::log(1e-3), std::log(1e3));
   for (double c : {1e-3, 0.5, 1.0, 40.0}) {
     for (double bandwidth : {1e-2, 3.0, 1e3}) {
       std::vector<LambdaCrawlPage> pages(50);
@@ -226,13 +208,11 @@ TEST(LambdaCrawlIncomplObsTest, ConstantImportanceToChangeRatioIsProposition10) 
         p.change_rate = p.importance / c;
         total_mu += p.importance;
       }
-      absl::StatusOr<LambdaCrawlSolution> s =
-          LambdaCrawlIncomplObs(pages, bandwidth);
+      absl::StatusOr<LambdaCrawlSolution> s = LambdaCrawlIncomplObs(pages, bandwidth);
       ASSERT_TRUE(s.ok());
       for (size_t i = 0; i < pages.size(); ++i) {
         const double expected = pages[i].importance * bandwidth / total_mu;
-        EXPECT_NEAR(s->pages[i].rate / expected, 1.0, 1e-12)
-            << "c=" << c << " R=" << bandwidth;
+        EXPECT_NEAR(s->pages[i].rate / expected, 1.0, 1e-12) << "c=" << c << " R=" << bandwidth;
       }
     }
   }
@@ -244,8 +224,7 @@ TEST(LambdaCrawlIncomplObsTest, ConstantImportanceToChangeRatioIsProposition10) 
 // Algorithm 2 exactly as printed: repeat { p̂ = R μ/(Δ Σ_rem μ) for the
 // remaining pages; clamp every p̂ >= 1 to 1 and take its Δ off R } until no
 // page is clamped. O(n²); the oracle for the O(n log n) implementation.
-std::vector<double> PrintedAlgorithm2(const std::vector<LambdaCrawlPage>& pages,
-                                      double bandwidth) {
+std::vector<double> PrintedAlgorithm2(const std::vector<LambdaCrawlPage>& pages, double bandwidth) {
   std::vector<double> p(pages.size(), kNaN);
   std::vector<size_t> remaining(pages.size());
   for (size_t i = 0; i < pages.size(); ++i) remaining[i] = i;
@@ -254,8 +233,7 @@ std::vector<double> PrintedAlgorithm2(const std::vector<LambdaCrawlPage>& pages,
     for (size_t w : remaining) sum_mu += pages[w].importance;
     std::vector<double> p_hat;
     for (size_t w : remaining) {
-      p_hat.push_back(bandwidth * pages[w].importance /
-                      (pages[w].change_rate * sum_mu));
+      p_hat.push_back(bandwidth * pages[w].importance / (pages[w].change_rate * sum_mu));
     }
     bool violation = false;
     std::vector<size_t> next;
@@ -285,8 +263,7 @@ TEST(LambdaCrawlComplObsTest, MatchesPrintedAlgorithmAndKkt) {
     for (const LambdaCrawlPage& p : pages) total_delta += p.change_rate;
     for (double fraction : {1e-4, 0.01, 0.1, 0.5, 0.9, 0.999}) {
       const double bandwidth = fraction * total_delta;
-      absl::StatusOr<LambdaCrawlSolution> s =
-          LambdaCrawlComplObs(pages, bandwidth);
+      absl::StatusOr<LambdaCrawlSolution> s = LambdaCrawlComplObs(pages, bandwidth);
       ASSERT_TRUE(s.ok()) << s.status();
       const std::vector<double> oracle = PrintedAlgorithm2(pages, bandwidth);
       int clamped = 0;
@@ -296,12 +273,10 @@ TEST(LambdaCrawlComplObsTest, MatchesPrintedAlgorithmAndKkt) {
             << "n=" << n << " fraction=" << fraction << " page " << i;
         EXPECT_GT(s->pages[i].probability, 0.0);
         EXPECT_LE(s->pages[i].probability, 1.0);
-        EXPECT_DOUBLE_EQ(s->pages[i].rate,
-                         s->pages[i].probability * pages[i].change_rate);
+        EXPECT_DOUBLE_EQ(s->pages[i].rate, s->pages[i].probability * pages[i].change_rate);
         clamped += s->pages[i].probability == 1.0;
       }
-      EXPECT_NEAR(static_cast<double>(SumRates(s->pages)) / bandwidth, 1.0,
-                  1e-12);
+      EXPECT_NEAR(static_cast<double>(SumRates(s->pages)) / bandwidth, 1.0, 1e-12);
       EXPECT_LT(KktViolation(pages, s->pages, s->multiplier), 1e-9);
       if (n == 300 && fraction == 0.5) {
         EXPECT_GT(clamped, 0);  // the instance exercises clamping
@@ -312,13 +287,11 @@ TEST(LambdaCrawlComplObsTest, MatchesPrintedAlgorithmAndKkt) {
 
 TEST(LambdaCrawlComplObsTest, WithoutClampingIsEquation10) {
   // Equal μ/Δ: p = R μ/(Δ Σμ) = R/ΣΔ < 1 for every page.
-  const std::vector<LambdaCrawlPage> pages = {
-      {1.0, 2.0, true}, {3.0, 6.0, true}, {0.5, 1.0, true}};
+  const std::vector<LambdaCrawlPage> pages = {{1.0, 2.0, true}, {3.0, 6.0, true}, {0.5, 1.0, true}};
   absl::StatusOr<LambdaCrawlSolution> s = LambdaCrawlComplObs(pages, 4.5);
   ASSERT_TRUE(s.ok());
   for (size_t i = 0; i < pages.size(); ++i) {
-    EXPECT_NEAR(s->pages[i].probability,
-                4.5 * pages[i].importance / (pages[i].change_rate * 4.5),
+    EXPECT_NEAR(s->pages[i].probability, 4.5 * pages[i].importance / (pages[i].change_rate * 4.5),
                 1e-15);
   }
 }
@@ -331,8 +304,7 @@ TEST(LambdaCrawlComplObsTest, BandwidthBeyondTotalChangeRateCrawlsEveryChange) {
     min_ratio = std::min(min_ratio, p.importance / p.change_rate);
   }
   for (double bandwidth : {total_delta, 1.5 * total_delta, 1e9}) {
-    absl::StatusOr<LambdaCrawlSolution> s =
-        LambdaCrawlComplObs(pages, bandwidth);
+    absl::StatusOr<LambdaCrawlSolution> s = LambdaCrawlComplObs(pages, bandwidth);
     ASSERT_TRUE(s.ok());
     for (const CrawlAllocation& a : s->pages) EXPECT_EQ(a.probability, 1.0);
     EXPECT_NEAR(s->complete_bandwidth, total_delta, 1e-12 * total_delta);
@@ -364,16 +336,14 @@ TEST(LambdaCrawlComplObsTest, RandomFeasiblePerturbationsDoNotImprove) {
       const size_t i = pick(rng), j = pick(rng);
       if (i == j) continue;
       // Move crawl rate from i to j, keeping p_i > 0 and p_j <= 1.
-      const double room = std::min(
-          moved[i].rate * (1.0 - 1e-9),
-          (1.0 - moved[j].probability) * pages[j].change_rate);
+      const double room = std::min(moved[i].rate * (1.0 - 1e-9),
+                                   (1.0 - moved[j].probability) * pages[j].change_rate);
       const double amount = room * std::exp(log_scale(rng)) * unit(rng);
       if (!(amount > 0.0)) continue;
       moved[i].rate -= amount;
       moved[j].rate += amount;
       moved[i].probability = moved[i].rate / pages[i].change_rate;
-      moved[j].probability =
-          std::min(1.0, moved[j].rate / pages[j].change_rate);
+      moved[j].probability = std::min(1.0, moved[j].rate / pages[j].change_rate);
       ++tried;
     }
     EXPECT_LE(Value(pages, moved), best + 1e-12L * std::fabs(best));
@@ -392,36 +362,28 @@ struct MixedCase {
 };
 
 std::vector<MixedCase> MixedCases() {
-  return {{40, 0.3, 1.0, 51},   {40, 0.3, 30.0, 52},  {40, 0.5, 1e3, 53},
-          {200, 0.2, 5.0, 54},  {200, 0.7, 0.05, 55}, {3, 0.5, 2.0, 56},
-          {1000, 0.3, 300.0, 57}};
+  return {{40, 0.3, 1.0, 51},   {40, 0.3, 30.0, 52}, {40, 0.5, 1e3, 53},    {200, 0.2, 5.0, 54},
+          {200, 0.7, 0.05, 55}, {3, 0.5, 2.0, 56},   {1000, 0.3, 300.0, 57}};
 }
 
 TEST(LambdaCrawlTest, MixedSolutionSatisfiesCommonMultiplierKkt) {
   double worst_kkt = 0.0;
   for (const MixedCase& c : MixedCases()) {
-    std::vector<LambdaCrawlPage> pages =
-        RandomPages(c.n, c.seed, c.complete_fraction);
+    std::vector<LambdaCrawlPage> pages = RandomPages(c.n, c.seed, c.complete_fraction);
     pages[0].complete_observation = true;  // both groups non-empty
     pages[1].complete_observation = false;
     absl::StatusOr<LambdaCrawlSolution> s = LambdaCrawl(pages, c.bandwidth);
     ASSERT_TRUE(s.ok()) << s.status();
-    EXPECT_NEAR(static_cast<double>(SumRates(s->pages)) / c.bandwidth, 1.0,
-                1e-12);
-    EXPECT_NEAR((s->complete_bandwidth + s->incomplete_bandwidth) /
-                    c.bandwidth,
-                1.0, 1e-12);
+    EXPECT_NEAR(static_cast<double>(SumRates(s->pages)) / c.bandwidth, 1.0, 1e-12);
+    EXPECT_NEAR((s->complete_bandwidth + s->incomplete_bandwidth) / c.bandwidth, 1.0, 1e-12);
     EXPECT_LT(KktViolation(pages, s->pages, s->multiplier), 1e-9)
         << "n=" << c.n << " R=" << c.bandwidth;
-    worst_kkt =
-        std::max(worst_kkt, KktViolation(pages, s->pages, s->multiplier));
+    worst_kkt = std::max(worst_kkt, KktViolation(pages, s->pages, s->multiplier));
     for (size_t i = 0; i < pages.size(); ++i) {
-      EXPECT_EQ(s->pages[i].complete_observation,
-                pages[i].complete_observation);
+      EXPECT_EQ(s->pages[i].complete_observation, pages[i].complete_observation);
     }
   }
-  std::cout << "Algorithm 3: worst relative KKT violation " << worst_kkt
-            << "\n";
+  std::cout << "Algorithm 3: worst relative KKT violation " << worst_kkt << "\n";
 }
 
 // The split R^o against a brute-force scan: every candidate split is solved
@@ -429,8 +391,7 @@ TEST(LambdaCrawlTest, MixedSolutionSatisfiesCommonMultiplierKkt) {
 TEST(LambdaCrawlTest, SplitMatchesBruteForceScan) {
   for (const MixedCase& c : MixedCases()) {
     if (c.n > 200) continue;  // keep the scan fast
-    std::vector<LambdaCrawlPage> pages =
-        RandomPages(c.n, c.seed, c.complete_fraction);
+    std::vector<LambdaCrawlPage> pages = RandomPages(c.n, c.seed, c.complete_fraction);
     pages[0].complete_observation = true;
     pages[1].complete_observation = false;
     const std::vector<LambdaCrawlPage> incomplete = Subset(pages, false);
@@ -445,8 +406,7 @@ TEST(LambdaCrawlTest, SplitMatchesBruteForceScan) {
       }
       absl::StatusOr<LambdaCrawlSolution> a =
           LambdaCrawlIncomplObs(incomplete, c.bandwidth - r_complete);
-      absl::StatusOr<LambdaCrawlSolution> b =
-          LambdaCrawlComplObs(complete, r_complete);
+      absl::StatusOr<LambdaCrawlSolution> b = LambdaCrawlComplObs(complete, r_complete);
       EXPECT_TRUE(a.ok() && b.ok());
       return Value(incomplete, a->pages) + Value(complete, b->pages);
     };
@@ -470,8 +430,7 @@ TEST(LambdaCrawlTest, SplitMatchesBruteForceScan) {
     EXPECT_GE(ours, best_value - 1e-13L * std::fabs(best_value));
     // Ours also scores at least as well as Algorithms 1 + 2 at its own split
     // (it is the same policy) and better than the splits around it.
-    EXPECT_NEAR(static_cast<double>(ours),
-                static_cast<double>(split_value(s->complete_bandwidth)),
+    EXPECT_NEAR(static_cast<double>(ours), static_cast<double>(split_value(s->complete_bandwidth)),
                 1e-12 * std::fabs(static_cast<double>(ours)));
     for (double offset : {-1e-3, 1e-3}) {
       const double r = s->complete_bandwidth + offset * hi;
@@ -489,29 +448,22 @@ TEST(LambdaCrawlTest, SplitMatchesBruteForceScan) {
 TEST(LambdaCrawlTest, GoldenSectionAgreesWithMultiplierMatching) {
   double worst = 0.0, worst_kkt = 0.0;
   for (const MixedCase& c : MixedCases()) {
-    std::vector<LambdaCrawlPage> pages =
-        RandomPages(c.n, c.seed, c.complete_fraction);
+    std::vector<LambdaCrawlPage> pages = RandomPages(c.n, c.seed, c.complete_fraction);
     pages[0].complete_observation = true;
     pages[1].complete_observation = false;
     absl::StatusOr<LambdaCrawlSolution> exact = LambdaCrawl(pages, c.bandwidth);
     LambdaCrawlOptions options;
     options.split_search = LambdaCrawlOptions::SplitSearch::kGoldenSection;
-    absl::StatusOr<LambdaCrawlSolution> golden =
-        LambdaCrawl(pages, c.bandwidth, options);
+    absl::StatusOr<LambdaCrawlSolution> golden = LambdaCrawl(pages, c.bandwidth, options);
     ASSERT_TRUE(exact.ok() && golden.ok());
     const double error =
-        std::fabs(golden->complete_bandwidth - exact->complete_bandwidth) /
-        c.bandwidth;
+        std::fabs(golden->complete_bandwidth - exact->complete_bandwidth) / c.bandwidth;
     EXPECT_LT(error, 1e-6) << "n=" << c.n << " R=" << c.bandwidth;
-    EXPECT_NEAR(static_cast<double>(SumRates(golden->pages)) / c.bandwidth,
-                1.0, 1e-12);
+    EXPECT_NEAR(static_cast<double>(SumRates(golden->pages)) / c.bandwidth, 1.0, 1e-12);
     EXPECT_GE(Value(pages, exact->pages),
-              Value(pages, golden->pages) -
-                  1e-14L * std::fabs(Value(pages, exact->pages)));
+              Value(pages, golden->pages) - 1e-14L * std::fabs(Value(pages, exact->pages)));
     worst = std::max(worst, error);
-    worst_kkt =
-        std::max(worst_kkt, KktViolation(pages, golden->pages,
-                                         golden->multiplier));
+    worst_kkt = std::max(worst_kkt, KktViolation(pages, golden->pages, golden->multiplier));
   }
   std::cout << "golden-section split error, worst over cases: " << worst
             << " of R; its KKT violation: " << worst_kkt << "\n";
@@ -618,8 +570,7 @@ struct SimulatedCost {
   double binary;
 };
 
-SimulatedCost Simulate(double delta, const CrawlAllocation& a, double horizon,
-                       uint64_t seed) {
+SimulatedCost Simulate(double delta, const CrawlAllocation& a, double horizon, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const double event_rate = a.complete_observation ? delta : delta + a.rate;
@@ -631,8 +582,7 @@ SimulatedCost Simulate(double delta, const CrawlAllocation& a, double horizon,
     harmonic_area += harmonic * dt;
     if (n > 0) stale_time += dt;
     t += dt;
-    const bool is_change =
-        a.complete_observation || unit(rng) < delta / event_rate;
+    const bool is_change = a.complete_observation || unit(rng) < delta / event_rate;
     if (is_change) {
       ++n;
       harmonic += 1.0 / static_cast<double>(n);
@@ -650,17 +600,14 @@ SimulatedCost Simulate(double delta, const CrawlAllocation& a, double horizon,
 
 TEST(LambdaCrawlCostTest, PerPageCostsMatchSimulation) {
   const double delta = 1.3;
-  const CrawlAllocation cases[] = {{false, 0.4, kNaN}, {false, 3.0, kNaN},
-                                   {true, 0.25 * delta, 0.25},
-                                   {true, 0.8 * delta, 0.8}};
+  const CrawlAllocation cases[] = {
+      {false, 0.4, kNaN}, {false, 3.0, kNaN}, {true, 0.25 * delta, 0.25}, {true, 0.8 * delta, 0.8}};
   uint64_t seed = 81;
   for (const CrawlAllocation& a : cases) {
     const SimulatedCost sim = Simulate(delta, a, 4e5, seed++);
-    EXPECT_NEAR(sim.harmonic, PageHarmonicCost(delta, a),
-                0.02 * PageHarmonicCost(delta, a))
+    EXPECT_NEAR(sim.harmonic, PageHarmonicCost(delta, a), 0.02 * PageHarmonicCost(delta, a))
         << "complete=" << a.complete_observation << " rate=" << a.rate;
-    EXPECT_NEAR(sim.binary, PageBinaryCost(delta, a),
-                0.02 * PageBinaryCost(delta, a));
+    EXPECT_NEAR(sim.binary, PageBinaryCost(delta, a), 0.02 * PageBinaryCost(delta, a));
   }
 }
 
@@ -672,14 +619,12 @@ TEST(LambdaCrawlCostTest, TotalsAreImportanceWeightedSums) {
   absl::StatusOr<double> binary = BinaryCost(pages, s->pages);
   ASSERT_TRUE(harmonic.ok() && binary.ok());
   // Eq. 12 is the negation of Eq. 13.
-  EXPECT_NEAR(*harmonic, -static_cast<double>(Value(pages, s->pages)),
-              1e-12 * *harmonic);
+  EXPECT_NEAR(*harmonic, -static_cast<double>(Value(pages, s->pages)), 1e-12 * *harmonic);
   long double expected_binary = 0.0L;
   for (size_t i = 0; i < pages.size(); ++i) {
     const double mu = pages[i].importance, delta = pages[i].change_rate;
-    expected_binary += pages[i].complete_observation
-                           ? mu * (1.0 - s->pages[i].probability)
-                           : mu * delta / (delta + s->pages[i].rate);
+    expected_binary += pages[i].complete_observation ? mu * (1.0 - s->pages[i].probability)
+                                                     : mu * delta / (delta + s->pages[i].rate);
   }
   EXPECT_NEAR(*binary, static_cast<double>(expected_binary), 1e-12 * *binary);
   // The optimum for J_h beats the uniform allocation on J_h.
@@ -689,15 +634,13 @@ TEST(LambdaCrawlCostTest, TotalsAreImportanceWeightedSums) {
   }
   std::vector<LambdaCrawlPage> as_incomplete = pages;
   for (LambdaCrawlPage& p : as_incomplete) p.complete_observation = false;
-  absl::StatusOr<LambdaCrawlSolution> lc_io =
-      LambdaCrawlIncomplObs(as_incomplete, 7.0);
+  absl::StatusOr<LambdaCrawlSolution> lc_io = LambdaCrawlIncomplObs(as_incomplete, 7.0);
   ASSERT_TRUE(lc_io.ok());
   EXPECT_LT(*HarmonicCost(pages, lc_io->pages), *HarmonicCost(pages, uniform));
   // Using the complete observations helps (Fig. 2).
   EXPECT_LT(*harmonic, *HarmonicCost(pages, lc_io->pages));
 
-  absl::StatusOr<double> mismatch =
-      HarmonicCost(pages, absl::MakeSpan(s->pages).subspan(1));
+  absl::StatusOr<double> mismatch = HarmonicCost(pages, absl::MakeSpan(s->pages).subspan(1));
   EXPECT_EQ(mismatch.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
@@ -705,15 +648,11 @@ TEST(LambdaCrawlCostTest, TotalsAreImportanceWeightedSums) {
 // Invalid input
 
 TEST(LambdaCrawlTest, RejectsInvalidInputNamingTheField) {
-  const std::vector<LambdaCrawlPage> good = {{1.0, 1.0, false},
-                                             {2.0, 0.5, true}};
-  using Solver = absl::StatusOr<LambdaCrawlSolution> (*)(
-      absl::Span<const LambdaCrawlPage>, double);
+  const std::vector<LambdaCrawlPage> good = {{1.0, 1.0, false}, {2.0, 0.5, true}};
+  using Solver = absl::StatusOr<LambdaCrawlSolution> (*)(absl::Span<const LambdaCrawlPage>, double);
   const Solver solvers[] = {
       &LambdaCrawlIncomplObs, &LambdaCrawlComplObs,
-      [](absl::Span<const LambdaCrawlPage> p, double r) {
-        return LambdaCrawl(p, r);
-      }};
+      [](absl::Span<const LambdaCrawlPage> p, double r) { return LambdaCrawl(p, r); }};
   for (Solver solve : solvers) {
     for (double bandwidth : {0.0, -1.0, kNaN, kInf}) {
       absl::StatusOr<LambdaCrawlSolution> s = solve(good, bandwidth);
@@ -724,12 +663,9 @@ TEST(LambdaCrawlTest, RejectsInvalidInputNamingTheField) {
     struct Case {
       double mu, delta;
       const char* field;
-    } cases[] = {{0.0, 1.0, "pages[1].importance"},
-                 {-2.0, 1.0, "pages[1].importance"},
-                 {kNaN, 1.0, "pages[1].importance"},
-                 {kInf, 1.0, "pages[1].importance"},
-                 {1.0, 0.0, "pages[1].change_rate"},
-                 {1.0, -1.0, "pages[1].change_rate"},
+    } cases[] = {{0.0, 1.0, "pages[1].importance"},  {-2.0, 1.0, "pages[1].importance"},
+                 {kNaN, 1.0, "pages[1].importance"}, {kInf, 1.0, "pages[1].importance"},
+                 {1.0, 0.0, "pages[1].change_rate"}, {1.0, -1.0, "pages[1].change_rate"},
                  {1.0, kNaN, "pages[1].change_rate"}};
     for (const Case& c : cases) {
       std::vector<LambdaCrawlPage> pages = good;

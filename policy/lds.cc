@@ -18,30 +18,28 @@ constexpr double kMaxSlot = 9.0e15;
 
 }  // namespace
 
-absl::StatusOr<LdsScheduler> LdsScheduler::Create(
-    const std::vector<double>& rates, double bandwidth) {
+absl::StatusOr<LdsScheduler> LdsScheduler::Create(const std::vector<double>& rates,
+                                                  double bandwidth) {
   if (!(bandwidth > 0.0) || std::isinf(bandwidth)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bandwidth must be positive and finite, got ", bandwidth));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bandwidth must be positive and finite, got ", bandwidth));
   }
   if (rates.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("too many pages: ", rates.size()));
+    return absl::InvalidArgumentError(absl::StrCat("too many pages: ", rates.size()));
   }
   // Σρ in long double: only compared against R, to ~1e-9.
   long double sum = 0.0L;
   for (size_t k = 0; k < rates.size(); ++k) {
     if (!(rates[k] >= 0.0) || std::isinf(rates[k])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "rate of page ", k, " must be >= 0 and finite, got ", rates[k]));
+      return absl::InvalidArgumentError(
+          absl::StrCat("rate of page ", k, " must be >= 0 and finite, got ", rates[k]));
     }
     sum += rates[k];
   }
   const double total = static_cast<double>(sum);
   if (total > bandwidth * (1.0 + kLdsRateSumTolerance)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("rates sum to ", total, ", more than the bandwidth ",
-                     bandwidth));
+        absl::StrCat("rates sum to ", total, ", more than the bandwidth ", bandwidth));
   }
   const bool fill = total >= bandwidth * (1.0 - kLdsRateSumTolerance);
   const double denominator = std::max(bandwidth, total);
@@ -50,12 +48,8 @@ absl::StatusOr<LdsScheduler> LdsScheduler::Create(
   return LdsScheduler(std::move(share), bandwidth, fill);
 }
 
-LdsScheduler::LdsScheduler(std::vector<double> share, double bandwidth,
-                           bool fill)
-    : share_(std::move(share)),
-      crawls_(share_.size(), 0),
-      bandwidth_(bandwidth),
-      fill_(fill) {
+LdsScheduler::LdsScheduler(std::vector<double> share, double bandwidth, bool fill)
+    : share_(std::move(share)), crawls_(share_.size(), 0), bandwidth_(bandwidth), fill_(fill) {
   // Every page's first job is released at slot 1 (1·p_k > 0).
   for (int k = 0; k < num_pages(); ++k) {
     if (share_[k] > 0.0) ready_.emplace_back(Deadline(k), k);
@@ -121,14 +115,12 @@ int LdsScheduler::Next() {
   return page;
 }
 
-absl::StatusOr<std::vector<int>> LdsSchedule(const std::vector<double>& rates,
-                                             double bandwidth, int64_t slots) {
+absl::StatusOr<std::vector<int>> LdsSchedule(const std::vector<double>& rates, double bandwidth,
+                                             int64_t slots) {
   if (slots < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("slots must be >= 0, got ", slots));
+    return absl::InvalidArgumentError(absl::StrCat("slots must be >= 0, got ", slots));
   }
-  absl::StatusOr<LdsScheduler> scheduler =
-      LdsScheduler::Create(rates, bandwidth);
+  absl::StatusOr<LdsScheduler> scheduler = LdsScheduler::Create(rates, bandwidth);
   if (!scheduler.ok()) return scheduler.status();
   std::vector<int> schedule;
   schedule.reserve(static_cast<size_t>(slots));

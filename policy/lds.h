@@ -44,8 +44,7 @@ class LdsScheduler {
   // of R the schedule is full (no idle slots): p_k = ρ_k / max(R, Σρ), and
   // a slot that rounding left without a released job takes the job released
   // soonest.
-  static absl::StatusOr<LdsScheduler> Create(const std::vector<double>& rates,
-                                             double bandwidth);
+  static absl::StatusOr<LdsScheduler> Create(const std::vector<double>& rates, double bandwidth);
 
   // The page crawled in the next slot (or kIdle); advances slot().
   int Next();
@@ -84,8 +83,8 @@ class LdsScheduler {
 };
 
 // The first `slots` slots of the LdsScheduler schedule for these rates.
-absl::StatusOr<std::vector<int>> LdsSchedule(const std::vector<double>& rates,
-                                             double bandwidth, int64_t slots);
+absl::StatusOr<std::vector<int>> LdsSchedule(const std::vector<double>& rates, double bandwidth,
+                                             int64_t slots);
 
 }  // namespace policy
 }  // namespace recrawl

@@ -48,15 +48,14 @@ std::vector<double> Shares(const LdsScheduler& s) {
 }
 
 // max over t <= schedule.size() and k of |t·p_k − N_k(t)|.
-double MaxDiscrepancy(const std::vector<double>& share,
-                      const std::vector<int>& schedule) {
+double MaxDiscrepancy(const std::vector<double>& share, const std::vector<int>& schedule) {
   std::vector<int64_t> crawls(share.size(), 0);
   double worst = 0.0;
   for (size_t t = 1; t <= schedule.size(); ++t) {
     if (schedule[t - 1] >= 0) ++crawls[schedule[t - 1]];
     for (size_t k = 0; k < share.size(); ++k) {
-      worst = std::max(worst, std::fabs(static_cast<double>(t) * share[k] -
-                                        static_cast<double>(crawls[k])));
+      worst = std::max(
+          worst, std::fabs(static_cast<double>(t) * share[k] - static_cast<double>(crawls[k])));
     }
   }
   return worst;
@@ -92,8 +91,7 @@ TEST(LdsSchedulerTest, DiscrepancyBoundAndNaiveAgreementOnRandomRates) {
   const int sizes[] = {1, 2, 3, 7, 40, 250};
   for (int n : sizes) {
     for (int rep = 0; rep < 3; ++rep) {
-      const double bandwidth = std::exp(std::uniform_real_distribution<double>(
-          -3.0, 6.0)(rng));
+      const double bandwidth = std::exp(std::uniform_real_distribution<double>(-3.0, 6.0)(rng));
       const std::vector<double> rates = RandomRates(n, bandwidth, rng);
       absl::StatusOr<LdsScheduler> s = LdsScheduler::Create(rates, bandwidth);
       ASSERT_TRUE(s.ok()) << s.status();
@@ -101,16 +99,14 @@ TEST(LdsSchedulerTest, DiscrepancyBoundAndNaiveAgreementOnRandomRates) {
       const int64_t slots = n >= 250 ? 8000 : 20000;
       const std::vector<int> fast = RunSlots(*s, slots);
       for (int page : fast) ASSERT_NE(page, LdsScheduler::kIdle);
-      EXPECT_LE(MaxDiscrepancy(share, fast), 1.0 + 1e-9)
-          << "n=" << n << " rep=" << rep;
+      EXPECT_LE(MaxDiscrepancy(share, fast), 1.0 + 1e-9) << "n=" << n << " rep=" << rep;
       // Both evaluate the same release and deadline expressions, so they
       // agree slot for slot even without dyadic rates.
       const std::vector<int> naive = NaiveEdf(share, slots);
       EXPECT_LE(MaxDiscrepancy(share, naive), 1.0 + 1e-9);
       EXPECT_EQ(fast, naive) << "n=" << n << " rep=" << rep;
       for (int k = 0; k < n; ++k) {
-        EXPECT_EQ(s->crawls(k),
-                  std::count(fast.begin(), fast.end(), k));
+        EXPECT_EQ(s->crawls(k), std::count(fast.begin(), fast.end(), k));
       }
     }
   }
@@ -141,8 +137,7 @@ TEST(LdsSchedulerTest, DyadicRatesAreExactlyPeriodic) {
     EXPECT_LE(MaxDiscrepancy(Shares(*s), fast), 1.0);
     for (int cycle = 1; cycle <= 3; ++cycle) {
       for (size_t k = 0; k < counts.size(); ++k) {
-        EXPECT_EQ(std::count(fast.begin(), fast.begin() + cycle * period,
-                             static_cast<int>(k)),
+        EXPECT_EQ(std::count(fast.begin(), fast.begin() + cycle * period, static_cast<int>(k)),
                   cycle * counts[k]);
       }
     }
@@ -165,8 +160,7 @@ TEST(LdsSchedulerTest, ThirdsStayFullAndWithinBoundOverManySlots) {
     const int page = s->Next();
     ASSERT_NE(page, LdsScheduler::kIdle) << "slot " << t;
     for (int k = 0; k < 3; ++k) {
-      ASSERT_LE(std::fabs(static_cast<double>(t) / 3.0 -
-                          static_cast<double>(s->crawls(k))),
+      ASSERT_LE(std::fabs(static_cast<double>(t) / 3.0 - static_cast<double>(s->crawls(k))),
                 1.0 + 1e-9);
     }
   }
@@ -174,8 +168,7 @@ TEST(LdsSchedulerTest, ThirdsStayFullAndWithinBoundOverManySlots) {
 }
 
 TEST(LdsSchedulerTest, ZeroRatesNeverScheduledAndSinglePageTakesAll) {
-  absl::StatusOr<LdsScheduler> s =
-      LdsScheduler::Create({0.0, 2.5, 0.0}, 2.5);
+  absl::StatusOr<LdsScheduler> s = LdsScheduler::Create({0.0, 2.5, 0.0}, 2.5);
   ASSERT_TRUE(s.ok());
   for (int page : RunSlots(*s, 100)) EXPECT_EQ(page, 1);
   EXPECT_EQ(s->crawls(0), 0);

@@ -20,11 +20,10 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
-
 absl::Status CheckBandwidth(double bandwidth) {
   if (!(bandwidth > 0.0) || std::isinf(bandwidth)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bandwidth must be positive and finite, got ", bandwidth));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bandwidth must be positive and finite, got ", bandwidth));
   }
   return absl::OkStatus();
 }
@@ -32,15 +31,14 @@ absl::Status CheckBandwidth(double bandwidth) {
 // Validates every page (PageModel::Create's errors, prefixed with the page
 // index) and returns the models with importance normalised to μ̃ = μ/Σμ and,
 // if `cap_recall`, recall capped at kMaxSolverRecall.
-absl::StatusOr<std::vector<PageModel>> NormalizedModels(
-    const std::vector<PageParams>& pages, bool cap_recall) {
+absl::StatusOr<std::vector<PageModel>> NormalizedModels(const std::vector<PageParams>& pages,
+                                                        bool cap_recall) {
   CompensatedSum total;
   for (size_t i = 0; i < pages.size(); ++i) {
     absl::StatusOr<PageModel> model = PageModel::Create(pages[i]);
     if (!model.ok()) {
       return absl::Status(model.status().code(),
-                          absl::StrCat("page ", i, ": ",
-                                       model.status().message()));
+                          absl::StrCat("page ", i, ": ", model.status().message()));
     }
     total.Add(pages[i].importance);
   }
@@ -49,8 +47,7 @@ absl::StatusOr<std::vector<PageModel>> NormalizedModels(
     return absl::InvalidArgumentError("total importance overflows");
   }
   if (!(sum > 0.0)) {
-    return absl::InvalidArgumentError(
-        "no page has positive importance (nothing to optimise)");
+    return absl::InvalidArgumentError("no page has positive importance (nothing to optimise)");
   }
   std::vector<PageModel> models;
   models.reserve(pages.size());
@@ -65,8 +62,7 @@ absl::StatusOr<std::vector<PageModel>> NormalizedModels(
 
 // μ̃/Δ for a page that may need crawls, 0 for one that never does (μ̃ = 0 or
 // Δ = 0). Rejects a ratio that overflows.
-absl::StatusOr<std::vector<double>> ValueCeilings(
-    const std::vector<PageModel>& models) {
+absl::StatusOr<std::vector<double>> ValueCeilings(const std::vector<PageModel>& models) {
   std::vector<double> ceilings(models.size(), 0.0);
   bool any = false;
   for (size_t i = 0; i < models.size(); ++i) {
@@ -74,10 +70,10 @@ absl::StatusOr<std::vector<double>> ValueCeilings(
     if (page.importance() <= 0.0 || page.change_rate() <= 0.0) continue;
     ceilings[i] = page.importance() / page.change_rate();
     if (std::isinf(ceilings[i])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "page ", i, ": change_rate ", page.change_rate(),
-          " is too small for its importance (importance/change_rate "
-          "overflows)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("page ", i, ": change_rate ", page.change_rate(),
+                       " is too small for its importance (importance/change_rate "
+                       "overflows)"));
     }
     any = true;
   }
@@ -121,11 +117,10 @@ struct Problem {
   std::vector<double> ceilings;
 };
 
-absl::StatusOr<Problem> PrepareProblem(const std::vector<PageParams>& pages,
-                                       double bandwidth, bool cap_recall) {
+absl::StatusOr<Problem> PrepareProblem(const std::vector<PageParams>& pages, double bandwidth,
+                                       bool cap_recall) {
   if (absl::Status s = CheckBandwidth(bandwidth); !s.ok()) return s;
-  absl::StatusOr<std::vector<PageModel>> models =
-      NormalizedModels(pages, cap_recall);
+  absl::StatusOr<std::vector<PageModel>> models = NormalizedModels(pages, cap_recall);
   if (!models.ok()) return models.status();
   absl::StatusOr<std::vector<double>> ceilings = ValueCeilings(*models);
   if (!ceilings.ok()) return ceilings.status();
@@ -136,9 +131,9 @@ absl::StatusOr<Problem> PrepareProblem(const std::vector<PageParams>& pages,
 
 // ---------------------------------------------------------------------------
 
-absl::StatusOr<LevelSolution> SolveLevelForBudget(
-    const std::vector<double>& ceilings,
-    absl::FunctionRef<double(size_t, double)> rate, double budget) {
+absl::StatusOr<LevelSolution> SolveLevelForBudget(const std::vector<double>& ceilings,
+                                                  absl::FunctionRef<double(size_t, double)> rate,
+                                                  double budget) {
   if (!(budget > 0.0) || std::isinf(budget)) {
     return absl::InvalidArgumentError(
         absl::StrCat("budget must be positive and finite, got ", budget));
@@ -147,9 +142,8 @@ absl::StatusOr<LevelSolution> SolveLevelForBudget(
   std::vector<size_t> order;  // pages with a positive ceiling, descending
   for (size_t i = 0; i < m; ++i) {
     if (!(ceilings[i] >= 0.0) || std::isinf(ceilings[i])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "ceiling of page ", i, " must be >= 0 and finite, got ",
-          ceilings[i]));
+      return absl::InvalidArgumentError(
+          absl::StrCat("ceiling of page ", i, " must be >= 0 and finite, got ", ceilings[i]));
     }
     if (ceilings[i] > 0.0) order.push_back(i);
   }
@@ -157,16 +151,14 @@ absl::StatusOr<LevelSolution> SolveLevelForBudget(
     return absl::InvalidArgumentError(
         "no page has a positive ceiling: nothing can absorb the budget");
   }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return ceilings[a] > ceilings[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return ceilings[a] > ceilings[b]; });
 
   // The pages with ceiling > Λ form a prefix of `order`.
   auto active_count = [&](double level) {
-    return static_cast<size_t>(
-        std::partition_point(order.begin(), order.end(),
-                             [&](size_t i) { return ceilings[i] > level; }) -
-        order.begin());
+    return static_cast<size_t>(std::partition_point(order.begin(), order.end(),
+                                                    [&](size_t i) { return ceilings[i] > level; }) -
+                               order.begin());
   };
   // The first page whose rate is not a number, with its level: such a rate
   // would make every comparison below false and the bisection loop forever.
@@ -240,9 +232,8 @@ absl::StatusOr<LevelSolution> SolveLevelForBudget(
   }
 
   auto nan_rate_error = [&] {
-    return absl::InternalError(absl::StrCat(
-        "the rate of page ", bad_page, " at level ", bad_level,
-        " is not a number (ceiling ", ceilings[bad_page], ")"));
+    return absl::InternalError(absl::StrCat("the rate of page ", bad_page, " at level ", bad_level,
+                                            " is not a number (ceiling ", ceilings[bad_page], ")"));
   };
   if (bad_page != m) return nan_rate_error();
   // Brent's interpolation needs finite totals at both ends: a page whose
@@ -253,9 +244,10 @@ absl::StatusOr<LevelSolution> SolveLevelForBudget(
   while (std::isinf(lower_total)) {
     const double mid = std::sqrt(lower) * std::sqrt(upper);
     if (!(mid > lower && mid < upper)) {
-      return absl::InternalError(absl::StrCat(
-          "the rates jump from infinite to at most the budget within an ulp "
-          "of level ", upper));
+      return absl::InternalError(
+          absl::StrCat("the rates jump from infinite to at most the budget within an ulp "
+                       "of level ",
+                       upper));
     }
     const double mid_total = total_rate(mid);
     if (mid_total > budget) {
@@ -284,8 +276,7 @@ absl::StatusOr<LevelSolution> SolveLevelForBudget(
     options.abs_tol = 1e-15;
     options.rel_tol = 4 * kEps;
     const double guess = level_at(FindRoot(
-        [&](double x) { return total_rate(level_at(x)) - budget; }, log_lower,
-        log_upper, options));
+        [&](double x) { return total_rate(level_at(x)) - budget; }, log_lower, log_upper, options));
     const double guess_total = total_rate(guess);
     if (bad_page != m) return nan_rate_error();
     // 3. Bracket the guess tightly: step away from it on the side that has
@@ -407,10 +398,9 @@ double PeriodicObjective(double rate, double importance, double change_rate) {
 
 // ---------------------------------------------------------------------------
 
-absl::StatusOr<ContinuousPolicy> SolveNoSignalBaseline(
-    const std::vector<PageParams>& pages, double bandwidth) {
-  absl::StatusOr<Problem> problem =
-      PrepareProblem(pages, bandwidth, /*cap_recall=*/false);
+absl::StatusOr<ContinuousPolicy> SolveNoSignalBaseline(const std::vector<PageParams>& pages,
+                                                       double bandwidth) {
+  absl::StatusOr<Problem> problem = PrepareProblem(pages, bandwidth, /*cap_recall=*/false);
   if (!problem.ok()) return problem.status();
   const std::vector<PageModel>& models = problem->models;
   const std::vector<double>& ceilings = problem->ceilings;
@@ -418,11 +408,9 @@ absl::StatusOr<ContinuousPolicy> SolveNoSignalBaseline(
 
   // ξ_i(Λ) = Δ_i / x_i(Λ): → 0 at the ceiling, → ∞ as Λ → 0.
   auto rate = [&](size_t i, double level) {
-    return models[i].change_rate() /
-           NoSignalScaledThreshold(ceilings[i], level);
+    return models[i].change_rate() / NoSignalScaledThreshold(ceilings[i], level);
   };
-  absl::StatusOr<LevelSolution> solved =
-      SolveLevelForBudget(ceilings, rate, bandwidth);
+  absl::StatusOr<LevelSolution> solved = SolveLevelForBudget(ceilings, rate, bandwidth);
   if (!solved.ok()) return solved.status();
 
   ContinuousPolicy policy;
@@ -437,18 +425,16 @@ absl::StatusOr<ContinuousPolicy> SolveNoSignalBaseline(
       policy.freshness[i] = 1.0;
     } else if (policy.rates[i] > 0.0) {
       policy.thresholds[i] = 1.0 / policy.rates[i];
-      policy.freshness[i] =
-          PeriodicFreshness(page.change_rate() / policy.rates[i]);
+      policy.freshness[i] = PeriodicFreshness(page.change_rate() / policy.rates[i]);
     }
   }
   policy.accuracy = WeightedAccuracy(models, policy.freshness);
   return policy;
 }
 
-absl::StatusOr<ContinuousPolicy> SolveWithSignals(
-    const std::vector<PageParams>& pages, double bandwidth) {
-  absl::StatusOr<Problem> problem =
-      PrepareProblem(pages, bandwidth, /*cap_recall=*/true);
+absl::StatusOr<ContinuousPolicy> SolveWithSignals(const std::vector<PageParams>& pages,
+                                                  double bandwidth) {
+  absl::StatusOr<Problem> problem = PrepareProblem(pages, bandwidth, /*cap_recall=*/true);
   if (!problem.ok()) return problem.status();
   const std::vector<PageModel>& models = problem->models;
   const std::vector<double>& ceilings = problem->ceilings;
@@ -469,8 +455,7 @@ absl::StatusOr<ContinuousPolicy> SolveWithSignals(
     const PageModel& page = models[i];
     if (!page.signals_informative()) {
       // As in SolveNoSignalBaseline (same arithmetic, so that the two agree).
-      const double rate = page.change_rate() /
-                          NoSignalScaledThreshold(ceilings[i], level);
+      const double rate = page.change_rate() / NoSignalScaledThreshold(ceilings[i], level);
       return {rate, 1.0 / rate};
     }
     const double iota = ThresholdForValue(page, level);
@@ -482,8 +467,7 @@ absl::StatusOr<ContinuousPolicy> SolveWithSignals(
     return {1.0 / ThresholdIntervalStats(page, iota).psi, iota};
   };
   absl::StatusOr<LevelSolution> solved = SolveLevelForBudget(
-      ceilings, [&](size_t i, double level) { return operate(i, level).rate; },
-      bandwidth);
+      ceilings, [&](size_t i, double level) { return operate(i, level).rate; }, bandwidth);
   if (!solved.ok()) return solved.status();
 
   ContinuousPolicy policy;
@@ -517,10 +501,8 @@ absl::StatusOr<ContinuousPolicy> SolveWithSignals(
       const double interval = 1.0 / rate;
       const double scale = 1.0 / page.change_rate();
       iota = FindRootIncreasing(
-          [&](double x) {
-            return ThresholdIntervalStats(page, x).psi - interval;
-          },
-          0.0, scale, 1e13 * scale);
+          [&](double x) { return ThresholdIntervalStats(page, x).psi - interval; }, 0.0, scale,
+          1e13 * scale);
     }
     policy.thresholds[i] = iota;
     if (std::isfinite(iota)) {
@@ -541,10 +523,9 @@ absl::StatusOr<ContinuousPolicy> SolveWithSignals(
 
 // ---------------------------------------------------------------------------
 
-absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(
-    const std::vector<PageParams>& pages, double bandwidth) {
-  absl::StatusOr<Problem> problem =
-      PrepareProblem(pages, bandwidth, /*cap_recall=*/false);
+absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(const std::vector<PageParams>& pages,
+                                                     double bandwidth) {
+  absl::StatusOr<Problem> problem = PrepareProblem(pages, bandwidth, /*cap_recall=*/false);
   if (!problem.ok()) return problem.status();
   const std::vector<PageModel>& models = problem->models;
   const std::vector<double>& ceilings = problem->ceilings;
@@ -555,9 +536,8 @@ absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(
   for (size_t i = 0; i < m; ++i) {
     if (ceilings[i] > 0.0) order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return ceilings[a] < ceilings[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return ceilings[a] < ceilings[b]; });
   const size_t n = order.size();
   std::vector<double> root(n);  // sqrt(μ̃ Δ)
   for (size_t k = 0; k < n; ++k) {
@@ -590,8 +570,7 @@ absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(
   const double factor = (bandwidth + s[first]) / r[first];
   for (size_t k = first; k < n; ++k) {
     const size_t i = order[k];
-    policy.rates[i] =
-        std::max(0.0, root[k] * factor - models[i].change_rate());
+    policy.rates[i] = std::max(0.0, root[k] * factor - models[i].change_rate());
   }
   CompensatedSum randomized, periodic;
   for (size_t i = 0; i < m; ++i) {

@@ -65,9 +65,9 @@ struct LevelSolution {
 //
 // InvalidArgument if budget is not positive and finite, a ceiling is negative
 // or not finite, or no ceiling is positive (nothing can absorb the budget).
-absl::StatusOr<LevelSolution> SolveLevelForBudget(
-    const std::vector<double>& ceilings,
-    absl::FunctionRef<double(size_t, double)> rate, double budget);
+absl::StatusOr<LevelSolution> SolveLevelForBudget(const std::vector<double>& ceilings,
+                                                  absl::FunctionRef<double(size_t, double)> rate,
+                                                  double budget);
 
 // ---------------------------------------------------------------------------
 // Inverse of R^1(x) = 1 − e^{−x}(1 + x) on (0, ∞): the x with R^1(x) = y,
@@ -111,8 +111,8 @@ struct ContinuousPolicy {
 // 0 (a page with Δ = 0 counts as always fresh). Per page ξ_i(Λ) comes from
 // InverseResidual1, Λ from SolveLevelForBudget; thresholds are ι_i = 1/ξ_i
 // and Σ ξ_i = R to a few ulps.
-absl::StatusOr<ContinuousPolicy> SolveNoSignalBaseline(
-    const std::vector<PageParams>& pages, double bandwidth);
+absl::StatusOr<ContinuousPolicy> SolveNoSignalBaseline(const std::vector<PageParams>& pages,
+                                                       double bandwidth);
 
 // SolveWithSignals caps every page's recall at this value. With λ = 1 every
 // change is signalled (α = 0): τ_eff does not grow between signals, V does
@@ -143,8 +143,8 @@ inline constexpr double kMaxSolverRecall = 1.0 - 1e-9;
 //    rate/Δ, linear in the rate with slope μ̃/Δ = Λ, so the KKT conditions
 //    hold. The solver uses this when the budget falls into the jump
 //    (threshold = +∞, signal_crawl_probability = p).
-absl::StatusOr<ContinuousPolicy> SolveWithSignals(
-    const std::vector<PageParams>& pages, double bandwidth);
+absl::StatusOr<ContinuousPolicy> SolveWithSignals(const std::vector<PageParams>& pages,
+                                                  double bandwidth);
 
 // ---------------------------------------------------------------------------
 // Azar et al., Algorithm 2.
@@ -166,8 +166,8 @@ struct RandomizedPolicy {
 // μ_i/Δ_i <= (r/(R + s))², r = Σ sqrt(μΔ), s = ΣΔ over the remaining pages;
 // the rest get ρ_i = sqrt(μ_i Δ_i)(R + s)/r − Δ_i (Azar et al., Eq. [11]).
 // Pages with μ = 0 or Δ = 0 get rate 0 (Δ = 0 counts as always fresh).
-absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(
-    const std::vector<PageParams>& pages, double bandwidth);
+absl::StatusOr<RandomizedPolicy> SolveAzarRandomized(const std::vector<PageParams>& pages,
+                                                     double bandwidth);
 
 }  // namespace policy
 }  // namespace recrawl

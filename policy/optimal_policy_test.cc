@@ -74,8 +74,7 @@ std::vector<PageParams> SignalPages(int m, std::mt19937_64& rng) {
   return pages;
 }
 
-void ExpectRelNear(double actual, double expected, double rel,
-                   const std::string& what) {
+void ExpectRelNear(double actual, double expected, double rel, const std::string& what) {
   EXPECT_LE(std::fabs(actual - expected), rel * std::fabs(expected))
       << what << ": " << actual << " vs " << expected;
 }
@@ -84,9 +83,8 @@ void ExpectRelNear(double actual, double expected, double rel,
 // every crawled page sits on the level (V_i(ι_i) = Λ, or on the jump of a
 // ν = 0 page at Λ = μ̃/Δ), every uncrawled page has μ̃/Δ <= Λ, and the
 // reported rates and freshness are those of the reported thresholds.
-void ExpectOptimalityConditions(const std::vector<PageParams>& pages,
-                                double bandwidth, const ContinuousPolicy& sol,
-                                bool signals) {
+void ExpectOptimalityConditions(const std::vector<PageParams>& pages, double bandwidth,
+                                const ContinuousPolicy& sol, bool signals) {
   const size_t m = pages.size();
   ASSERT_EQ(sol.rates.size(), m);
   ASSERT_EQ(sol.thresholds.size(), m);
@@ -104,22 +102,18 @@ void ExpectOptimalityConditions(const std::vector<PageParams>& pages,
     if (sol.rates[i] == 0.0) {
       EXPECT_LE(ceiling, sol.level) << where;
       EXPECT_EQ(sol.thresholds[i], kInf) << where;
-      EXPECT_EQ(sol.freshness[i], page.change_rate() > 0.0 ? 0.0 : 1.0)
-          << where;
+      EXPECT_EQ(sol.freshness[i], page.change_rate() > 0.0 ? 0.0 : 1.0) << where;
       continue;
     }
     EXPECT_GT(ceiling, 0.0) << where;
     const double p = sol.signal_crawl_probability[i];
     if (p < 1.0) {
       // On the jump of a noiseless-signal page: Λ = μ̃/Δ, crawled on signals.
-      EXPECT_TRUE(page.signals_informative() && page.false_rate() == 0.0)
-          << where;
+      EXPECT_TRUE(page.signals_informative() && page.false_rate() == 0.0) << where;
       EXPECT_EQ(sol.level, ceiling) << where;
       EXPECT_EQ(sol.thresholds[i], kInf) << where;
-      EXPECT_NEAR(sol.rates[i], p * page.gamma(), 1e-12 * page.gamma())
-          << where;
-      EXPECT_NEAR(sol.freshness[i], sol.rates[i] / page.change_rate(), 1e-12)
-          << where;
+      EXPECT_NEAR(sol.rates[i], p * page.gamma(), 1e-12 * page.gamma()) << where;
+      EXPECT_NEAR(sol.freshness[i], sol.rates[i] / page.change_rate(), 1e-12) << where;
       continue;
     }
     EXPECT_EQ(p, 1.0) << where;
@@ -136,10 +130,8 @@ void ExpectOptimalityConditions(const std::vector<PageParams>& pages,
     // rate lies between f at the neighbouring doubles.
     const double iota = sol.thresholds[i];
     const IntervalStats stats = ThresholdIntervalStats(page, iota);
-    const double f_lo =
-        1.0 / ThresholdIntervalStats(page, iota * (1 + 4 * kEpsilon)).psi;
-    const double f_hi =
-        1.0 / ThresholdIntervalStats(page, iota * (1 - 4 * kEpsilon)).psi;
+    const double f_lo = 1.0 / ThresholdIntervalStats(page, iota * (1 + 4 * kEpsilon)).psi;
+    const double f_hi = 1.0 / ThresholdIntervalStats(page, iota * (1 - 4 * kEpsilon)).psi;
     EXPECT_GE(sol.rates[i], f_lo * (1 - 1e-12)) << where << " rate = 1/psi";
     EXPECT_LE(sol.rates[i], f_hi * (1 + 1e-12)) << where << " rate = 1/psi";
     if (f_hi - f_lo <= 1e-12 * f_lo) {
@@ -158,8 +150,7 @@ void ExpectOptimalityConditions(const std::vector<PageParams>& pages,
 // objective is tabulated at rates k·R/N first, so the enumeration of the
 // C(N + n − 1, n − 1) splits only adds numbers.
 
-double BestGridObjective(int n, int steps,
-                         const std::function<double(int, double)>& objective,
+double BestGridObjective(int n, int steps, const std::function<double(int, double)>& objective,
                          double bandwidth) {
   std::vector<std::vector<double>> table(n, std::vector<double>(steps + 1));
   for (int i = 0; i < n; ++i) {
@@ -193,9 +184,9 @@ double ThresholdObjectiveAtRate(const PageModel& page, double f) {
   }
   const double interval = 1.0 / f;
   const double scale = 1.0 / page.change_rate();
-  const double iota = FindRootIncreasing(
-      [&](double x) { return ThresholdIntervalStats(page, x).psi - interval; },
-      0.0, scale, 1e13 * scale);
+  const double iota =
+      FindRootIncreasing([&](double x) { return ThresholdIntervalStats(page, x).psi - interval; },
+                         0.0, scale, 1e13 * scale);
   if (std::isinf(iota)) return 0.0;
   return page.importance() * ThresholdIntervalStats(page, iota).freshness();
 }
@@ -216,8 +207,7 @@ TEST(InverseResidual1Test, InvertsR1AcrossTheRange) {
     if (y <= 0.5) {
       ExpectRelNear(Residual(1, x), y, 1e-13, absl::StrCat("R1 at y=", y));
     } else {
-      ExpectRelNear(ResidualComplement(1, x), 1.0 - y, 1e-13,
-                    absl::StrCat("1-R1 at y=", y));
+      ExpectRelNear(ResidualComplement(1, x), 1.0 - y, 1e-13, absl::StrCat("1-R1 at y=", y));
     }
   }
   EXPECT_EQ(InverseResidual1(0.0, 1.0), 0.0);
@@ -228,8 +218,7 @@ TEST(PeriodicObjectiveTest, EdgeCases) {
   EXPECT_EQ(PeriodicObjective(0.0, 2.0, 1.0), 0.0);
   EXPECT_EQ(PeriodicObjective(1.0, 2.0, 0.0), 2.0);  // never changes
   // ξ = Δ: (μ/Δ)·Δ·(1 − e^{−1}).
-  EXPECT_NEAR(PeriodicObjective(0.5, 2.0, 0.5), 2.0 * (1.0 - std::exp(-1.0)),
-              1e-15);
+  EXPECT_NEAR(PeriodicObjective(0.5, 2.0, 0.5), 2.0 * (1.0 - std::exp(-1.0)), 1e-15);
   EXPECT_NEAR(PeriodicObjective(1e12, 2.0, 1.0), 2.0, 1e-11);
 }
 
@@ -289,9 +278,7 @@ TEST(SolveLevelForBudgetTest, BudgetInsideAJump) {
   // Page 0: continuous, rate 1/Λ − 1 below Λ = 1. Page 1: rate 2 + (0.5 − Λ)
   // below Λ = 0.5, then 0: it jumps from 2 to 0 at its ceiling.
   const std::vector<double> c = {1.0, 0.5};
-  auto rate = [&](size_t i, double level) {
-    return i == 0 ? 1 / level - 1 : 2 + (0.5 - level);
-  };
+  auto rate = [&](size_t i, double level) { return i == 0 ? 1 / level - 1 : 2 + (0.5 - level); };
   // At Λ = 0.5: page 0 takes 1; page 1 anything in [0, 2].
   absl::StatusOr<LevelSolution> sol = SolveLevelForBudget(c, rate, 2.5);
   ASSERT_TRUE(sol.ok());
@@ -304,8 +291,7 @@ TEST(SolveLevelForBudgetTest, BudgetInsideAJump) {
   sol = SolveLevelForBudget(c, rate, 4.0);
   ASSERT_TRUE(sol.ok());
   EXPECT_LT(sol->level, 0.5);
-  ExpectRelNear(sol->level, (0.5 * (-2.5 + std::sqrt(2.5 * 2.5 + 4))), 1e-13,
-                "level");
+  ExpectRelNear(sol->level, (0.5 * (-2.5 + std::sqrt(2.5 * 2.5 + 4))), 1e-13, "level");
   ExpectRelNear(sol->rates[1], sol->rates_at_level[1], 1e-14, "page 1");
   // Below the jump: only page 0, 1/Λ − 1 = 0.5.
   sol = SolveLevelForBudget(c, rate, 0.5);
@@ -349,8 +335,7 @@ TEST(NoSignalBaselineTest, KktAndBudgetOnRandomInstances) {
   for (int m : {1, 2, 10, 300}) {
     for (double bandwidth : {0.05, 1.0, 30.0, 1000.0}) {
       const std::vector<PageParams> pages = UniformPages(m, rng);
-      absl::StatusOr<ContinuousPolicy> sol =
-          SolveNoSignalBaseline(pages, bandwidth);
+      absl::StatusOr<ContinuousPolicy> sol = SolveNoSignalBaseline(pages, bandwidth);
       ASSERT_TRUE(sol.ok()) << sol.status();
       SCOPED_TRACE(absl::StrCat("m=", m, " R=", bandwidth));
       ExpectOptimalityConditions(pages, bandwidth, *sol, /*signals=*/false);
@@ -359,8 +344,7 @@ TEST(NoSignalBaselineTest, KktAndBudgetOnRandomInstances) {
         if (sol->rates[i] > 0) {
           EXPECT_NEAR(sol->thresholds[i] * sol->rates[i], 1.0, 1e-12);
         }
-        objective += PeriodicObjective(sol->rates[i], pages[i].importance,
-                                       pages[i].change_rate);
+        objective += PeriodicObjective(sol->rates[i], pages[i].importance, pages[i].change_rate);
       }
       EXPECT_NEAR(sol->accuracy, objective / TotalImportance(pages), 1e-12);
     }
@@ -376,14 +360,12 @@ TEST(NoSignalBaselineTest, AccuracyMatchesThePaper) {
     int instances;
   };
   std::mt19937_64 rng(2023);
-  for (const Case& c : {Case{100, 0.83, 10}, Case{200, 0.71, 10},
-                        Case{500, 0.51, 10}, Case{1000, 0.36, 10},
-                        Case{10000, 0.12, 3}}) {
+  for (const Case& c : {Case{100, 0.83, 10}, Case{200, 0.71, 10}, Case{500, 0.51, 10},
+                        Case{1000, 0.36, 10}, Case{10000, 0.12, 3}}) {
     double mean = 0.0;
     for (int k = 0; k < c.instances; ++k) {
       const std::vector<PageParams> pages = UniformPages(c.m, rng);
-      absl::StatusOr<ContinuousPolicy> sol =
-          SolveNoSignalBaseline(pages, 100.0);
+      absl::StatusOr<ContinuousPolicy> sol = SolveNoSignalBaseline(pages, 100.0);
       ASSERT_TRUE(sol.ok()) << sol.status();
       ExpectRelNear(Sum(sol->rates), 100.0, 1e-12, "sum of rates");
       mean += sol->accuracy / c.instances;
@@ -399,15 +381,13 @@ TEST(NoSignalBaselineTest, NoGridSplitIsBetter) {
     for (int rep = 0; rep < 3; ++rep) {
       const std::vector<PageParams> pages = UniformPages(n, rng);
       const double bandwidth = 0.2 + 2.0 * rep;
-      absl::StatusOr<ContinuousPolicy> sol =
-          SolveNoSignalBaseline(pages, bandwidth);
+      absl::StatusOr<ContinuousPolicy> sol = SolveNoSignalBaseline(pages, bandwidth);
       ASSERT_TRUE(sol.ok());
       const double total = TotalImportance(pages);
       const double grid = BestGridObjective(
           n, n == 4 ? 120 : 400,
           [&](int i, double rate) {
-            return PeriodicObjective(rate, pages[i].importance / total,
-                                     pages[i].change_rate);
+            return PeriodicObjective(rate, pages[i].importance / total, pages[i].change_rate);
           },
           bandwidth);
       EXPECT_LE(grid, sol->accuracy + 1e-12) << "n=" << n << " rep=" << rep;
@@ -435,16 +415,14 @@ TEST(NoSignalBaselineTest, PagesThatNeedNoCrawl) {
 
 // Independent solver for max F2: bisection on Λ in the KKT form
 // ρ_i = max(0, sqrt(μ_i Δ_i / Λ) − Δ_i), Σρ = R.
-std::vector<double> AzarByBisection(const std::vector<PageParams>& pages,
-                                    double bandwidth) {
+std::vector<double> AzarByBisection(const std::vector<PageParams>& pages, double bandwidth) {
   auto rates_at = [&](double level) {
     std::vector<double> rho;
     for (const PageParams& p : pages) {
-      rho.push_back(p.change_rate > 0 && p.importance > 0
-                        ? std::max(0.0, std::sqrt(p.importance * p.change_rate /
-                                                  level) -
-                                            p.change_rate)
-                        : 0.0);
+      rho.push_back(
+          p.change_rate > 0 && p.importance > 0
+              ? std::max(0.0, std::sqrt(p.importance * p.change_rate / level) - p.change_rate)
+              : 0.0);
     }
     return rho;
   };
@@ -462,8 +440,7 @@ TEST(AzarRandomizedTest, MatchesBisectionAndKkt) {
   for (int m : {1, 3, 20, 500}) {
     for (double bandwidth : {0.1, 5.0, 200.0}) {
       const std::vector<PageParams> pages = UniformPages(m, rng);
-      absl::StatusOr<RandomizedPolicy> sol =
-          SolveAzarRandomized(pages, bandwidth);
+      absl::StatusOr<RandomizedPolicy> sol = SolveAzarRandomized(pages, bandwidth);
       ASSERT_TRUE(sol.ok()) << sol.status();
       SCOPED_TRACE(absl::StrCat("m=", m, " R=", bandwidth));
       ExpectRelNear(Sum(sol->rates), bandwidth, 1e-12, "sum of rates");
@@ -477,8 +454,7 @@ TEST(AzarRandomizedTest, MatchesBisectionAndKkt) {
         const double rho = sol->rates[i];
         // KKT of F2: ∂/∂ρ = μ̃Δ/(ρ + Δ)² = Λ where ρ > 0, μ̃/Δ <= Λ where 0.
         if (rho > 0) {
-          ExpectRelNear(mu * delta / ((rho + delta) * (rho + delta)),
-                        sol->level, 1e-9, "F2 KKT");
+          ExpectRelNear(mu * delta / ((rho + delta) * (rho + delta)), sol->level, 1e-9, "F2 KKT");
         } else {
           EXPECT_LE(mu / delta, sol->level * (1 + 1e-12));
         }
@@ -489,8 +465,7 @@ TEST(AzarRandomizedTest, MatchesBisectionAndKkt) {
       EXPECT_NEAR(sol->periodic_accuracy, periodic, 1e-12);
       EXPECT_GE(sol->periodic_accuracy, sol->randomized_accuracy);
       // Problem (5) optimises the periodic objective directly.
-      absl::StatusOr<ContinuousPolicy> baseline =
-          SolveNoSignalBaseline(pages, bandwidth);
+      absl::StatusOr<ContinuousPolicy> baseline = SolveNoSignalBaseline(pages, bandwidth);
       ASSERT_TRUE(baseline.ok());
       EXPECT_GE(baseline->accuracy, sol->periodic_accuracy - 1e-12);
     }
@@ -540,8 +515,7 @@ TEST(WithSignalsTest, KktBudgetAndBeatsBaseline) {
       ASSERT_TRUE(sol.ok()) << sol.status();
       SCOPED_TRACE(absl::StrCat("m=", m, " R=", bandwidth));
       ExpectOptimalityConditions(pages, bandwidth, *sol, /*signals=*/true);
-      absl::StatusOr<ContinuousPolicy> baseline =
-          SolveNoSignalBaseline(pages, bandwidth);
+      absl::StatusOr<ContinuousPolicy> baseline = SolveNoSignalBaseline(pages, bandwidth);
       ASSERT_TRUE(baseline.ok());
       EXPECT_GE(sol->accuracy, baseline->accuracy * (1 - 1e-9));
     }
@@ -576,10 +550,7 @@ TEST(WithSignalsTest, NoGridSplitIsBetter) {
       for (int i = 0; i < n; ++i) models.push_back(SolverModel(pages, i));
       const double grid = BestGridObjective(
           n, n == 4 ? 40 : 100,
-          [&](int i, double rate) {
-            return ThresholdObjectiveAtRate(models[i], rate);
-          },
-          bandwidth);
+          [&](int i, double rate) { return ThresholdObjectiveAtRate(models[i], rate); }, bandwidth);
       EXPECT_LE(grid, sol->accuracy + 1e-9) << "n=" << n << " rep=" << rep;
       EXPECT_GT(grid, sol->accuracy - 1e-2) << "grid should come close";
       // The solver's own split, evaluated the grid's way, gives its accuracy.
@@ -614,10 +585,8 @@ TEST(WithSignalsTest, BudgetInsideTheJumpOfANoiselessPage) {
 
 TEST(WithSignalsTest, FullRecallPagesAreHandled) {
   // λ = 1 (α = 0) with and without false signals, next to ordinary pages.
-  std::vector<PageParams> pages = {{1.0, 0.5, 1.0, 0.2},
-                                   {0.7, 0.9, 1.0, 0.0},
-                                   {0.5, 0.3, 0.5, 0.1},
-                                   {0.9, 0.6, 0.0, 0.0}};
+  std::vector<PageParams> pages = {
+      {1.0, 0.5, 1.0, 0.2}, {0.7, 0.9, 1.0, 0.0}, {0.5, 0.3, 0.5, 0.1}, {0.9, 0.6, 0.0, 0.0}};
   for (double bandwidth : {0.2, 1.0, 5.0}) {
     absl::StatusOr<ContinuousPolicy> sol = SolveWithSignals(pages, bandwidth);
     ASSERT_TRUE(sol.ok()) << sol.status();
@@ -639,22 +608,16 @@ TEST(WithSignalsTest, FullRecallPagesAreHandled) {
 // Input validation, shared by the three solvers.
 
 TEST(OptimalPolicyValidationTest, RejectsInvalidInput) {
-  using Solver = std::function<absl::Status(const std::vector<PageParams>&,
-                                            double)>;
+  using Solver = std::function<absl::Status(const std::vector<PageParams>&, double)>;
   const Solver solvers[] = {
       [](const std::vector<PageParams>& p, double r) {
         return SolveNoSignalBaseline(p, r).status();
       },
-      [](const std::vector<PageParams>& p, double r) {
-        return SolveAzarRandomized(p, r).status();
-      },
-      [](const std::vector<PageParams>& p, double r) {
-        return SolveWithSignals(p, r).status();
-      },
+      [](const std::vector<PageParams>& p, double r) { return SolveAzarRandomized(p, r).status(); },
+      [](const std::vector<PageParams>& p, double r) { return SolveWithSignals(p, r).status(); },
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<PageParams> good = {{1.0, 1.0, 0.5, 0.1},
-                                        {2.0, 0.5, 0.0, 0.0}};
+  const std::vector<PageParams> good = {{1.0, 1.0, 0.5, 0.1}, {2.0, 0.5, 0.0, 0.0}};
   for (const Solver& solve : solvers) {
     EXPECT_TRUE(solve(good, 1.0).ok());
     for (double r : {0.0, -1.0, nan, kInf}) {

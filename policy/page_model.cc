@@ -20,8 +20,7 @@ absl::Status CheckNonNegative(const char* field, double value) {
     return absl::InvalidArgumentError(absl::StrCat(field, " is infinite"));
   }
   if (value < 0.0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, " must be >= 0, got ", value));
+    return absl::InvalidArgumentError(absl::StrCat(field, " must be >= 0, got ", value));
   }
   return absl::OkStatus();
 }
@@ -34,11 +33,10 @@ absl::StatusOr<PageModel> PageModel::Create(const PageParams& params) {
 }
 
 absl::Status PageModel::Check(const PageParams& params) {
-  for (auto [field, value] :
-       {std::pair<const char*, double>{"importance", params.importance},
-        {"change_rate", params.change_rate},
-        {"recall", params.recall},
-        {"false_rate", params.false_rate}}) {
+  for (auto [field, value] : {std::pair<const char*, double>{"importance", params.importance},
+                              {"change_rate", params.change_rate},
+                              {"recall", params.recall},
+                              {"false_rate", params.false_rate}}) {
     if (absl::Status s = CheckNonNegative(field, value); !s.ok()) return s;
   }
   if (params.recall > 1.0) {
@@ -71,8 +69,7 @@ PageModel::PageModel(const PageParams& params) : params_(params) {
 
 double PageModel::FreshProbability(double tau_elap, int64_t n_cis) const {
   if (n_cis > 0 && std::isinf(log_signal_factor_)) return 0.0;
-  return std::exp(-alpha_ * tau_elap -
-                  static_cast<double>(n_cis) * log_signal_factor_);
+  return std::exp(-alpha_ * tau_elap - static_cast<double>(n_cis) * log_signal_factor_);
 }
 
 double PageModel::EffectiveElapsed(double tau_elap, int64_t n_cis) const {

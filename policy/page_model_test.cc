@@ -22,9 +22,9 @@ PageModel Make(double mu, double delta, double lambda, double nu) {
 
 TEST(PageModelTest, DerivedQuantitiesMatchSection3) {
   const PageModel m = Make(0.7, 2.0, 0.25, 0.5);
-  EXPECT_DOUBLE_EQ(m.alpha(), 1.5);       // (1 − λ)Δ
-  EXPECT_DOUBLE_EQ(m.gamma(), 1.0);       // λΔ + ν
-  EXPECT_DOUBLE_EQ(m.precision(), 0.5);   // λΔ/γ
+  EXPECT_DOUBLE_EQ(m.alpha(), 1.5);                 // (1 − λ)Δ
+  EXPECT_DOUBLE_EQ(m.gamma(), 1.0);                 // λΔ + ν
+  EXPECT_DOUBLE_EQ(m.precision(), 0.5);             // λΔ/γ
   EXPECT_DOUBLE_EQ(m.beta(), std::log(2.0) / 1.5);  // −log(ν/γ)/α
   EXPECT_DOUBLE_EQ(m.log_signal_factor(), std::log(2.0));
   EXPECT_TRUE(m.signals_informative());
@@ -33,11 +33,10 @@ TEST(PageModelTest, DerivedQuantitiesMatchSection3) {
 TEST(PageModelTest, FreshProbabilityIsEquationOne) {
   const PageModel m = Make(1.0, 2.0, 0.25, 0.5);
   const double tau = 0.3;
-  EXPECT_NEAR(m.FreshProbability(tau, 2),
-              std::exp(-m.alpha() * tau) * std::pow(0.5 / 1.0, 2), 1e-15);
+  EXPECT_NEAR(m.FreshProbability(tau, 2), std::exp(-m.alpha() * tau) * std::pow(0.5 / 1.0, 2),
+              1e-15);
   // exp(−α τ_eff) is the same probability.
-  EXPECT_NEAR(std::exp(-m.alpha() * m.EffectiveElapsed(tau, 2)),
-              m.FreshProbability(tau, 2), 1e-15);
+  EXPECT_NEAR(std::exp(-m.alpha() * m.EffectiveElapsed(tau, 2)), m.FreshProbability(tau, 2), 1e-15);
 }
 
 TEST(PageModelTest, NoFalseSignalsMakesBetaInfinite) {
@@ -99,14 +98,10 @@ TEST(PageModelTest, RejectsInvalidValuesNamingTheField) {
     PageParams params;
     const char* field;
   } cases[] = {
-      {{-1.0, 1.0, 0.5, 0.1}, "importance"},
-      {{nan, 1.0, 0.5, 0.1}, "importance"},
-      {{1.0, -0.1, 0.5, 0.1}, "change_rate"},
-      {{1.0, kInf, 0.5, 0.1}, "change_rate"},
-      {{1.0, 1.0, -0.5, 0.1}, "recall"},
-      {{1.0, 1.0, 1.5, 0.1}, "recall"},
-      {{1.0, 1.0, nan, 0.1}, "recall"},
-      {{1.0, 1.0, 0.5, -1.0}, "false_rate"},
+      {{-1.0, 1.0, 0.5, 0.1}, "importance"},  {{nan, 1.0, 0.5, 0.1}, "importance"},
+      {{1.0, -0.1, 0.5, 0.1}, "change_rate"}, {{1.0, kInf, 0.5, 0.1}, "change_rate"},
+      {{1.0, 1.0, -0.5, 0.1}, "recall"},      {{1.0, 1.0, 1.5, 0.1}, "recall"},
+      {{1.0, 1.0, nan, 0.1}, "recall"},       {{1.0, 1.0, 0.5, -1.0}, "false_rate"},
       {{1.0, 1.0, 0.5, nan}, "false_rate"},
   };
   for (const Case& c : cases) {

@@ -73,8 +73,7 @@ double UpperTailSeries(double a, double x) {
   double term = 1.0;
   for (double l = 1.0;; l += 1.0) {
     const double n = a + l;
-    term *= n < kReciprocalSize ? x * kReciprocal[static_cast<int64_t>(n)]
-                                : x / n;
+    term *= n < kReciprocalSize ? x * kReciprocal[static_cast<int64_t>(n)] : x / n;
     sum += term;
     if (term <= kEps * 0.5 * sum) return sum;
   }
@@ -95,9 +94,7 @@ double LowerTailSeries(double i, double x) {
 
 // True where the direct product forms below are accurate: few factors and no
 // underflow of e^{−x}.
-bool InDirectRange(int64_t i, double x) {
-  return i < kDirectPmfMaxK && x <= kDirectPmfMaxX;
-}
+bool InDirectRange(int64_t i, double x) { return i < kDirectPmfMaxK && x <= kDirectPmfMaxX; }
 
 // Σ_{j<=i} x^j/j! = e^x P(Poisson(x) <= i) for i >= 1, in Horner form
 // 1 + x/1 (1 + x/2 (… (1 + x/i))). Each x/j is formed off the chain of
@@ -110,8 +107,7 @@ double LowerTailSum(int64_t i, double x) {
 
 // R < 0.1, summed from the pmf at i + 1: DirectResidual's rare path, out of
 // line so that the common one inlines.
-__attribute__((noinline)) double SmallDirectResidual(int64_t i, double x,
-                                                     double exp_neg_x) {
+__attribute__((noinline)) double SmallDirectResidual(int64_t i, double x, double exp_neg_x) {
   double pmf = exp_neg_x;
   for (int64_t j = 1; j <= i + 1; ++j) pmf *= x * kReciprocal[j];
   return pmf * UpperTailSeries(static_cast<double>(i) + 1.0, x);
@@ -124,8 +120,8 @@ __attribute__((noinline)) double SmallDirectResidual(int64_t i, double x,
 // pmf at i + 1 — unless the caller accepts the absolute error of 1 − Q,
 // about (i + 3)·eps. The caller's accuracy is abs_tol / weight (weight > 0),
 // divided out only on that path.
-inline double DirectResidual(int64_t i, double x, double exp_neg_x,
-                             double abs_tol, double weight, double lower_sum) {
+inline double DirectResidual(int64_t i, double x, double exp_neg_x, double abs_tol, double weight,
+                             double lower_sum) {
   const double lower = exp_neg_x * lower_sum;
   if (lower <= 0.9) return 1.0 - lower;
   if (abs_tol >= 2.0 * static_cast<double>(i + 3) * kEps * weight) {
@@ -149,8 +145,7 @@ double PoissonPmf(int64_t k, double x) {
     return p;
   }
   const double kd = static_cast<double>(k);
-  return std::exp(-StirlingError(kd) - DevianceTerm(kd, x)) /
-         std::sqrt(k2Pi * kd);
+  return std::exp(-StirlingError(kd) - DevianceTerm(kd, x)) / std::sqrt(k2Pi * kd);
 }
 
 double Residual(int64_t i, double x) {
@@ -166,19 +161,16 @@ double Residual(int64_t i, double x) {
   return 1.0 - PoissonPmf(i, x) * LowerTailSeries(a - 1.0, x);
 }
 
-double ResidualGivenExp(int64_t i, double x, double exp_neg_x,
-                        double abs_tol) {
+double ResidualGivenExp(int64_t i, double x, double exp_neg_x, double abs_tol) {
   if (!(x > 0.0)) return 0.0;
   if (i == 0) return x < 0.5 ? -std::expm1(-x) : 1.0 - exp_neg_x;
   if (InDirectRange(i, x)) return DirectResidual(i, x, exp_neg_x, abs_tol);
   return Residual(i, x);
 }
 
-void ResidualsGivenExp(int64_t i, const ResidualArgs& a,
-                       const ResidualArgs& b, double abs_tol, double* ra,
-                       double* rb) {
-  if (i >= 1 && a.x > 0.0 && b.x > 0.0 && InDirectRange(i, a.x) &&
-      InDirectRange(i, b.x)) {
+void ResidualsGivenExp(int64_t i, const ResidualArgs& a, const ResidualArgs& b, double abs_tol,
+                       double* ra, double* rb) {
+  if (i >= 1 && a.x > 0.0 && b.x > 0.0 && InDirectRange(i, a.x) && InDirectRange(i, b.x)) {
     // LowerTailSum twice, interleaved: each step of a Horner sum waits for
     // the last, so two independent sums take the time of one.
     double sum_a = 1.0;

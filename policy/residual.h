@@ -28,8 +28,7 @@ double Residual(int64_t i, double x);
 // that only needs absolute accuracy `abs_tol` (a term of small weight in a
 // sum) lets small values skip their tail series: the result then has absolute
 // error below max(abs_tol, 1e-14) instead of relative error 1e-14.
-double ResidualGivenExp(int64_t i, double x, double exp_neg_x,
-                        double abs_tol = 0.0);
+double ResidualGivenExp(int64_t i, double x, double exp_neg_x, double abs_tol = 0.0);
 
 // ResidualGivenExp at two arguments of one order i (a term of the NCIS sum
 // has two), in about the time of one: the two series are summed in one loop.
@@ -41,8 +40,8 @@ struct ResidualArgs {
   double exp_neg_x;
   double weight;
 };
-void ResidualsGivenExp(int64_t i, const ResidualArgs& a, const ResidualArgs& b,
-                       double abs_tol, double* ra, double* rb);
+void ResidualsGivenExp(int64_t i, const ResidualArgs& a, const ResidualArgs& b, double abs_tol,
+                       double* ra, double* rb);
 
 // 1 − R^i(x) = P(Poisson(x) <= i), accurate when it is small.
 double ResidualComplement(int64_t i, double x);

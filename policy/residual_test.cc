@@ -1,7 +1,7 @@
 #include "policy/residual.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <vector>
@@ -19,13 +19,11 @@ using Big = boost::multiprecision::cpp_bin_float_50;
 // R^i(x) = P(i + 1, x), the regularised lower incomplete gamma function,
 // evaluated with 50 significant digits.
 double Reference(int64_t i, double x) {
-  return static_cast<double>(
-      boost::math::gamma_p(Big(static_cast<double>(i) + 1.0), Big(x)));
+  return static_cast<double>(boost::math::gamma_p(Big(static_cast<double>(i) + 1.0), Big(x)));
 }
 
 double ReferenceComplement(int64_t i, double x) {
-  return static_cast<double>(
-      boost::math::gamma_q(Big(static_cast<double>(i) + 1.0), Big(x)));
+  return static_cast<double>(boost::math::gamma_q(Big(static_cast<double>(i) + 1.0), Big(x)));
 }
 
 std::vector<double> Arguments(int64_t i) {
@@ -45,8 +43,7 @@ std::vector<double> Arguments(int64_t i) {
 double max_relative_error = 0.0;
 int comparisons = 0;
 
-void ExpectRelativelyClose(double got, double want, int64_t i, double x,
-                           const char* what) {
+void ExpectRelativelyClose(double got, double want, int64_t i, double x, const char* what) {
   if (want >= 1e-290) {
     max_relative_error = std::max(max_relative_error, std::fabs(got - want) / want);
     ++comparisons;
@@ -61,17 +58,14 @@ void ExpectRelativelyClose(double got, double want, int64_t i, double x,
 }
 
 TEST(ResidualTest, MatchesHighPrecisionReference) {
-  for (int64_t i : {0, 1, 2, 3, 5, 10, 20, 31, 32, 33, 50, 100, 1000, 10000,
-                    100000, 1000000}) {
+  for (int64_t i : {0, 1, 2, 3, 5, 10, 20, 31, 32, 33, 50, 100, 1000, 10000, 100000, 1000000}) {
     for (double x : Arguments(i)) {
       if (x > 1e6 * 1.0000001 && i < 1000000) continue;
       ExpectRelativelyClose(Residual(i, x), Reference(i, x), i, x, "R");
-      ExpectRelativelyClose(ResidualComplement(i, x), ReferenceComplement(i, x),
-                            i, x, "1-R");
+      ExpectRelativelyClose(ResidualComplement(i, x), ReferenceComplement(i, x), i, x, "1-R");
     }
   }
-  std::cout << comparisons << " comparisons, max relative error "
-            << max_relative_error << "\n";
+  std::cout << comparisons << " comparisons, max relative error " << max_relative_error << "\n";
   EXPECT_GT(comparisons, 1000);
 }
 
@@ -89,8 +83,7 @@ TEST(ResidualTest, DerivativeIdentity) {
       const double h = 1e-5 * x;
       const double numeric = (Residual(i, x + h) - Residual(i, x - h)) / (2 * h);
       EXPECT_NEAR(numeric, PoissonPmf(i, x), 1e-7 * (1 + PoissonPmf(i, x)));
-      EXPECT_NEAR(Residual(i - 1, x) - Residual(i, x), PoissonPmf(i, x),
-                  1e-14);
+      EXPECT_NEAR(Residual(i - 1, x) - Residual(i, x), PoissonPmf(i, x), 1e-14);
     }
   }
 }
@@ -149,8 +142,7 @@ TEST(ResidualTest, PmfMatchesReference) {
           boost::multiprecision::lgamma(Big(static_cast<double>(k) + 1.0)));
       const double want = static_cast<double>(ref);
       if (want < 1e-290) continue;
-      EXPECT_LE(std::fabs(PoissonPmf(k, x) - want), 1e-13 * want)
-          << "k=" << k << " x=" << x;
+      EXPECT_LE(std::fabs(PoissonPmf(k, x) - want), 1e-13 * want) << "k=" << k << " x=" << x;
     }
   }
 }

@@ -26,8 +26,7 @@ double FindRoot(const std::function<double(double)>& f, double lo, double hi,
     double s;
     if (fa != fc && fb != fc) {
       // Inverse quadratic interpolation.
-      s = a * fb * fc / ((fa - fb) * (fa - fc)) +
-          b * fa * fc / ((fb - fa) * (fb - fc)) +
+      s = a * fb * fc / ((fa - fb) * (fa - fc)) + b * fa * fc / ((fb - fa) * (fb - fc)) +
           c * fa * fb / ((fc - fa) * (fc - fb));
     } else {
       s = b - fb * (b - a) / (fb - fa);  // secant
@@ -62,9 +61,8 @@ double FindRoot(const std::function<double(double)>& f, double lo, double hi,
   return b;
 }
 
-double FindRootIncreasing(const std::function<double(double)>& f, double lo,
-                          double first_step, double limit,
-                          const RootOptions& options) {
+double FindRootIncreasing(const std::function<double(double)>& f, double lo, double first_step,
+                          double limit, const RootOptions& options) {
   double step = first_step;
   double hi = lo + step;
   while (f(hi) < 0.0) {

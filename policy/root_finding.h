@@ -25,9 +25,8 @@ double FindRoot(const std::function<double(double)>& f, double lo, double hi,
 // For f increasing on [lo, ∞) with f(lo) <= 0: doubles the step from lo until
 // f changes sign, then calls FindRoot. Returns +∞ if f stays negative up to
 // `limit`.
-double FindRootIncreasing(const std::function<double(double)>& f, double lo,
-                          double first_step, double limit,
-                          const RootOptions& options = RootOptions());
+double FindRootIncreasing(const std::function<double(double)>& f, double lo, double first_step,
+                          double limit, const RootOptions& options = RootOptions());
 
 }  // namespace policy
 }  // namespace recrawl

@@ -49,8 +49,7 @@ double SumResidualsAlongLine(double x0, double slope, int64_t last) {
     const double r = Residual(i, x);
     upper_sum += r;
     const double ratio = x / (static_cast<double>(i) + 2.0);
-    if (ratio < 1.0 &&
-        r * ratio / (1.0 - ratio) <= kSumTolerance * (ones + upper_sum)) {
+    if (ratio < 1.0 && r * ratio / (1.0 - ratio) <= kSumTolerance * (ones + upper_sum)) {
       break;
     }
   }
@@ -119,9 +118,7 @@ double ThresholdForValue(const PageModel& page, double level, int max_terms) {
   const double ceiling = ValueCeiling(page);
   if (level >= ceiling) return kInf;
   if (page.signals_informative() && page.alpha() <= 0.0) return kInf;
-  auto excess = [&](double iota) {
-    return ValueAtThreshold(page, iota, max_terms) - level;
-  };
+  auto excess = [&](double iota) { return ValueAtThreshold(page, iota, max_terms) - level; };
   const double scale = 1.0 / page.change_rate();
   return FindRootIncreasing(excess, 0.0, scale, 1e12 * scale);
 }

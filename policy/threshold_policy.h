@@ -31,8 +31,7 @@ IntervalStats ThresholdIntervalStats(const PageModel& page, double iota);
 // Brent's method on the increasing V. Returns 0 for level <= 0 and +∞ when
 // level >= μ̃/Δ (V never gets there) or when V does not grow with time (α = 0).
 // `max_terms` as in NcisValue (0 = exact value).
-double ThresholdForValue(const PageModel& page, double level,
-                         int max_terms = 0);
+double ThresholdForValue(const PageModel& page, double level, int max_terms = 0);
 
 }  // namespace policy
 }  // namespace recrawl

@@ -31,8 +31,8 @@ struct SimulatedInterval {
 // belief.beta() of elapsed time; β = ∞: crawl on any signal; β = 0: signals
 // ignored). Per interval: L = length, F = time fresh (until the first change),
 // X = F − e^{−α ι} L with α of the belief, whose mean is V/μ̃ (Lemma 3's form).
-SimulatedInterval Simulate(const PageModel& world, const PageModel& belief,
-                           double iota, int intervals, uint64_t seed) {
+SimulatedInterval Simulate(const PageModel& world, const PageModel& belief, double iota,
+                           int intervals, uint64_t seed) {
   std::mt19937_64 rng(seed);
   const double delta = world.change_rate();
   const double nu = world.false_rate();
@@ -90,27 +90,27 @@ PageModel Make(double mu, double delta, double lambda, double nu) {
   return *PageModel::Create({mu, delta, lambda, nu});
 }
 
-void ExpectWithin(double closed_form, const Estimate& mc, const char* what,
-                  const PageModel& p, double iota) {
+void ExpectWithin(double closed_form, const Estimate& mc, const char* what, const PageModel& p,
+                  double iota) {
   EXPECT_LE(std::fabs(closed_form - mc.mean), 4.0 * mc.stderr_ + 1e-9 * std::fabs(mc.mean))
-      << what << ": closed form " << closed_form << " vs simulated " << mc.mean
-      << " ± " << mc.stderr_ << " (Δ=" << p.change_rate()
-      << " λ=" << p.recall() << " ν=" << p.false_rate() << " ι=" << iota << ")";
+      << what << ": closed form " << closed_form << " vs simulated " << mc.mean << " ± "
+      << mc.stderr_ << " (Δ=" << p.change_rate() << " λ=" << p.recall() << " ν=" << p.false_rate()
+      << " ι=" << iota << ")";
 }
 
 // ψ, w and V of every policy against simulation: each policy's closed form
 // describes the threshold policy in the world it believes in.
 void CheckAgainstSimulation(const PageModel& page, double iota, uint64_t seed) {
-  for (CrawlPolicy policy : {CrawlPolicy::Greedy(), CrawlPolicy::GreedyCis(),
-                             CrawlPolicy::GreedyNcis()}) {
+  for (CrawlPolicy policy :
+       {CrawlPolicy::Greedy(), CrawlPolicy::GreedyCis(), CrawlPolicy::GreedyNcis()}) {
     const PageModel belief = policy.Belief(page);
     const IntervalStats stats = ThresholdIntervalStats(belief, iota);
     const SimulatedInterval sim = Simulate(belief, belief, iota, 100000, seed);
     SCOPED_TRACE(policy.Name());
     ExpectWithin(stats.psi, sim.psi, "psi", belief, iota);
     ExpectWithin(stats.w, sim.w, "w", belief, iota);
-    ExpectWithin(CrawlValue(policy, page, iota, 0) / page.importance(),
-                 sim.value, "V", belief, iota);
+    ExpectWithin(CrawlValue(policy, page, iota, 0) / page.importance(), sim.value, "V", belief,
+                 iota);
   }
 }
 
@@ -145,8 +145,7 @@ TEST(ThresholdPolicyTest, GreedyIgnoresSignalsInANoisyWorld) {
   // GREEDY's interval in a world with signals: it still crawls every ι.
   const PageModel page = Make(1, 0.8, 0.6, 0.4);
   const double iota = 1.7;
-  const SimulatedInterval sim =
-      Simulate(page, page.WithoutSignals(), iota, 100000, 9);
+  const SimulatedInterval sim = Simulate(page, page.WithoutSignals(), iota, 100000, 9);
   const IntervalStats stats = ThresholdIntervalStats(page.WithoutSignals(), iota);
   ExpectWithin(stats.psi, sim.psi, "psi", page, iota);
   ExpectWithin(stats.w, sim.w, "w", page, iota);
@@ -155,16 +154,15 @@ TEST(ThresholdPolicyTest, GreedyIgnoresSignalsInANoisyWorld) {
 TEST(ThresholdPolicyTest, ValueIsMarginalFreshnessPerCrawlRate) {
   // Theorem 1 defines V as d o/d f along the threshold: check numerically that
   // μ̃ Δ(w/ψ) / Δ(1/ψ) matches the closed form V = μ̃ (w − e^{−αι} ψ).
-  const std::vector<PageModel> pages = {Make(0.4, 1, 0.5, 0.3),
-                                        Make(1, 0.2, 0.9, 0.05),
+  const std::vector<PageModel> pages = {Make(0.4, 1, 0.5, 0.3), Make(1, 0.2, 0.9, 0.05),
                                         Make(2, 3, 0.1, 1.0)};
   for (const PageModel& p : pages) {
     for (double iota : {0.3, 1.0, 4.0}) {
       const double h = 1e-5 * iota;
       const IntervalStats lo = ThresholdIntervalStats(p, iota - h);
       const IntervalStats hi = ThresholdIntervalStats(p, iota + h);
-      const double numeric = p.importance() * (hi.freshness() - lo.freshness()) /
-                             (hi.frequency() - lo.frequency());
+      const double numeric =
+          p.importance() * (hi.freshness() - lo.freshness()) / (hi.frequency() - lo.frequency());
       const double v = ValueAtThreshold(p, iota);
       EXPECT_NEAR(numeric, v, 1e-5 * v) << "ι=" << iota;
       // And Lemma 3: w' = e^{−αι} ψ'.

@@ -111,8 +111,7 @@ TEST_F(InProcessServerTest, HealthCheckServes) {
   server_->GetHealthCheckService()->SetServingStatus(false);
   grpc::ClientContext context2;
   ASSERT_TRUE(stub->Check(&context2, request, &response).ok());
-  EXPECT_EQ(response.status(),
-            grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
 }
 
 // Waits for the next completion on `cq` and checks it is `tag`.
@@ -132,8 +131,7 @@ TEST_F(InProcessServerTest, ReflectionListsShardService) {
   grpc::GenericStub stub(channel_);
   grpc::ClientContext context;
   std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call = stub.PrepareCall(
-      &context,
-      "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq);
+      &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &cq);
   call->StartCall(reinterpret_cast<void*>(1));
   ASSERT_TRUE(Await(cq, 1));
   grpc::Slice slice(request_bytes);

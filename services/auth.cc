@@ -19,8 +19,9 @@ grpc::Status Authorizer::Check(const grpc::ServerContext& context, absl::string_
   const auto it = metadata.find("authorization");
   const std::string needs = absl::StrCat(method, " needs a token of role ", allowed.ToString());
   if (it == metadata.end()) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        absl::StrCat("missing \"authorization: Bearer <token>\" metadata; ", needs));
+    return grpc::Status(
+        grpc::StatusCode::UNAUTHENTICATED,
+        absl::StrCat("missing \"authorization: Bearer <token>\" metadata; ", needs));
   }
   absl::string_view value(it->second.data(), it->second.size());
   if (!absl::ConsumePrefix(&value, "Bearer ")) {

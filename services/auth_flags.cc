@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "cluster/tokens.h"
 #include "absl/flags/flag.h"
+#include "cluster/tokens.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, token_file, "",
@@ -28,8 +28,7 @@ absl::StatusOr<ServerSecurity> ServerSecurityFromFlags() {
   tls.key_file = absl::GetFlag(FLAGS_tls_key);
   tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
   tls.require_client_cert = absl::GetFlag(FLAGS_tls_require_client_cert);
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      ServerCredentialsFor(tls);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = ServerCredentialsFor(tls);
   if (!credentials.ok()) return credentials.status();
   security.credentials = *std::move(credentials);
 

@@ -1,7 +1,6 @@
 // Role tokens and TLS on a real in-process gRPC server: ShardService behind
 // AuthorizedShardService (internal role only) over a stand-in shard, and
 // the token table's parsing and messages.
-#include "client/credentials.h"
 #include "services/auth.h"
 
 #include <filesystem>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "client/credentials.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
@@ -65,8 +65,10 @@ TEST(TokenTableTest, ParsesRolesAndRejectsBadLines) {
 
 TEST(RolesTest, NamesTheRoles) {
   EXPECT_EQ((cluster::Roles{cluster::Role::kOperator}).ToString(), "operator");
-  EXPECT_EQ((cluster::Roles{cluster::Role::kFetcher, cluster::Role::kOperator, cluster::Role::kInternal}).ToString(),
-            "fetcher, operator or internal");
+  EXPECT_EQ(
+      (cluster::Roles{cluster::Role::kFetcher, cluster::Role::kOperator, cluster::Role::kInternal})
+          .ToString(),
+      "fetcher, operator or internal");
   EXPECT_TRUE(cluster::Roles::All().Has(cluster::Role::kPinger));
   EXPECT_FALSE((cluster::Roles{cluster::Role::kFetcher}).Has(cluster::Role::kPinger));
 }
@@ -84,8 +86,7 @@ class AuthServerTest : public ::testing::Test {
     ASSERT_NE(server_, nullptr);
   }
 
-  grpc::Status GetStats(const std::shared_ptr<grpc::Channel>& channel,
-                        const std::string& token) {
+  grpc::Status GetStats(const std::shared_ptr<grpc::Channel>& channel, const std::string& token) {
     auto stub = ShardService::NewStub(channel);
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
@@ -129,8 +130,8 @@ TEST_F(AuthServerTest, TokensAndRoles) {
 
 TEST_F(AuthServerTest, UnimplementedMethodsStayClosed) {
   StartServer(grpc::InsecureServerCredentials());
-  auto stub = ShardService::NewStub(
-      grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
+  auto stub =
+      ShardService::NewStub(grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
   client::AttachToken(&context, "fetcher-token-0123456789");
   PeekTopResponse response;

@@ -12,8 +12,7 @@ class Clock {
  public:
   // Seconds: `origin` at construction, then advancing `scale` times as fast
   // as real time. Clock(1, UnixNow()) is real time.
-  Clock(double scale, double origin)
-      : scale_(scale), origin_(origin), start_(Steady::now()) {}
+  Clock(double scale, double origin) : scale_(scale), origin_(origin), start_(Steady::now()) {}
 
   // As above, but the clock showed `origin` at Unix time `epoch` rather than
   // now: processes given the same origin and epoch share one scaled time,
@@ -22,9 +21,8 @@ class Clock {
   Clock(double scale, double origin, double epoch)
       : scale_(scale),
         origin_(origin),
-        start_(Steady::now() -
-               std::chrono::duration_cast<Steady::duration>(
-                   std::chrono::duration<double>(UnixNow() - epoch))) {}
+        start_(Steady::now() - std::chrono::duration_cast<Steady::duration>(
+                                   std::chrono::duration<double>(UnixNow() - epoch))) {}
 
   double Now() const {
     const std::chrono::duration<double> elapsed = Steady::now() - start_;

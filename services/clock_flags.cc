@@ -9,8 +9,7 @@
 ABSL_FLAG(double, time_scale, 1.0,
           "Clock seconds per real second (demos and tests run days in "
           "minutes); every process of a cluster must use the same");
-ABSL_FLAG(double, time_origin, -1.0,
-          "Clock time at --time_epoch (< 0: Unix time at start)");
+ABSL_FLAG(double, time_origin, -1.0, "Clock time at --time_epoch (< 0: Unix time at start)");
 ABSL_FLAG(double, time_epoch, -1.0,
           "Unix time at which the clock showed --time_origin (< 0: at start). "
           "Processes given the same origin and epoch share one scaled time, "
@@ -32,9 +31,8 @@ absl::StatusOr<Clock> ClockFromFlags() {
     return absl::InvalidArgumentError("--time_origin: must be finite");
   }
   if (!std::isfinite(epoch) || epoch > now) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--time_epoch: must be a finite Unix time not in the future, got ",
-        epoch));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--time_epoch: must be a finite Unix time not in the future, got ", epoch));
   }
   if (origin < 0.0) origin = now;
   if (epoch < 0.0) epoch = now;

@@ -27,10 +27,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "client/credentials.h"
 #include "coordinator/coordinator.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/coordinator.grpc.pb.h"
-#include "client/credentials.h"
 #include "services/auth.h"
 #include "services/clock.h"
 #include "services/coordinator_metrics.h"
@@ -57,8 +57,7 @@ constexpr int kShards = 2;
 // Serves `service` on a free loopback port.
 std::unique_ptr<grpc::Server> Serve(grpc::Service* service, int* port) {
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           port);
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), port);
   builder.RegisterService(service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || *port == 0) Fail("cannot serve on loopback");
@@ -69,8 +68,7 @@ struct FuzzedShard {
   FuzzedShard(int index, const std::string& dir, double now, const Clock* clock) {
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
-    absl::StatusOr<std::unique_ptr<shard::UrlStore>> store =
-        shard::UrlStore::Open(dir);
+    absl::StatusOr<std::unique_ptr<shard::UrlStore>> store = shard::UrlStore::Open(dir);
     if (!store.ok()) Fail(store.status().ToString());
     shard::ShardOptions options;
     options.shard_index = static_cast<uint32_t>(index);
@@ -102,8 +100,8 @@ class FuzzedCluster {
         clock_(1.0, 1.7e9),
         channels_(grpc::InsecureChannelCredentials(), client::ClientTlsOptions{}, "") {
     for (int s = 0; s < kShards; ++s) {
-      shards_.push_back(std::make_unique<FuzzedShard>(
-          s, absl::StrCat(dir_, "/shard", s), clock_.Now(), &clock_));
+      shards_.push_back(
+          std::make_unique<FuzzedShard>(s, absl::StrCat(dir_, "/shard", s), clock_.Now(), &clock_));
       addresses_.push_back(absl::StrCat("127.0.0.1:", shards_[s]->port));
     }
     coordinator::CoordinatorOptions options;
@@ -116,13 +114,12 @@ class FuzzedCluster {
     service_options.shard_deadline = 5.0;  // sanitizers are slow
     service_options.probe_deadline = 5.0;
     service_options.max_held_reports = 1000;
-    service_ = std::make_unique<CoordinatorServiceImpl>(
-        core_.get(), &clock_, &channels_, &authorizer_, &metrics_,
-        service_options);
+    service_ = std::make_unique<CoordinatorServiceImpl>(core_.get(), &clock_, &channels_,
+                                                        &authorizer_, &metrics_, service_options);
     int port = 0;
     server_ = Serve(service_.get(), &port);
-    stub_ = CoordinatorService::NewStub(grpc::CreateChannel(
-        absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+    stub_ = CoordinatorService::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
     if (service_->Probe(addresses_) != kShards) Fail("a shard is out at start");
   }
 
@@ -130,12 +127,12 @@ class FuzzedCluster {
   // the temporary directory.
 
   void Run(const uint8_t* data, size_t size) {
-    shard::ForEachFuzzOp(data, size,
-                         [this](uint8_t kind, uint8_t /*clock_step*/,
-                                const uint8_t* payload, size_t len) {
-                           Apply(kind, payload, len);
-                           CheckInvariants();
-                         });
+    shard::ForEachFuzzOp(
+        data, size,
+        [this](uint8_t kind, uint8_t /*clock_step*/, const uint8_t* payload, size_t len) {
+          Apply(kind, payload, len);
+          CheckInvariants();
+        });
   }
 
  private:
@@ -145,8 +142,7 @@ class FuzzedCluster {
   }
 
   static void Prepare(grpc::ClientContext* context) {
-    context->set_deadline(std::chrono::system_clock::now() +
-                          std::chrono::seconds(30));
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   }
 
   template <typename Request, typename Response, typename Method>
@@ -155,8 +151,7 @@ class FuzzedCluster {
     Response response;
     grpc::ClientContext context;
     Prepare(&context);
-    const grpc::Status status = (stub_.get()->*method)(&context, request,
-                                                       &response);
+    const grpc::Status status = (stub_.get()->*method)(&context, request, &response);
     // Only the client's own deadline may cut a call short: the servers
     // answer every request, with an error or not.
     if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
@@ -168,12 +163,10 @@ class FuzzedCluster {
     using Stub = CoordinatorService::Stub;
     switch (kind % 12) {
       case 0:
-        Call<UpsertUrlsRequest, UpsertUrlsResponse>(&Stub::UpsertUrls, data,
-                                                    len);
+        Call<UpsertUrlsRequest, UpsertUrlsResponse>(&Stub::UpsertUrls, data, len);
         break;
       case 1:
-        Call<DeleteUrlsRequest, DeleteUrlsResponse>(&Stub::DeleteUrls, data,
-                                                    len);
+        Call<DeleteUrlsRequest, DeleteUrlsResponse>(&Stub::DeleteUrls, data, len);
         break;
       case 2:
         Signals(Parse<SignalBatch>(data, len));
@@ -182,23 +175,20 @@ class FuzzedCluster {
         Call<FetchLeaseRequest, FetchLeaseResponse>(&Stub::Lease, data, len);
         break;
       case 4:
-        Call<ReportCrawlsRequest, ReportCrawlsResponse>(&Stub::ReportCrawls,
-                                                        data, len);
+        Call<ReportCrawlsRequest, ReportCrawlsResponse>(&Stub::ReportCrawls, data, len);
         break;
       case 5:
         Call<GetUrlStateRequest, UrlState>(&Stub::GetUrlState, data, len);
         break;
       case 6:
-        Call<SetHostPolitenessRequest, SetHostPolitenessResponse>(
-            &Stub::SetHostPoliteness, data, len);
+        Call<SetHostPolitenessRequest, SetHostPolitenessResponse>(&Stub::SetHostPoliteness, data,
+                                                                  len);
         break;
       case 7:
-        Call<SetPolicyRequest, SetPolicyResponse>(&Stub::SetPolicy, data,
-                                                  len);
+        Call<SetPolicyRequest, SetPolicyResponse>(&Stub::SetPolicy, data, len);
         break;
       case 8:
-        Call<SetBandwidthRequest, BandwidthState>(&Stub::SetBandwidth, data,
-                                                  len);
+        Call<SetBandwidthRequest, BandwidthState>(&Stub::SetBandwidth, data, len);
         break;
       case 9:
         Call<GetShardMapRequest, ShardMap>(&Stub::GetShardMap, data, len);
@@ -221,8 +211,7 @@ class FuzzedCluster {
     SignalBatchAck ack;
     while (stream->Read(&ack)) {
     }
-    if (stream->Finish().error_code() ==
-        grpc::StatusCode::DEADLINE_EXCEEDED) {
+    if (stream->Finish().error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
       Fail("StreamSignals: no answer within 30 s");
     }
   }
@@ -230,8 +219,7 @@ class FuzzedCluster {
   // Takes at most two URLs from the lease stream, or waits 50 ms.
   void StreamLeases(const StreamLeasesRequest& request) {
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::milliseconds(50));
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(50));
     auto reader = stub_->StreamLeases(&context, request);
     CoordinatorLease lease;
     for (int i = 0; i < 2 && reader->Read(&lease); ++i) {
@@ -246,8 +234,7 @@ class FuzzedCluster {
     grpc::ClientContext context;
     Prepare(&context);
     ClusterStats stats;
-    const grpc::Status status =
-        stub_->GetClusterStats(&context, GetClusterStatsRequest(), &stats);
+    const grpc::Status status = stub_->GetClusterStats(&context, GetClusterStatsRequest(), &stats);
     if (!status.ok()) Fail("GetClusterStats: " + status.error_message());
     if (stats.live_shards() != kShards) Fail(stats.DebugString());
     if (!(std::isfinite(stats.bandwidth()) && stats.bandwidth() > 0.0)) {
@@ -276,8 +263,7 @@ class FuzzedCluster {
 }  // namespace recrawl
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static recrawl::services::FuzzedCluster* cluster =
-      new recrawl::services::FuzzedCluster;
+  static recrawl::services::FuzzedCluster* cluster = new recrawl::services::FuzzedCluster;
   cluster->Run(data, size);
   return 0;
 }

@@ -69,8 +69,7 @@ TEST(CoordinatorFuzzTest, StructuredAndRandomInputsNeitherCrashNorWedge) {
   FuzzInput gen(20261125);
   for (int i = 0; i < 400; ++i) {
     const std::string input = gen.Next(12, Payload);
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()),
-                           input.size());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
   }
   SUCCEED();  // the target aborts on a broken invariant
 }

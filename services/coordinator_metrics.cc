@@ -1,9 +1,9 @@
 #include "services/coordinator_metrics.h"
 
-#include "services/rpc_metrics.h"
-
 #include <chrono>
 #include <utility>
+
+#include "services/rpc_metrics.h"
 
 namespace recrawl {
 namespace services {
@@ -23,9 +23,9 @@ class RpcInterceptor final : public grpc::experimental::Interceptor {
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(
             grpc::experimental::InterceptionHookPoints::PRE_SEND_STATUS)) {
-      metrics_->Rpc(method_, methods->GetSendStatus().error_code(),
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
-                        .count());
+      metrics_->Rpc(
+          method_, methods->GetSendStatus().error_code(),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
     }
     methods->Proceed();
   }
@@ -36,8 +36,7 @@ class RpcInterceptor final : public grpc::experimental::Interceptor {
   const std::chrono::steady_clock::time_point start_;
 };
 
-class RpcInterceptorFactory final
-    : public grpc::experimental::ServerInterceptorFactoryInterface {
+class RpcInterceptorFactory final : public grpc::experimental::ServerInterceptorFactoryInterface {
  public:
   explicit RpcInterceptorFactory(CoordinatorMetrics* metrics) : metrics_(metrics) {}
 
@@ -79,19 +78,17 @@ CoordinatorMetrics::CoordinatorMetrics()
                              "Crawl reports held for shards that are out")),
       leases_delivered_(*registry_, "recrawl_coordinator_leases_delivered_total",
                         "Leases handed to fetchers"),
-      lease_requests_abandoned_(*registry_,
-                                "recrawl_coordinator_lease_requests_abandoned_total",
+      lease_requests_abandoned_(*registry_, "recrawl_coordinator_lease_requests_abandoned_total",
                                 "Lease calls to shards given up on (their grants are released)"),
       leases_undelivered_(*registry_, "recrawl_coordinator_leases_undelivered_total",
                           "Leases granted whose fetcher's call had ended (released)"),
       leases_released_(*registry_, "recrawl_coordinator_leases_released_total",
                        "Leases the shards ended on the coordinator's releases"),
-      pending_lease_releases_(Gauge(*registry_,
-                                    "recrawl_coordinator_pending_lease_releases",
-                                    "Lease requests and leases still to release at their shards")) {}
+      pending_lease_releases_(Gauge(*registry_, "recrawl_coordinator_pending_lease_releases",
+                                    "Lease requests and leases still to release at their shards")) {
+}
 
-void CoordinatorMetrics::Rpc(const std::string& method, grpc::StatusCode code,
-                             double seconds) {
+void CoordinatorMetrics::Rpc(const std::string& method, grpc::StatusCode code, double seconds) {
   rpcs_.Add({{"method", method}, {"code", StatusCodeName(code)}}).Increment();
   latency_.Add({{"method", method}}, RpcLatencyBuckets()).Observe(seconds);
 }

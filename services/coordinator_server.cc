@@ -18,10 +18,9 @@
 // seconds (scaled with --time_scale, as the shards' clock);
 // --health_period, --failure_timeout, --shard_deadline and
 // --shard_batch_deadline are real seconds.
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
-
-#include <arpa/inet.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,13 +32,14 @@
 #include <thread>
 #include <vector>
 
-#include "client/credentials.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "client/credentials.h"
+#include "cluster/routing.h"
 #include "coordinator/coordinator.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
@@ -53,7 +53,6 @@
 #include "services/coordinator_shards.h"
 #include "services/parse_errors.h"
 #include "services/server_lifecycle.h"
-#include "cluster/routing.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, shards, "", "Comma-separated shard addresses host:port");
@@ -69,8 +68,7 @@ ABSL_FLAG(std::string, routing, "site",
           "stores must agree");
 ABSL_FLAG(int, max_lease_batch, 1000, "Most URLs one Lease call may ask for");
 ABSL_FLAG(double, max_lookahead, 1.0, "How far ahead slots may be leased, clock seconds");
-ABSL_FLAG(double, grace, 0.25,
-          "A slot no fetcher takes within this many clock seconds is dropped");
+ABSL_FLAG(double, grace, 0.25, "A slot no fetcher takes within this many clock seconds is dropped");
 ABSL_FLAG(double, health_period, 0.25, "Real seconds between shard health checks");
 ABSL_FLAG(double, failure_timeout, 1.5,
           "A shard without a successful health check for this many real seconds is out");

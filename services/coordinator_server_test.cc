@@ -18,19 +18,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "client/credentials.h"
+#include "cluster/url_id.h"
 #include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/coordinator.grpc.pb.h"
 #include "proto/health.grpc.pb.h"
 #include "proto/shard.grpc.pb.h"
-#include "client/credentials.h"
 #include "services/auth.h"
 #include "services/clock.h"
 #include "services/http_get.h"
 #include "services/server_process.h"
 #include "services/test_certificates.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace services {
@@ -79,8 +79,7 @@ class CoordinatorServerTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     std::ofstream(dir_ + "/tokens") << "internal " << kInternal << "\nfetcher " << kFetcher
-                                    << "\npinger " << kPinger << "\noperator " << kOperator
-                                    << "\n";
+                                    << "\npinger " << kPinger << "\noperator " << kOperator << "\n";
   }
 
   // With tls_, every server serves TLS with a certificate for localhost
@@ -95,18 +94,24 @@ class CoordinatorServerTest : public ::testing::Test {
     for (int s = 0; s < num_shards; ++s) StartShard(s, num_shards);
     std::vector<std::string> addresses;
     for (int port : shard_ports_) addresses.push_back(absl::StrCat("127.0.0.1:", port));
-    std::vector<std::string> flags = {
-        dns_ ? absl::StrCat("--shards_dns=localhost:", shard_ports_[0])
-             : "--shards=" + absl::StrJoin(addresses, ","),
-        absl::StrCat("--num_shards=", num_shards), absl::StrCat("--bandwidth=", bandwidth),
-        "--mode=" + mode, "--port=0", "--metrics_port=0", "--host=127.0.0.1",
-        "--token_file=" + dir_ + "/tokens", "--max_batch_items=100", "--max_lease_batch=50",
-        "--drain_seconds=1"};
+    std::vector<std::string> flags = {dns_
+                                          ? absl::StrCat("--shards_dns=localhost:", shard_ports_[0])
+                                          : "--shards=" + absl::StrJoin(addresses, ","),
+                                      absl::StrCat("--num_shards=", num_shards),
+                                      absl::StrCat("--bandwidth=", bandwidth),
+                                      "--mode=" + mode,
+                                      "--port=0",
+                                      "--metrics_port=0",
+                                      "--host=127.0.0.1",
+                                      "--token_file=" + dir_ + "/tokens",
+                                      "--max_batch_items=100",
+                                      "--max_lease_batch=50",
+                                      "--drain_seconds=1"};
     if (tls_) {
-      for (std::string flag : {"--tls_cert=" + dir_ + "/localhost.pem",
-                               "--tls_key=" + dir_ + "/localhost.key",
-                               "--shard_tls_ca=" + dir_ + "/localhost.pem",
-                               std::string("--shard_tls_server_name=localhost")}) {
+      for (std::string flag :
+           {"--tls_cert=" + dir_ + "/localhost.pem", "--tls_key=" + dir_ + "/localhost.key",
+            "--shard_tls_ca=" + dir_ + "/localhost.pem",
+            std::string("--shard_tls_server_name=localhost")}) {
         flags.push_back(flag);
       }
     }
@@ -124,11 +129,13 @@ class CoordinatorServerTest : public ::testing::Test {
   void StartShard(int s, int num_shards) {
     shards_[s] = std::make_unique<ServerProcess>();
     const std::string name = absl::StrCat("shard", s);
-    std::vector<std::string> flags = {
-        "--data_dir=" + dir_ + "/" + name,        absl::StrCat("--port=", shard_ports_[s]),
-        "--host=127.0.0.1",                       absl::StrCat("--shard_index=", s),
-        absl::StrCat("--num_shards=", num_shards), "--token_file=" + dir_ + "/tokens",
-        "--drain_seconds=1"};
+    std::vector<std::string> flags = {"--data_dir=" + dir_ + "/" + name,
+                                      absl::StrCat("--port=", shard_ports_[s]),
+                                      "--host=127.0.0.1",
+                                      absl::StrCat("--shard_index=", s),
+                                      absl::StrCat("--num_shards=", num_shards),
+                                      "--token_file=" + dir_ + "/tokens",
+                                      "--drain_seconds=1"};
     if (tls_) {
       flags.push_back("--tls_cert=" + dir_ + "/localhost.pem");
       flags.push_back("--tls_key=" + dir_ + "/localhost.key");
@@ -271,7 +278,8 @@ TEST_F(CoordinatorServerTest, AUrlHasOneOwnerWhateverItsPolitenessHost) {
   spec->set_politeness_host(other);
   ASSERT_TRUE(stub_->UpsertUrls(Context(kOperator).get(), upsert, &upserted).ok());
   ASSERT_EQ(upserted.result().rejected_size(), 1);
-  EXPECT_EQ(upserted.result().rejected(0).code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+  EXPECT_EQ(upserted.result().rejected(0).code(),
+            static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
   EXPECT_THAT(upserted.result().rejected(0).message(), HasSubstr("politeness_host"));
 
   DeleteUrlsRequest remove;
@@ -388,7 +396,8 @@ TEST_F(CoordinatorServerTest, SignalsThroughTheCoordinatorRaiseARank) {
       EXPECT_EQ(ack.counted(), 21u);
       ASSERT_EQ(ack.result().rejected_size(), 1);
       EXPECT_EQ(ack.result().rejected(0).index(), 20u);  // "not a url", by the client's index
-      EXPECT_EQ(ack.result().rejected(0).code(), static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
+      EXPECT_EQ(ack.result().rejected(0).code(),
+                static_cast<int>(grpc::StatusCode::INVALID_ARGUMENT));
     }
     EXPECT_TRUE(stream->Finish().ok());
   }
@@ -423,8 +432,9 @@ TEST_F(CoordinatorServerTest, RolesDecideWhoMayCallWhat) {
 
   // The shard takes only the internal role: not even an operator.
   ShardStats stats;
-  EXPECT_EQ(ShardStub(0)->GetStats(Context(kOperator).get(), GetStatsRequest(), &stats).error_code(),
-            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(
+      ShardStub(0)->GetStats(Context(kOperator).get(), GetStatsRequest(), &stats).error_code(),
+      grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_TRUE(ShardStub(0)->GetStats(Context(kInternal).get(), GetStatsRequest(), &stats).ok());
 
   // Health needs no token and says SERVING with a live shard.
@@ -463,8 +473,9 @@ TEST_F(CoordinatorServerTest, TlsEverywhereAndShardsFoundByDns) {
   auto plaintext = CoordinatorService::NewStub(grpc::CreateChannel(
       absl::StrCat("127.0.0.1:", coordinator_.port()), grpc::InsecureChannelCredentials()));
   ShardMap map;
-  EXPECT_EQ(plaintext->GetShardMap(Context(kFetcher).get(), GetShardMapRequest(), &map).error_code(),
-            grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(
+      plaintext->GetShardMap(Context(kFetcher).get(), GetShardMapRequest(), &map).error_code(),
+      grpc::StatusCode::UNAVAILABLE);
 }
 
 TEST_F(CoordinatorServerTest, LeasesNeverComeFasterThanR) {
@@ -526,10 +537,10 @@ TEST_F(CoordinatorServerTest, AKilledShardIsOutAndGetsItsReportsBack) {
   const auto killed = std::chrono::steady_clock::now();
   ASSERT_TRUE(WaitFor([&] { return LiveShards() == 2; })) << Log("coordinator");
   // The target is 2 s; recorded, not asserted (a loaded machine).
-  RecordProperty("seconds_until_out",
-                 std::to_string(std::chrono::duration<double>(
-                                    std::chrono::steady_clock::now() - killed)
-                                    .count()));
+  RecordProperty(
+      "seconds_until_out",
+      std::to_string(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count()));
   // Leases go on, from the others only.
   ReportCrawlsRequest again;
   for (const CoordinatorLease& l : leases) {
@@ -548,7 +559,8 @@ TEST_F(CoordinatorServerTest, AKilledShardIsOutAndGetsItsReportsBack) {
   EXPECT_EQ(response.result().applied(), 1u);
   EXPECT_EQ(response.result().rejected_size(), 0);
   ClusterStats stats;
-  ASSERT_TRUE(stub_->GetClusterStats(Context(kOperator).get(), GetClusterStatsRequest(), &stats).ok());
+  ASSERT_TRUE(
+      stub_->GetClusterStats(Context(kOperator).get(), GetClusterStatsRequest(), &stats).ok());
   EXPECT_EQ(stats.pending_reports(), 1u);
   EXPECT_EQ(stats.live_shards(), 2u);
 

@@ -10,12 +10,12 @@
 #include <thread>
 #include <utility>
 
-#include "cluster/tokens.h"
 #include "absl/strings/str_cat.h"
 #include "cluster/batch_result.h"
 #include "cluster/limits.h"
-#include "coordinator/lease_rounds.h"
 #include "cluster/routing.h"
+#include "cluster/tokens.h"
+#include "coordinator/lease_rounds.h"
 #include "services/batch_scatter.h"
 #include "services/coordinator_requests.h"
 #include "services/grpc_status.h"
@@ -41,8 +41,10 @@ void Reject(int index, grpc::StatusCode code, const std::string& message, BatchR
 // Who may call what (services/auth.h). Operators may do what fetchers and
 // pingers do (recrawlctl lease / report / ping); internal is the cluster's
 // own role.
-constexpr cluster::Roles kFetch{cluster::Role::kFetcher, cluster::Role::kOperator, cluster::Role::kInternal};
-constexpr cluster::Roles kPing{cluster::Role::kPinger, cluster::Role::kOperator, cluster::Role::kInternal};
+constexpr cluster::Roles kFetch{cluster::Role::kFetcher, cluster::Role::kOperator,
+                                cluster::Role::kInternal};
+constexpr cluster::Roles kPing{cluster::Role::kPinger, cluster::Role::kOperator,
+                               cluster::Role::kInternal};
 constexpr cluster::Roles kOperate{cluster::Role::kOperator, cluster::Role::kInternal};
 
 }  // namespace
@@ -162,8 +164,8 @@ grpc::Status CoordinatorServiceImpl::Lease(grpc::ServerContext* context,
   if (status.ok()) {
     double next = 0.0;
     std::vector<CoordinatorLease> leases =
-        LeaseSlots(static_cast<int>(request->max_urls()), request->lookahead(),
-                   request->holder(), request->lease_duration(), &next);
+        LeaseSlots(static_cast<int>(request->max_urls()), request->lookahead(), request->holder(),
+                   request->lease_duration(), &next);
     if (context->IsCancelled()) {
       // The fetcher is gone (its deadline passed while the shards answered).
       forwarding_.Undelivered(leases);
@@ -185,15 +187,15 @@ grpc::Status CoordinatorServiceImpl::StreamLeases(grpc::ServerContext* context,
   if (status.ok()) status = ToGrpcStatus(CheckLeaseDuration(request->lease_duration()));
   while (status.ok() && !context->IsCancelled()) {
     double next = 0.0;
-    std::vector<CoordinatorLease> leases =
-        LeaseSlots(options_.max_lease_batch, 0.0, request->holder(), request->lease_duration(),
-                   &next);
+    std::vector<CoordinatorLease> leases = LeaseSlots(
+        options_.max_lease_batch, 0.0, request->holder(), request->lease_duration(), &next);
     size_t written = 0;
     while (written < leases.size() && writer->Write(leases[written])) ++written;
     leases_delivered_ += written;
     if (written < leases.size()) {
       // The stream broke: the rest never reached the fetcher.
-      forwarding_.Undelivered({leases.begin() + static_cast<std::ptrdiff_t>(written), leases.end()});
+      forwarding_.Undelivered(
+          {leases.begin() + static_cast<std::ptrdiff_t>(written), leases.end()});
       break;
     }
     // Until the next slot, in real time, checking for cancellation now and
@@ -229,10 +231,11 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
   auto hold = [&](int shard, const std::vector<int>& indexes, const ReportCrawlsRequest& part) {
     for (size_t k = 0; k < indexes.size(); ++k) {
       if (!forwarding_.Hold(shard, part.reports(static_cast<int>(k)))) {
-        Reject(indexes[k], grpc::StatusCode::RESOURCE_EXHAUSTED,
-               absl::StrCat("shard ", shard, " is out and the coordinator already holds ",
-                            options_.max_held_reports, " reports (--max_held_reports); retry later"),
-               result);
+        Reject(
+            indexes[k], grpc::StatusCode::RESOURCE_EXHAUSTED,
+            absl::StrCat("shard ", shard, " is out and the coordinator already holds ",
+                         options_.max_held_reports, " reports (--max_held_reports); retry later"),
+            result);
         continue;
       }
       result->set_applied(result->applied() + 1);
@@ -318,8 +321,7 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
 }
 
 grpc::Status CoordinatorServiceImpl::GetShardMap(grpc::ServerContext* context,
-                                                 const GetShardMapRequest*,
-                                                 ShardMap* response) {
+                                                 const GetShardMapRequest*, ShardMap* response) {
   grpc::Status status = authorizer_->Check(*context, "GetShardMap", cluster::Roles::All());
   if (!status.ok()) return status;
   absl::MutexLock lock(&mu_);
@@ -399,8 +401,7 @@ ClusterStats CoordinatorServiceImpl::Stats() {
       total->set_signals_total(total->signals_total() + shard.signals_total());
       total->set_leases_total(total->leases_total() + shard.leases_total());
       total->set_reports_total(total->reports_total() + shard.reports_total());
-      total->set_expired_leases_total(total->expired_leases_total() +
-                                      shard.expired_leases_total());
+      total->set_expired_leases_total(total->expired_leases_total() + shard.expired_leases_total());
       total->set_released_leases_total(total->released_leases_total() +
                                        shard.released_leases_total());
     }
@@ -440,10 +441,7 @@ void CoordinatorServiceImpl::RefreshShardStats() {
       AddShardCall(&calls, s, core_->directory().shard(s).address);
     }
   }
-  CallInParallel(
-      channels_, options_.probe_deadline,
-      &ShardAsync::GetStats,
-      &calls);
+  CallInParallel(channels_, options_.probe_deadline, &ShardAsync::GetStats, &calls);
   absl::MutexLock lock(&mu_);
   for (const auto& call : calls) {
     // Only a shard that still says it is this one; the probes judge the rest.
@@ -468,8 +466,7 @@ grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
         return cluster::ShardOfUrl(request->urls(i).url(), options_.routing, num_shards_);
       },
       base, [&](int i, UpsertUrlsRequest* part) { *part->add_urls() = request->urls(i); },
-      &ShardAsync::UpsertUrls,
-      response->mutable_result());
+      &ShardAsync::UpsertUrls, response->mutable_result());
   for (const auto& call : calls) {
     if (call->status.ok()) response->set_created(response->created() + call->response.created());
   }
@@ -484,15 +481,12 @@ grpc::Status CoordinatorServiceImpl::ReleaseLeases(grpc::ServerContext* context,
   if (!status.ok()) return status;
   const auto calls = scatter_.Run<ReleaseLeasesRequest, ReleaseLeasesResponse>(
       request->lease_ids_size(),
-      [&](int i) {
-        return ShardOfClusterLease(request->lease_ids(i), num_shards_, "lease_ids");
-      },
+      [&](int i) { return ShardOfClusterLease(request->lease_ids(i), num_shards_, "lease_ids"); },
       ReleaseLeasesRequest(),
       [&](int i, ReleaseLeasesRequest* part) {
         part->add_lease_ids(coordinator::ShardLeaseId(request->lease_ids(i)));
       },
-      &ShardAsync::ReleaseLeases,
-      response->mutable_result());
+      &ShardAsync::ReleaseLeases, response->mutable_result());
   for (const auto& call : calls) {
     if (call->status.ok()) response->set_released(response->released() + call->response.released());
   }
@@ -510,21 +504,17 @@ grpc::Status CoordinatorServiceImpl::RenewLeases(grpc::ServerContext* context,
   base.set_lease_duration(request->lease_duration());
   const auto calls = scatter_.Run<RenewLeasesRequest, RenewLeasesResponse>(
       request->lease_ids_size(),
-      [&](int i) {
-        return ShardOfClusterLease(request->lease_ids(i), num_shards_, "lease_ids");
-      },
+      [&](int i) { return ShardOfClusterLease(request->lease_ids(i), num_shards_, "lease_ids"); },
       base,
       [&](int i, RenewLeasesRequest* part) {
         part->add_lease_ids(coordinator::ShardLeaseId(request->lease_ids(i)));
       },
-      &ShardAsync::RenewLeases,
-      response->mutable_result());
+      &ShardAsync::RenewLeases, response->mutable_result());
   response->mutable_deadlines()->Resize(request->lease_ids_size(), 0.0);
   for (const auto& call : calls) {
     if (!call->status.ok()) continue;
-    for (int k = 0; k < call->response.deadlines_size() &&
-                    k < static_cast<int>(call->indexes.size());
-         ++k) {
+    for (int k = 0;
+         k < call->response.deadlines_size() && k < static_cast<int>(call->indexes.size()); ++k) {
       response->set_deadlines(call->indexes[k], call->response.deadlines(k));
     }
   }
@@ -540,10 +530,9 @@ grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
   base.set_sync(request->sync());
   scatter_.Run<DeleteUrlsRequest, DeleteUrlsResponse>(
       request->urls_size(),
-      [&](int i) { return cluster::ShardOfUrl(request->urls(i), options_.routing, num_shards_); }, base,
-      [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
-      &ShardAsync::DeleteUrls,
-      response->mutable_result());
+      [&](int i) { return cluster::ShardOfUrl(request->urls(i), options_.routing, num_shards_); },
+      base, [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
+      &ShardAsync::DeleteUrls, response->mutable_result());
   return grpc::Status::OK;
 }
 
@@ -557,10 +546,11 @@ grpc::Status CoordinatorServiceImpl::SetHostPoliteness(grpc::ServerContext* cont
   base.set_sync(request->sync());
   scatter_.Run<SetHostPolitenessRequest, SetHostPolitenessResponse>(
       request->hosts_size(),
-      [&](int i) { return cluster::ShardOfHostName(request->hosts(i).host(), options_.routing, num_shards_); },
+      [&](int i) {
+        return cluster::ShardOfHostName(request->hosts(i).host(), options_.routing, num_shards_);
+      },
       base, [&](int i, SetHostPolitenessRequest* part) { *part->add_hosts() = request->hosts(i); },
-      &ShardAsync::SetHostPoliteness,
-      response->mutable_result());
+      &ShardAsync::SetHostPoliteness, response->mutable_result());
   return grpc::Status::OK;
 }
 
@@ -608,10 +598,7 @@ grpc::Status CoordinatorServiceImpl::SetPolicy(grpc::ServerContext* context,
                         absl::StrCat(out.size(), " shard(s) out, e.g. shard ", out.front(),
                                      "; the policy is set on all shards or none, retry later"));
   }
-  CallInParallel(
-      channels_, options_.shard_batch_deadline,
-      &ShardAsync::SetPolicy,
-      &calls);
+  CallInParallel(channels_, options_.shard_batch_deadline, &ShardAsync::SetPolicy, &calls);
   for (const auto& call : calls) {
     if (!call->status.ok()) {
       return grpc::Status(call->status.error_code(),
@@ -630,10 +617,7 @@ int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
   for (const std::string& address : addresses) {
     AddShardCall(&probes, -1, address);
   }
-  CallInParallel(
-      channels_, options_.probe_deadline,
-      &ShardAsync::GetStats,
-      &probes);
+  CallInParallel(channels_, options_.probe_deadline, &ShardAsync::GetStats, &probes);
   std::vector<coordinator::ShardDirectory::Transition> changes;
   std::vector<bool> live_now;
   int live = 0;
@@ -641,10 +625,9 @@ int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
     absl::MutexLock lock(&mu_);
     const double now = clock_->Now();
     for (const auto& probe : probes) {
-      coordinator::ShardDirectory::Probe result{probe->address, probe->status.ok(),
-                                                static_cast<int>(probe->response.shard_index()),
-                                                static_cast<int>(probe->response.num_shards()),
-                                                probe->response.routing()};
+      coordinator::ShardDirectory::Probe result{
+          probe->address, probe->status.ok(), static_cast<int>(probe->response.shard_index()),
+          static_cast<int>(probe->response.num_shards()), probe->response.routing()};
       absl::Status s = core_->directory().Record(result, now);
       std::string& last_refusal = last_refusal_[probe->address];
       if (!s.ok() && last_refusal != s.message()) {

@@ -18,17 +18,17 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "cluster/routing.h"
 #include "coordinator/coordinator.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/coordinator.grpc.pb.h"
 #include "services/auth.h"
+#include "services/batch_scatter.h"
 #include "services/clock.h"
 #include "services/coordinator_metrics.h"
-#include "services/batch_scatter.h"
 #include "services/coordinator_shards.h"
 #include "services/coordinator_signals.h"
 #include "services/shard_forwarding.h"
-#include "cluster/routing.h"
 
 namespace recrawl {
 namespace services {
@@ -83,8 +83,7 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
                             BandwidthState* response) override;
   grpc::Status GetBandwidth(grpc::ServerContext* context, const GetBandwidthRequest* request,
                             BandwidthState* response) override;
-  grpc::Status GetClusterStats(grpc::ServerContext* context,
-                               const GetClusterStatsRequest* request,
+  grpc::Status GetClusterStats(grpc::ServerContext* context, const GetClusterStatsRequest* request,
                                ClusterStats* response) override;
   grpc::Status UpsertUrls(grpc::ServerContext* context, const UpsertUrlsRequest* request,
                           UpsertUrlsResponse* response) override;

@@ -1,7 +1,8 @@
 #include "services/coordinator_shards.h"
 
-#include "client/credentials.h"
 #include <utility>
+
+#include "client/credentials.h"
 
 namespace recrawl {
 namespace services {
@@ -16,7 +17,8 @@ ShardService::Stub* ShardChannels::Stub(const std::string& address) {
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-    stub = ShardService::NewStub(client::CreateChannelFor(address, credentials_, tls_, std::move(args)));
+    stub = ShardService::NewStub(
+        client::CreateChannelFor(address, credentials_, tls_, std::move(args)));
   }
   return stub.get();
 }

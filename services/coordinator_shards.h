@@ -16,9 +16,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/mutex.h"
+#include "client/credentials.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/shard.grpc.pb.h"
-#include "client/credentials.h"
 #include "services/auth.h"
 
 namespace recrawl {
@@ -109,10 +109,10 @@ void CallInParallel(ShardChannels* channels, double deadline_seconds,
     ShardCall<Request, Response>* c = call.get();
     channels->Prepare(&c->context, deadline_seconds);
     (channels->Stub(c->address)->async()->*method)(&c->context, &c->request, &c->response,
-                                                    [c, &pending](grpc::Status status) {
-                                                      c->status = std::move(status);
-                                                      pending.DecrementCount();
-                                                    });
+                                                   [c, &pending](grpc::Status status) {
+                                                     c->status = std::move(status);
+                                                     pending.DecrementCount();
+                                                   });
   }
   pending.Wait();
 }

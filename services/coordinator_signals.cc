@@ -68,15 +68,13 @@ void ShardSignalStreams::ReadAcks(Connection* connection) {
     status = connection->stream->Finish();
     lost.swap(connection->pending);
   }
-  const grpc::Status failure(
-      grpc::StatusCode::UNAVAILABLE,
-      "signal stream to shard at " + connection->address + " ended: " + status.error_message() +
-          "; resend the batch");
+  const grpc::Status failure(grpc::StatusCode::UNAVAILABLE,
+                             "signal stream to shard at " + connection->address +
+                                 " ended: " + status.error_message() + "; resend the batch");
   for (auto& [sequence, done] : lost) done(failure, SignalBatchAck());
 }
 
-void ShardSignalStreams::Send(int shard, const std::string& address, SignalBatch part,
-                              Done done) {
+void ShardSignalStreams::Send(int shard, const std::string& address, SignalBatch part, Done done) {
   std::shared_ptr<Connection> connection;
   {
     absl::MutexLock lock(&mu_);

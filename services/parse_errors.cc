@@ -93,13 +93,12 @@ std::optional<grpc::Status> TakeParseError() {
   const std::string full = std::exchange(parse_error_field, "");
   const size_t dot = full.rfind('.');
   const std::string field = dot == std::string::npos ? full : full.substr(dot + 1);
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                      absl::StrCat(field, ": not valid UTF-8 (", full,
-                                   "; string fields must be UTF-8)"));
+  return grpc::Status(
+      grpc::StatusCode::INVALID_ARGUMENT,
+      absl::StrCat(field, ": not valid UTF-8 (", full, "; string fields must be UTF-8)"));
 }
 
-std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-ParseErrorInterceptor() {
+std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> ParseErrorInterceptor() {
   return std::make_unique<Factory>();
 }
 

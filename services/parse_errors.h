@@ -35,8 +35,7 @@ void InstallProtobufLogHandler();
 // forgets it): INVALID_ARGUMENT naming the field. nullopt if none.
 std::optional<grpc::Status> TakeParseError();
 
-std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-ParseErrorInterceptor();
+std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> ParseErrorInterceptor();
 
 }  // namespace services
 }  // namespace recrawl

@@ -28,8 +28,7 @@ std::string StatusCodeName(grpc::StatusCode code);
 // it grew by since the last Set. Not thread-safe (one refreshing thread).
 class TotalCounter {
  public:
-  TotalCounter(prometheus::Registry& registry, const std::string& name,
-               const std::string& help);
+  TotalCounter(prometheus::Registry& registry, const std::string& name, const std::string& help);
   void Set(uint64_t total);
 
  private:

@@ -43,8 +43,7 @@ void AddListeningAddress(const std::string& host, int port,
                          std::shared_ptr<grpc::ServerCredentials> credentials,
                          grpc::ServerBuilder* builder, int* selected_port) {
   builder->AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder->AddListeningPort(absl::StrCat(host, ":", port), std::move(credentials),
-                            selected_port);
+  builder->AddListeningPort(absl::StrCat(host, ":", port), std::move(credentials), selected_port);
 }
 
 }  // namespace services

@@ -19,8 +19,8 @@ namespace {
 using Steady = std::chrono::steady_clock;
 
 Steady::time_point After(double seconds) {
-  return Steady::now() + std::chrono::duration_cast<Steady::duration>(
-                             std::chrono::duration<double>(seconds));
+  return Steady::now() +
+         std::chrono::duration_cast<Steady::duration>(std::chrono::duration<double>(seconds));
 }
 
 }  // namespace
@@ -29,10 +29,8 @@ ServerProcess::~ServerProcess() {
   if (pid_ > 0) Stop(SIGKILL);
 }
 
-absl::Status ServerProcess::Start(const std::string& binary,
-                                  std::vector<std::string> args,
-                                  const std::string& port_file,
-                                  const std::string& log_file,
+absl::Status ServerProcess::Start(const std::string& binary, std::vector<std::string> args,
+                                  const std::string& port_file, const std::string& log_file,
                                   double timeout_seconds) {
   std::remove(port_file.c_str());
   args.insert(args.begin(), binary);
@@ -57,8 +55,7 @@ absl::Status ServerProcess::Start(const std::string& binary,
     int status;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return absl::InternalError(
-          absl::StrCat(binary, " exited before serving; see ", log_file));
+      return absl::InternalError(absl::StrCat(binary, " exited before serving; see ", log_file));
     }
     std::ifstream in(port_file);
     if (in >> port_ >> metrics_port_) return absl::OkStatus();
@@ -66,8 +63,7 @@ absl::Status ServerProcess::Start(const std::string& binary,
   }
   Stop(SIGKILL);
   return absl::DeadlineExceededError(
-      absl::StrCat(binary, " did not serve within ", timeout_seconds,
-                   " s; see ", log_file));
+      absl::StrCat(binary, " did not serve within ", timeout_seconds, " s; see ", log_file));
 }
 
 int ServerProcess::Stop(int sig, double timeout_seconds) {

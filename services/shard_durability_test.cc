@@ -45,9 +45,9 @@ struct Expected {
 // The request in flight when the server died, and what it would change.
 struct InFlight {
   std::map<int, Expected> if_applied;  // by URL
-  bool report = false;  // a report batch: applied, it resets signals to 0
-                        // and ends the leases it names
-  bool lease = false;   // a lease request (ids unknown)
+  bool report = false;                 // a report batch: applied, it resets signals to 0
+                                       // and ends the leases it names
+  bool lease = false;                  // a lease request (ids unknown)
 };
 
 class Booking {
@@ -89,9 +89,8 @@ class Client {
 
  private:
   // Signals for one URL, so that the acknowledgement's count is that URL's.
-  bool SignalBatch(
-      grpc::ClientReaderWriter<recrawl::SignalBatch, SignalBatchAck>* stream,
-      uint64_t sequence) {
+  bool SignalBatch(grpc::ClientReaderWriter<recrawl::SignalBatch, SignalBatchAck>* stream,
+                   uint64_t sequence) {
     const int url = static_cast<int>(rng_() % kUrls);
     const int n = 1 + static_cast<int>(rng_() % 4);
     recrawl::SignalBatch batch;
@@ -139,8 +138,7 @@ class Client {
         r->set_url(Url(url));
       }
       r->set_fetch_time(now);
-      r->set_outcome(rng_() % 2 ? CRAWL_OUTCOME_CHANGED
-                                : CRAWL_OUTCOME_UNCHANGED);
+      r->set_outcome(rng_() % 2 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED);
       urls.push_back(url);
       lease_ids.push_back(lease_id);
       book_->in_flight.if_applied[url] = Expected{now, 0};
@@ -192,19 +190,18 @@ TEST(ShardDurabilityTest, KilledUnderLoadLosesNothingAcknowledged) {
   const std::string dir = absl::StrCat(::testing::TempDir(), "durability");
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::vector<std::string> args = {"--data_dir=" + dir + "/data",
-                                         "--port=0", "--host=127.0.0.1"};
+  const std::vector<std::string> args = {"--data_dir=" + dir + "/data", "--port=0",
+                                         "--host=127.0.0.1"};
   auto start = [&](ServerProcess* server) {
-    const absl::Status s = server->Start("services/shard_server", args,
-                                         dir + "/port", dir + "/log");
+    const absl::Status s =
+        server->Start("services/shard_server", args, dir + "/port", dir + "/log");
     ASSERT_TRUE(s.ok()) << s;
   };
 
   ServerProcess server;
   start(&server);
-  auto stub = ShardService::NewStub(
-      grpc::CreateChannel(absl::StrCat("127.0.0.1:", server.port()),
-                          grpc::InsecureChannelCredentials()));
+  auto stub = ShardService::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", server.port()),
+                                                        grpc::InsecureChannelCredentials()));
   const double registered = Clock::UnixNow() - 86400;
   {
     grpc::ClientContext ctx;
@@ -234,9 +231,8 @@ TEST(ShardDurabilityTest, KilledUnderLoadLosesNothingAcknowledged) {
 
   ServerProcess restarted;
   start(&restarted);
-  stub = ShardService::NewStub(
-      grpc::CreateChannel(absl::StrCat("127.0.0.1:", restarted.port()),
-                          grpc::InsecureChannelCredentials()));
+  stub = ShardService::NewStub(grpc::CreateChannel(absl::StrCat("127.0.0.1:", restarted.port()),
+                                                   grpc::InsecureChannelCredentials()));
   std::set<int> leased_after;
   for (int i = 0; i < kUrls; ++i) {
     grpc::ClientContext ctx;
@@ -246,8 +242,8 @@ TEST(ShardDurabilityTest, KilledUnderLoadLosesNothingAcknowledged) {
     ASSERT_TRUE(stub->GetUrlState(&ctx, req, &state).ok()) << Url(i);
     const Expected& acked = book.urls[i];
     auto in_flight = book.in_flight.if_applied.find(i);
-    const bool as_acked = state.last_crawl_time() == acked.last_crawl &&
-                          state.signals_since_crawl() == acked.signals;
+    const bool as_acked =
+        state.last_crawl_time() == acked.last_crawl && state.signals_since_crawl() == acked.signals;
     bool as_in_flight = false;
     if (in_flight != book.in_flight.if_applied.end()) {
       // Applied in flight: a report's crawl time with no signals since, or
@@ -259,9 +255,8 @@ TEST(ShardDurabilityTest, KilledUnderLoadLosesNothingAcknowledged) {
                      state.signals_since_crawl() >= at_least;
     }
     EXPECT_TRUE(as_acked || as_in_flight)
-        << Url(i) << ": last crawl " << state.last_crawl_time() << " (acked "
-        << acked.last_crawl << "), signals " << state.signals_since_crawl()
-        << " (acked " << acked.signals << ")";
+        << Url(i) << ": last crawl " << state.last_crawl_time() << " (acked " << acked.last_crawl
+        << "), signals " << state.signals_since_crawl() << " (acked " << acked.signals << ")";
     if (state.has_lease()) leased_after.insert(i);
   }
   // Every acknowledged lease is there with its id, unless the report in
@@ -274,9 +269,9 @@ TEST(ShardDurabilityTest, KilledUnderLoadLosesNothingAcknowledged) {
     UrlState state;
     ASSERT_TRUE(stub->GetUrlState(&ctx, req, &state).ok());
     auto in_flight = book.in_flight.if_applied.find(url);
-    const bool reported_in_flight =
-        book.in_flight.report && in_flight != book.in_flight.if_applied.end() &&
-        state.last_crawl_time() == in_flight->second.last_crawl;
+    const bool reported_in_flight = book.in_flight.report &&
+                                    in_flight != book.in_flight.if_applied.end() &&
+                                    state.last_crawl_time() == in_flight->second.last_crawl;
     if (reported_in_flight) {
       EXPECT_FALSE(state.has_lease()) << "lease " << id << " of " << Url(url);
       continue;
@@ -314,11 +309,11 @@ TEST(ShardDurabilityTest, KilledUnderLoadLosesNothingAcknowledged) {
     ASSERT_EQ(resp.leases_size(), 1);
     EXPECT_GT(resp.leases(0).lease_id(), book.max_lease_id);
   }
-  std::printf("acknowledged before the kill: %lld signals, %lld reports, "
-              "%lld leases (%zu outstanding)\n",
-              static_cast<long long>(book.acked_signals),
-              static_cast<long long>(book.acked_reports),
-              static_cast<long long>(book.acked_leases), book.leases.size());
+  std::printf(
+      "acknowledged before the kill: %lld signals, %lld reports, "
+      "%lld leases (%zu outstanding)\n",
+      static_cast<long long>(book.acked_signals), static_cast<long long>(book.acked_reports),
+      static_cast<long long>(book.acked_leases), book.leases.size());
 }
 
 }  // namespace

@@ -1,17 +1,16 @@
 #include "services/shard_metrics.h"
 
-#include "services/rpc_metrics.h"
-
 #include <utility>
+
+#include "services/rpc_metrics.h"
 
 namespace recrawl {
 namespace services {
 namespace {
 
-prometheus::Gauge& NewGauge(prometheus::Registry& registry,
-                            const std::string& name, const std::string& help) {
-  return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add(
-      {});
+prometheus::Gauge& NewGauge(prometheus::Registry& registry, const std::string& name,
+                            const std::string& help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
 }
 
 }  // namespace
@@ -32,42 +31,33 @@ ShardMetrics::ShardMetrics()
                  .Register(*registry_)),
       urls_(NewGauge(*registry_, "recrawl_shard_urls", "URLs held")),
       hosts_(NewGauge(*registry_, "recrawl_shard_hosts", "Politeness hosts")),
-      leases_in_flight_(NewGauge(*registry_, "recrawl_shard_leases_in_flight",
-                                 "Active leases")),
-      crawl_value_level_(
-          NewGauge(*registry_, "recrawl_shard_crawl_value_level",
-                   "Crawl value of the latest lease (the level Lambda)")),
+      leases_in_flight_(NewGauge(*registry_, "recrawl_shard_leases_in_flight", "Active leases")),
+      crawl_value_level_(NewGauge(*registry_, "recrawl_shard_crawl_value_level",
+                                  "Crawl value of the latest lease (the level Lambda)")),
       urls_learning_(NewGauge(*registry_, "recrawl_shard_urls_learning",
                               "URLs whose estimate rests on crawl outcomes")),
       rejected_fits_(*registry_, "recrawl_shard_rejected_fits_total",
                      "Estimates or outcomes rejected"),
-      probe_leases_(*registry_, "recrawl_shard_probe_leases_total",
-                    "Leases given to probe crawls"),
+      probe_leases_(*registry_, "recrawl_shard_probe_leases_total", "Leases given to probe crawls"),
       memory_(NewGauge(*registry_, "recrawl_shard_memory_bytes",
                        "Bytes of the core's in-memory tables")),
       leases_(*registry_, "recrawl_shard_leases_total", "Leases granted"),
-      expired_leases_(*registry_, "recrawl_shard_expired_leases_total",
-                      "Leases that expired"),
+      expired_leases_(*registry_, "recrawl_shard_expired_leases_total", "Leases that expired"),
       released_leases_(*registry_, "recrawl_shard_released_leases_total",
                        "Active leases ended by ReleaseLeases"),
       index_candidates_(NewGauge(*registry_, "recrawl_shard_index_candidates",
                                  "Pages at or above the level Lambda")),
-      index_rebuilds_(*registry_, "recrawl_shard_index_rebuilds_total",
-                      "O(URLs) index re-levels"),
-      index_raises_(*registry_, "recrawl_shard_index_raises_total",
-                    "Raises of the level Lambda") {}
+      index_rebuilds_(*registry_, "recrawl_shard_index_rebuilds_total", "O(URLs) index re-levels"),
+      index_raises_(*registry_, "recrawl_shard_index_raises_total", "Raises of the level Lambda") {}
 
-void ShardMetrics::Rpc(const std::string& method, grpc::StatusCode code,
-                       double seconds) {
+void ShardMetrics::Rpc(const std::string& method, grpc::StatusCode code, double seconds) {
   rpcs_.Add({{"method", method}, {"code", StatusCodeName(code)}}).Increment();
   latency_.Add({{"method", method}}, RpcLatencyBuckets()).Observe(seconds);
 }
 
-void ShardMetrics::Items(const std::string& kind, const std::string& fate,
-                         uint64_t n) {
+void ShardMetrics::Items(const std::string& kind, const std::string& fate, uint64_t n) {
   if (n == 0) return;
-  items_.Add({{"kind", kind}, {"fate", fate}})
-      .Increment(static_cast<double>(n));
+  items_.Add({{"kind", kind}, {"fate", fate}}).Increment(static_cast<double>(n));
 }
 
 void ShardMetrics::Update(const ShardStats& stats, uint64_t memory_bytes) {

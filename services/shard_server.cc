@@ -44,10 +44,8 @@
 ABSL_FLAG(std::string, data_dir, "", "Directory of the shard's RocksDB store");
 ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on");
 ABSL_FLAG(int, port, 50051, "gRPC port (0: any free port, see --port_file)");
-ABSL_FLAG(int, metrics_port, -1,
-          "Prometheus metrics port (-1: none; 0: any free port)");
-ABSL_FLAG(std::string, port_file, "",
-          "Write \"<grpc port> <metrics port>\" here once serving");
+ABSL_FLAG(int, metrics_port, -1, "Prometheus metrics port (-1: none; 0: any free port)");
+ABSL_FLAG(std::string, port_file, "", "Write \"<grpc port> <metrics port>\" here once serving");
 ABSL_FLAG(uint32_t, shard_index, 0, "This shard's index");
 ABSL_FLAG(uint32_t, num_shards, 1, "Number of shards");
 ABSL_FLAG(std::string, routing, "",
@@ -63,14 +61,11 @@ ABSL_FLAG(double, t_delay, -1.0,
           "App. C); replaces the store's setting (< 0: the store's, 0 if new)");
 ABSL_FLAG(bool, register_unknown_urls, false,
           "Register URLs first seen in a signal (else count and skip them)");
-ABSL_FLAG(double, default_change_rate, 1.0 / 86400,
-          "Δ of URLs upserted without one, per second");
+ABSL_FLAG(double, default_change_rate, 1.0 / 86400, "Δ of URLs upserted without one, per second");
 ABSL_FLAG(double, default_recall, 0.5, "λ of URLs upserted without one");
-ABSL_FLAG(double, default_false_rate, 0.1 / 86400,
-          "ν of URLs upserted without one, per second");
+ABSL_FLAG(double, default_false_rate, 0.1 / 86400, "ν of URLs upserted without one, per second");
 ABSL_FLAG(double, default_importance, 1.0, "μ of URLs registered by a signal");
-ABSL_FLAG(double, max_clock_skew, 300.0,
-          "Seconds a client's time may be ahead of the shard's");
+ABSL_FLAG(double, max_clock_skew, 300.0, "Seconds a client's time may be ahead of the shard's");
 ABSL_FLAG(bool, clamp_future_times, false,
           "Take times beyond the skew as now instead of rejecting them");
 ABSL_FLAG(double, lease_duration, 600.0, "Default lease duration, seconds");
@@ -101,8 +96,7 @@ absl::StatusOr<shard::ShardOptions> OptionsFromFlags() {
   }
   const std::string policy_name = absl::GetFlag(FLAGS_policy);
   if (!policy_name.empty()) {
-    absl::StatusOr<policy::CrawlPolicy> policy =
-        policy::CrawlPolicy::Parse(policy_name);
+    absl::StatusOr<policy::CrawlPolicy> policy = policy::CrawlPolicy::Parse(policy_name);
     if (!policy.ok()) return policy.status();
     o.policy = *policy;
   }
@@ -153,8 +147,7 @@ int Main() {
 
   const auto start = std::chrono::steady_clock::now();
   shard::UrlStoreOptions store_options;
-  store_options.block_cache_bytes =
-      static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb)) << 20;
+  store_options.block_cache_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb)) << 20;
   if (const int kb = absl::GetFlag(FLAGS_write_buffer_kb); kb < 0) {
     spdlog::error("--write_buffer_kb must be >= 0, got {}", kb);
     return 2;
@@ -179,8 +172,7 @@ int Main() {
       "loaded {} URLs, {} hosts, {} active leases, {} holds in {:.3f} s "
       "({} malformed records skipped, {} orphan patches)",
       report.urls, report.hosts, report.leases, report.holds,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count(),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
       report.malformed, report.orphans);
   for (const std::string& e : report.errors) spdlog::warn("skipped: {}", e);
 
@@ -192,8 +184,7 @@ int Main() {
   int metrics_port = -1;
   if (absl::GetFlag(FLAGS_metrics_port) >= 0) {
     exposer = std::make_unique<prometheus::Exposer>(
-        absl::StrCat(absl::GetFlag(FLAGS_host), ":",
-                     absl::GetFlag(FLAGS_metrics_port)));
+        absl::StrCat(absl::GetFlag(FLAGS_host), ":", absl::GetFlag(FLAGS_metrics_port)));
     exposer->RegisterCollectable(metrics.registry());
     metrics_port = exposer->GetListeningPorts().at(0);
   }
@@ -202,8 +193,8 @@ int Main() {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  AddListeningAddress(absl::GetFlag(FLAGS_host), absl::GetFlag(FLAGS_port),
-                      security->credentials, &builder, &port);
+  AddListeningAddress(absl::GetFlag(FLAGS_host), absl::GetFlag(FLAGS_port), security->credentials,
+                      &builder, &port);
   // Batches of max_batch_items URLs of up to 2 KiB each.
   builder.SetMaxReceiveMessageSize(64 << 20);
   InstallProtobufLogHandler();
@@ -217,17 +208,15 @@ int Main() {
   }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
-    spdlog::error("cannot listen on {}:{}", absl::GetFlag(FLAGS_host),
-                  absl::GetFlag(FLAGS_port));
+    spdlog::error("cannot listen on {}:{}", absl::GetFlag(FLAGS_host), absl::GetFlag(FLAGS_port));
     return 1;
   }
   server->GetHealthCheckService()->SetServingStatus(true);
-  spdlog::info("serving shard {} of {} on port {} (metrics: {}), {:.3f} s "
-               "after start",
-               options->shard_index, options->num_shards, port, metrics_port,
-               std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             start)
-                   .count());
+  spdlog::info(
+      "serving shard {} of {} on port {} (metrics: {}), {:.3f} s "
+      "after start",
+      options->shard_index, options->num_shards, port, metrics_port,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   WritePortFile(absl::GetFlag(FLAGS_port_file), port, metrics_port);
 
   // Gauges every second until shutdown.
@@ -236,8 +225,7 @@ int Main() {
   bool done = false;
   std::thread refresher([&] {
     std::unique_lock<std::mutex> lock(done_mu);
-    while (!done_cv.wait_for(lock, std::chrono::seconds(1),
-                             [&] { return done; })) {
+    while (!done_cv.wait_for(lock, std::chrono::seconds(1), [&] { return done; })) {
       lock.unlock();
       service.RefreshMetrics();
       lock.lock();

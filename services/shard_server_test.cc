@@ -35,9 +35,7 @@ class ShardServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = absl::StrCat(::testing::TempDir(), "server_",
-                        ::testing::UnitTest::GetInstance()
-                            ->current_test_info()
-                            ->name());
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     StartServer();
@@ -46,9 +44,8 @@ class ShardServerTest : public ::testing::Test {
   void StartServer() {
     ASSERT_TRUE(server_
                     .Start("services/shard_server",
-                           {"--data_dir=" + dir_ + "/data", "--port=0",
-                            "--metrics_port=0", "--host=127.0.0.1",
-                            "--max_batch_items=100", "--t_delay=5",
+                           {"--data_dir=" + dir_ + "/data", "--port=0", "--metrics_port=0",
+                            "--host=127.0.0.1", "--max_batch_items=100", "--t_delay=5",
                             "--drain_seconds=2"},
                            dir_ + "/port", dir_ + "/log")
                     .ok())
@@ -195,16 +192,14 @@ TEST_F(ShardServerTest, ErrorsAreGrpcStatusesNamingTheField) {
   GetUrlStateRequest get;
   get.set_url("https://nowhere.example/");
   UrlState state;
-  EXPECT_EQ(stub_->GetUrlState(&ctx3, get, &state).error_code(),
-            grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(stub_->GetUrlState(&ctx3, get, &state).error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
 TEST_F(ShardServerTest, HealthMetricsAndGracefulShutdown) {
   auto health = grpc::health::v1::Health::NewStub(channel_);
   grpc::ClientContext ctx;
   grpc::health::v1::HealthCheckResponse h;
-  ASSERT_TRUE(
-      health->Check(&ctx, grpc::health::v1::HealthCheckRequest(), &h).ok());
+  ASSERT_TRUE(health->Check(&ctx, grpc::health::v1::HealthCheckRequest(), &h).ok());
   EXPECT_EQ(h.status(), grpc::health::v1::HealthCheckResponse::SERVING);
 
   {

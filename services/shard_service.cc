@@ -12,16 +12,13 @@ namespace services {
 namespace {
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace
 
 template <typename Response, typename Fn>
-grpc::Status ShardServiceImpl::Run(const char* method, Fn fn,
-                                   Response* response) {
+grpc::Status ShardServiceImpl::Run(const char* method, Fn fn, Response* response) {
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<Response> result;
   {
@@ -34,28 +31,23 @@ grpc::Status ShardServiceImpl::Run(const char* method, Fn fn,
   return status;
 }
 
-void ShardServiceImpl::CountRejected(const char* kind,
-                                     const BatchResult& result) {
+void ShardServiceImpl::CountRejected(const char* kind, const BatchResult& result) {
   metrics_->Items(kind, "applied", result.applied());
   metrics_->Items(kind, "rejected", result.rejected_size());
 }
 
-grpc::Status ShardServiceImpl::UpsertUrls(grpc::ServerContext*,
-                                          const UpsertUrlsRequest* request,
+grpc::Status ShardServiceImpl::UpsertUrls(grpc::ServerContext*, const UpsertUrlsRequest* request,
                                           UpsertUrlsResponse* response) {
   grpc::Status s = Run(
-      "UpsertUrls",
-      [&](double now) { return shard_->UpsertUrls(*request, now); }, response);
+      "UpsertUrls", [&](double now) { return shard_->UpsertUrls(*request, now); }, response);
   if (s.ok()) CountRejected("upserts", response->result());
   return s;
 }
 
-grpc::Status ShardServiceImpl::DeleteUrls(grpc::ServerContext*,
-                                          const DeleteUrlsRequest* request,
+grpc::Status ShardServiceImpl::DeleteUrls(grpc::ServerContext*, const DeleteUrlsRequest* request,
                                           DeleteUrlsResponse* response) {
   grpc::Status s = Run(
-      "DeleteUrls",
-      [&](double now) { return shard_->DeleteUrls(*request, now); }, response);
+      "DeleteUrls", [&](double now) { return shard_->DeleteUrls(*request, now); }, response);
   if (s.ok()) CountRejected("deletes", response->result());
   return s;
 }
@@ -64,14 +56,12 @@ grpc::Status ShardServiceImpl::DeleteUrls(grpc::ServerContext*,
 // A failed batch ends the stream with its status; the client resends what
 // was not acknowledged (duplicates count once).
 grpc::Status ShardServiceImpl::StreamSignals(
-    grpc::ServerContext*,
-    grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
+    grpc::ServerContext*, grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
   SignalBatch batch;
   while (stream->Read(&batch)) {
     SignalBatchAck ack;
     grpc::Status s = Run(
-        "StreamSignals.batch",
-        [&](double now) { return shard_->IngestSignals(batch, now); }, &ack);
+        "StreamSignals.batch", [&](double now) { return shard_->IngestSignals(batch, now); }, &ack);
     if (!s.ok()) return s;
     metrics_->Items("signals", "counted", ack.counted());
     metrics_->Items("signals", "registered", ack.registered());
@@ -86,16 +76,13 @@ grpc::Status ShardServiceImpl::StreamSignals(
   return grpc::Status::OK;
 }
 
-grpc::Status ShardServiceImpl::PeekTop(grpc::ServerContext*,
-                                       const PeekTopRequest* request,
+grpc::Status ShardServiceImpl::PeekTop(grpc::ServerContext*, const PeekTopRequest* request,
                                        PeekTopResponse* response) {
   return Run(
-      "PeekTop", [&](double now) { return shard_->PeekTop(*request, now); },
-      response);
+      "PeekTop", [&](double now) { return shard_->PeekTop(*request, now); }, response);
 }
 
-grpc::Status ShardServiceImpl::Lease(grpc::ServerContext* context,
-                                     const LeaseRequest* request,
+grpc::Status ShardServiceImpl::Lease(grpc::ServerContext* context, const LeaseRequest* request,
                                      LeaseResponse* response) {
   grpc::Status s = Run(
       "Lease",
@@ -112,23 +99,19 @@ grpc::Status ShardServiceImpl::Lease(grpc::ServerContext* context,
   return s;
 }
 
-grpc::Status ShardServiceImpl::ReleaseLeases(
-    grpc::ServerContext*, const ReleaseLeasesRequest* request,
-    ReleaseLeasesResponse* response) {
+grpc::Status ShardServiceImpl::ReleaseLeases(grpc::ServerContext*,
+                                             const ReleaseLeasesRequest* request,
+                                             ReleaseLeasesResponse* response) {
   grpc::Status s = Run(
-      "ReleaseLeases",
-      [&](double now) { return shard_->ReleaseLeases(*request, now); },
-      response);
+      "ReleaseLeases", [&](double now) { return shard_->ReleaseLeases(*request, now); }, response);
   if (s.ok()) metrics_->Items("leases", "released", response->released());
   return s;
 }
 
-grpc::Status ShardServiceImpl::RenewLeases(grpc::ServerContext*,
-                                           const RenewLeasesRequest* request,
+grpc::Status ShardServiceImpl::RenewLeases(grpc::ServerContext*, const RenewLeasesRequest* request,
                                            RenewLeasesResponse* response) {
   grpc::Status s = Run(
-      "RenewLeases",
-      [&](double now) { return shard_->RenewLeases(*request, now); }, response);
+      "RenewLeases", [&](double now) { return shard_->RenewLeases(*request, now); }, response);
   if (s.ok()) CountRejected("renewals", response->result());
   return s;
 }
@@ -137,9 +120,7 @@ grpc::Status ShardServiceImpl::ReportCrawls(grpc::ServerContext*,
                                             const ReportCrawlsRequest* request,
                                             ReportCrawlsResponse* response) {
   grpc::Status s = Run(
-      "ReportCrawls",
-      [&](double now) { return shard_->ReportCrawls(*request, now); },
-      response);
+      "ReportCrawls", [&](double now) { return shard_->ReportCrawls(*request, now); }, response);
   if (s.ok()) {
     metrics_->Items("reports", "changed", response->changed());
     metrics_->Items("reports", "unchanged", response->unchanged());
@@ -151,43 +132,33 @@ grpc::Status ShardServiceImpl::ReportCrawls(grpc::ServerContext*,
   return s;
 }
 
-grpc::Status ShardServiceImpl::GetUrlState(grpc::ServerContext*,
-                                           const GetUrlStateRequest* request,
+grpc::Status ShardServiceImpl::GetUrlState(grpc::ServerContext*, const GetUrlStateRequest* request,
                                            UrlState* response) {
   return Run(
-      "GetUrlState",
-      [&](double now) { return shard_->GetUrlState(*request, now); },
-      response);
+      "GetUrlState", [&](double now) { return shard_->GetUrlState(*request, now); }, response);
 }
 
-grpc::Status ShardServiceImpl::GetStats(grpc::ServerContext*,
-                                        const GetStatsRequest*,
+grpc::Status ShardServiceImpl::GetStats(grpc::ServerContext*, const GetStatsRequest*,
                                         ShardStats* response) {
   return Run(
-      "GetStats",
-      [&](double now) -> absl::StatusOr<ShardStats> {
-        return shard_->GetStats(now);
-      },
+      "GetStats", [&](double now) -> absl::StatusOr<ShardStats> { return shard_->GetStats(now); },
       response);
 }
 
-grpc::Status ShardServiceImpl::SetHostPoliteness(
-    grpc::ServerContext*, const SetHostPolitenessRequest* request,
-    SetHostPolitenessResponse* response) {
+grpc::Status ShardServiceImpl::SetHostPoliteness(grpc::ServerContext*,
+                                                 const SetHostPolitenessRequest* request,
+                                                 SetHostPolitenessResponse* response) {
   grpc::Status s = Run(
-      "SetHostPoliteness",
-      [&](double now) { return shard_->SetHostPoliteness(*request, now); },
+      "SetHostPoliteness", [&](double now) { return shard_->SetHostPoliteness(*request, now); },
       response);
   if (s.ok()) CountRejected("hosts", response->result());
   return s;
 }
 
-grpc::Status ShardServiceImpl::SetPolicy(grpc::ServerContext*,
-                                         const SetPolicyRequest* request,
+grpc::Status ShardServiceImpl::SetPolicy(grpc::ServerContext*, const SetPolicyRequest* request,
                                          SetPolicyResponse* response) {
   return Run(
-      "SetPolicy", [&](double now) { return shard_->SetPolicy(*request, now); },
-      response);
+      "SetPolicy", [&](double now) { return shard_->SetPolicy(*request, now); }, response);
 }
 
 void ShardServiceImpl::RefreshMetrics() {

@@ -22,44 +22,34 @@ namespace services {
 class ShardServiceImpl final : public ShardService::Service {
  public:
   // `shard`, `clock` and `metrics` must outlive the service.
-  ShardServiceImpl(shard::Shard* shard, const Clock* clock,
-                   ShardMetrics* metrics)
+  ShardServiceImpl(shard::Shard* shard, const Clock* clock, ShardMetrics* metrics)
       : shard_(shard), clock_(clock), metrics_(metrics) {}
 
-  grpc::Status UpsertUrls(grpc::ServerContext* context,
-                          const UpsertUrlsRequest* request,
+  grpc::Status UpsertUrls(grpc::ServerContext* context, const UpsertUrlsRequest* request,
                           UpsertUrlsResponse* response) override;
-  grpc::Status DeleteUrls(grpc::ServerContext* context,
-                          const DeleteUrlsRequest* request,
+  grpc::Status DeleteUrls(grpc::ServerContext* context, const DeleteUrlsRequest* request,
                           DeleteUrlsResponse* response) override;
   grpc::Status StreamSignals(
       grpc::ServerContext* context,
       grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) override;
-  grpc::Status PeekTop(grpc::ServerContext* context,
-                       const PeekTopRequest* request,
+  grpc::Status PeekTop(grpc::ServerContext* context, const PeekTopRequest* request,
                        PeekTopResponse* response) override;
   grpc::Status Lease(grpc::ServerContext* context, const LeaseRequest* request,
                      LeaseResponse* response) override;
-  grpc::Status ReleaseLeases(grpc::ServerContext* context,
-                             const ReleaseLeasesRequest* request,
+  grpc::Status ReleaseLeases(grpc::ServerContext* context, const ReleaseLeasesRequest* request,
                              ReleaseLeasesResponse* response) override;
-  grpc::Status RenewLeases(grpc::ServerContext* context,
-                           const RenewLeasesRequest* request,
+  grpc::Status RenewLeases(grpc::ServerContext* context, const RenewLeasesRequest* request,
                            RenewLeasesResponse* response) override;
-  grpc::Status ReportCrawls(grpc::ServerContext* context,
-                            const ReportCrawlsRequest* request,
+  grpc::Status ReportCrawls(grpc::ServerContext* context, const ReportCrawlsRequest* request,
                             ReportCrawlsResponse* response) override;
-  grpc::Status GetUrlState(grpc::ServerContext* context,
-                           const GetUrlStateRequest* request,
+  grpc::Status GetUrlState(grpc::ServerContext* context, const GetUrlStateRequest* request,
                            UrlState* response) override;
-  grpc::Status GetStats(grpc::ServerContext* context,
-                        const GetStatsRequest* request,
+  grpc::Status GetStats(grpc::ServerContext* context, const GetStatsRequest* request,
                         ShardStats* response) override;
   grpc::Status SetHostPoliteness(grpc::ServerContext* context,
                                  const SetHostPolitenessRequest* request,
                                  SetHostPolitenessResponse* response) override;
-  grpc::Status SetPolicy(grpc::ServerContext* context,
-                         const SetPolicyRequest* request,
+  grpc::Status SetPolicy(grpc::ServerContext* context, const SetPolicyRequest* request,
                          SetPolicyResponse* response) override;
 
   // Refreshes the metrics' gauges from the core's stats.

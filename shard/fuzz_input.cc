@@ -25,8 +25,7 @@ std::string FuzzInput::RandomBytes() {
   return s;
 }
 
-void FuzzInput::AppendOp(uint8_t kind, std::string payload,
-                         std::string* input) {
+void FuzzInput::AppendOp(uint8_t kind, std::string payload, std::string* input) {
   if (Int(4) == 0) Mutate(&payload);
   input->push_back(static_cast<char>(kind));
   input->push_back(static_cast<char>(Int(256)));
@@ -36,14 +35,24 @@ void FuzzInput::AppendOp(uint8_t kind, std::string payload,
 }
 
 double FuzzInput::Value() {
-  static const double kSpecial[] = {
-      0.0,   -0.0, 1.0, -1.0, 0.5, 1e-300, 1e300, -1e300,
-      1e12,  1e6,  2.0, std::numeric_limits<double>::infinity(),
-      -std::numeric_limits<double>::infinity(),
-      std::numeric_limits<double>::quiet_NaN(), 1.7e9, 1.7e9 + 1e6};
+  static const double kSpecial[] = {0.0,
+                                    -0.0,
+                                    1.0,
+                                    -1.0,
+                                    0.5,
+                                    1e-300,
+                                    1e300,
+                                    -1e300,
+                                    1e12,
+                                    1e6,
+                                    2.0,
+                                    std::numeric_limits<double>::infinity(),
+                                    -std::numeric_limits<double>::infinity(),
+                                    std::numeric_limits<double>::quiet_NaN(),
+                                    1.7e9,
+                                    1.7e9 + 1e6};
   if (Int(2) == 0) return kSpecial[Int(16)];
-  return std::uniform_real_distribution<double>(-10, 10)(rng_) *
-         std::pow(10.0, Int(12) - 6);
+  return std::uniform_real_distribution<double>(-10, 10)(rng_) * std::pow(10.0, Int(12) - 6);
 }
 
 double FuzzInput::Time() {
@@ -52,8 +61,7 @@ double FuzzInput::Time() {
 }
 
 std::string FuzzInput::Url() {
-  static const char* kHosts[] = {"a.example", "B.example", "c.example:8080",
-                                 "d.example"};
+  static const char* kHosts[] = {"a.example", "B.example", "c.example:8080", "d.example"};
   switch (Int(12)) {
     case 0:
       return "";
@@ -66,8 +74,8 @@ std::string FuzzInput::Url() {
     case 4:
       return "http://exa mple/";
     default:
-      return absl::StrCat(Int(2) ? "https://" : "http://", kHosts[Int(4)],
-                          "/p", Int(20), Int(3) == 0 ? "#frag" : "");
+      return absl::StrCat(Int(2) ? "https://" : "http://", kHosts[Int(4)], "/p", Int(20),
+                          Int(3) == 0 ? "#frag" : "");
   }
 }
 

@@ -15,16 +15,15 @@ absl::StatusOr<int64_t> JournalReader::ReadAll(
   });
 }
 
-bool JournalReader::ForEachRecord(absl::string_view entry,
-                                  const JournalVisitor& visit) {
+bool JournalReader::ForEachRecord(absl::string_view entry, const JournalVisitor& visit) {
   using journal_internal::GetFixed;
   size_t i = 0;
   while (i < entry.size()) {
     const char* p = entry.data() + i;
     const size_t left = entry.size() - i;
     if (p[0] == kJournalSignalTag && left >= kJournalSignalBytes) {
-      visit.signal({GetFixed<cluster::UrlId>(p + 1), GetFixed<double>(p + 9),
-                    GetFixed<uint64_t>(p + 17)});
+      visit.signal(
+          {GetFixed<cluster::UrlId>(p + 1), GetFixed<double>(p + 9), GetFixed<uint64_t>(p + 17)});
       i += kJournalSignalBytes;
     } else if (p[0] == kJournalStateTag && left >= kJournalStateBytes) {
       visit.state({GetFixed<cluster::UrlId>(p + 1), GetFixed<uint16_t>(p + 9),
@@ -34,8 +33,7 @@ bool JournalReader::ForEachRecord(absl::string_view entry,
                left - kJournalLeaseBytes >= GetFixed<uint16_t>(p + 25)) {
       const uint16_t holder = GetFixed<uint16_t>(p + 25);
       visit.lease({GetFixed<cluster::UrlId>(p + 1), GetFixed<uint64_t>(p + 9),
-                   GetFixed<double>(p + 17),
-                   absl::string_view(p + kJournalLeaseBytes, holder)});
+                   GetFixed<double>(p + 17), absl::string_view(p + kJournalLeaseBytes, holder)});
       i += kJournalLeaseBytes + holder;
     } else if (p[0] == kJournalLeaseEndTag && left >= kJournalLeaseEndBytes) {
       visit.lease_end({GetFixed<cluster::UrlId>(p + 1), GetFixed<uint64_t>(p + 9)});
@@ -49,11 +47,10 @@ bool JournalReader::ForEachRecord(absl::string_view entry,
 
 bool JournalReader::ForEachUrl(absl::string_view entry,
                                absl::FunctionRef<void(cluster::UrlId)> visit) {
-  return ForEachRecord(
-      entry, {[&](const JournalSignal& s) { visit(s.url); },
-              [&](const JournalState& s) { visit(s.url); },
-              [&](const JournalLease& l) { visit(l.url); },
-              [&](const JournalLeaseEnd& e) { visit(e.url); }});
+  return ForEachRecord(entry, {[&](const JournalSignal& s) { visit(s.url); },
+                               [&](const JournalState& s) { visit(s.url); },
+                               [&](const JournalLease& l) { visit(l.url); },
+                               [&](const JournalLeaseEnd& e) { visit(e.url); }});
 }
 
 }  // namespace shard

@@ -8,9 +8,9 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "cluster/url_id.h"
 #include "shard/journal_format.h"
 #include "shard/store/url_store.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -47,13 +47,11 @@ class JournalReader {
   // Calls the visitor for each record of `entry`, in order; false (after
   // the whole records before it) at a record that is cut short or has an
   // unknown tag.
-  static bool ForEachRecord(absl::string_view entry,
-                            const JournalVisitor& visit);
+  static bool ForEachRecord(absl::string_view entry, const JournalVisitor& visit);
   // Calls `visit` with the URL of each record of `entry`, in order (look-
   // ahead passes over an entry before its records are applied); false as
   // ForEachRecord.
-  static bool ForEachUrl(absl::string_view entry,
-                         absl::FunctionRef<void(cluster::UrlId)> visit);
+  static bool ForEachUrl(absl::string_view entry, absl::FunctionRef<void(cluster::UrlId)> visit);
 
  private:
   const UrlStore* const store_;

@@ -11,12 +11,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "cluster/url_id.h"
 #include "gtest/gtest.h"
 #include "shard/journal_format.h"
 #include "shard/journal_reader.h"
 #include "shard/journal_writer.h"
 #include "shard/store/url_store.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -37,9 +37,7 @@ TEST(JournalFormatTest, EntriesRoundTrip) {
   std::vector<JournalLeaseEnd> ends;
   auto on_signal = [&](const JournalSignal& s) { signals.push_back(s); };
   auto on_state = [&](const JournalState& s) { states.push_back(s); };
-  auto on_lease = [&](const JournalLease& l) {
-    leases.emplace_back(l, std::string(l.holder));
-  };
+  auto on_lease = [&](const JournalLease& l) { leases.emplace_back(l, std::string(l.holder)); };
   auto on_end = [&](const JournalLeaseEnd& e) { ends.push_back(e); };
   const JournalVisitor visit{on_signal, on_state, on_lease, on_end};
   EXPECT_TRUE(JournalReader::ForEachRecord(entry, visit));
@@ -64,14 +62,12 @@ TEST(JournalFormatTest, EntriesRoundTrip) {
   EXPECT_EQ(ends[0].url, 6u);
   EXPECT_EQ(ends[0].id, 78u);
   std::vector<cluster::UrlId> urls;
-  EXPECT_TRUE(JournalReader::ForEachUrl(
-      entry, [&](cluster::UrlId url) { urls.push_back(url); }));
+  EXPECT_TRUE(JournalReader::ForEachUrl(entry, [&](cluster::UrlId url) { urls.push_back(url); }));
   EXPECT_EQ(urls, (std::vector<cluster::UrlId>{1, 9, ~uint64_t{0}, 5, 6, 7}));
   // A torn entry or an unknown tag: the whole records before it, and false.
   signals.clear();
   states.clear();
-  EXPECT_FALSE(JournalReader::ForEachRecord(
-      absl::string_view(entry).substr(0, 30), visit));
+  EXPECT_FALSE(JournalReader::ForEachRecord(absl::string_view(entry).substr(0, 30), visit));
   EXPECT_EQ(signals.size(), 1u);
   EXPECT_EQ(states.size(), 0u);
   EXPECT_FALSE(JournalReader::ForEachRecord("X", visit));
@@ -80,32 +76,29 @@ TEST(JournalFormatTest, EntriesRoundTrip) {
   JournalWriter torn_writer(/*window=*/8);
   torn_writer.AddLease({5, 77, 1.0, "abcdef"});
   const std::string torn(torn_writer.entry());
-  EXPECT_FALSE(JournalReader::ForEachRecord(
-      absl::string_view(torn).substr(0, torn.size() - 1), visit));
+  EXPECT_FALSE(
+      JournalReader::ForEachRecord(absl::string_view(torn).substr(0, torn.size() - 1), visit));
   EXPECT_TRUE(leases.empty());
 }
 
 // The bytes stores hold: a tag, then the fields in host byte order.
 TEST(JournalFormatTest, RecordLayout) {
-  auto bytes = [](auto v) {
-    return std::string(reinterpret_cast<const char*>(&v), sizeof(v));
-  };
+  auto bytes = [](auto v) { return std::string(reinterpret_cast<const char*>(&v), sizeof(v)); };
   JournalWriter writer(/*window=*/8);
   writer.AddSignal({1, 2.5, 3});
-  EXPECT_EQ(writer.entry(), "S" + bytes(cluster::UrlId{1}) + bytes(2.5) +
-                                bytes(uint64_t{3}));
+  EXPECT_EQ(writer.entry(), "S" + bytes(cluster::UrlId{1}) + bytes(2.5) + bytes(uint64_t{3}));
   EXPECT_EQ(writer.entry().size(), kJournalSignalBytes);
 
   JournalWriter state(/*window=*/8);
   state.AddState({9, 4, 5, 0.5f});
-  EXPECT_EQ(state.entry(), "F" + bytes(cluster::UrlId{9}) + bytes(uint16_t{4}) +
-                               bytes(uint64_t{5}) + bytes(0.5f));
+  EXPECT_EQ(state.entry(),
+            "F" + bytes(cluster::UrlId{9}) + bytes(uint16_t{4}) + bytes(uint64_t{5}) + bytes(0.5f));
   EXPECT_EQ(state.entry().size(), kJournalStateBytes);
 
   JournalWriter lease(/*window=*/8);
   lease.AddLease({5, 77, 1234.5, "f1"});
-  EXPECT_EQ(lease.entry(), "L" + bytes(cluster::UrlId{5}) + bytes(uint64_t{77}) +
-                               bytes(1234.5) + bytes(uint16_t{2}) + "f1");
+  EXPECT_EQ(lease.entry(), "L" + bytes(cluster::UrlId{5}) + bytes(uint64_t{77}) + bytes(1234.5) +
+                               bytes(uint16_t{2}) + "f1");
   EXPECT_EQ(lease.entry().size(), kJournalLeaseBytes + 2);
 
   JournalWriter end(/*window=*/8);
@@ -117,14 +110,12 @@ TEST(JournalFormatTest, RecordLayout) {
   JournalWriter long_holder(/*window=*/8);
   const std::string holder(kMaxJournalHolder + 10, 'h');
   long_holder.AddLease({5, 77, 1.0, holder});
-  EXPECT_EQ(long_holder.entry().size(),
-            kJournalLeaseBytes + kMaxJournalHolder);
+  EXPECT_EQ(long_holder.entry().size(), kJournalLeaseBytes + kMaxJournalHolder);
   std::string read;
   EXPECT_TRUE(JournalReader::ForEachRecord(
-      long_holder.entry(),
-      {[](const JournalSignal&) {}, [](const JournalState&) {},
-       [&](const JournalLease& l) { read = std::string(l.holder); },
-       [](const JournalLeaseEnd&) {}}));
+      long_holder.entry(), {[](const JournalSignal&) {}, [](const JournalState&) {},
+                            [&](const JournalLease& l) { read = std::string(l.holder); },
+                            [](const JournalLeaseEnd&) {}}));
   EXPECT_EQ(read, holder.substr(0, kMaxJournalHolder));
 }
 
@@ -149,8 +140,8 @@ TEST(UnfoldedPagesTest, FirstInFirstOutWithTheirEntries) {
     out.emplace_back(q.front_seq(), q.front_page());
     q.pop_front();
   }
-  const std::vector<std::pair<uint64_t, uint32_t>> expected = {
-      {3, 10}, {3, 11}, {5, 12}, {9, 13}, {9, 14}, {9, 15}, {12, 16}};
+  const std::vector<std::pair<uint64_t, uint32_t>> expected = {{3, 10}, {3, 11}, {5, 12}, {9, 13},
+                                                               {9, 14}, {9, 15}, {12, 16}};
   EXPECT_EQ(out, expected);
   q.Push(20, 1);
   EXPECT_EQ(q.front_seq(), 20u);
@@ -161,8 +152,7 @@ TEST(UnfoldedPagesTest, FirstInFirstOutWithTheirEntries) {
 class JournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const ::testing::TestInfo* info =
-        ::testing::UnitTest::GetInstance()->current_test_info();
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = absl::StrCat(::testing::TempDir(), "journal_", info->name());
     std::filesystem::remove_all(dir_);
     absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir_);
@@ -177,8 +167,7 @@ class JournalTest : public ::testing::Test {
   // Ends the writer's entry into a batch of its own and writes that; the
   // pages in `unfolded` still lack their state, and each fold adds a state
   // record for its page (url = page) and is counted in folded_.
-  void WriteEntry(JournalWriter* writer,
-                  const std::vector<PageId>& unfolded = {}) {
+  void WriteEntry(JournalWriter* writer, const std::vector<PageId>& unfolded = {}) {
     UrlStore::Batch batch = store_->NewBatch();
     writer->WriteEntry(
         &batch,
@@ -196,13 +185,11 @@ class JournalTest : public ::testing::Test {
   }
 
   // The stored entries, by sequence number.
-  std::vector<std::pair<uint64_t, std::string>> ReadAll(
-      JournalReader* reader) {
+  std::vector<std::pair<uint64_t, std::string>> ReadAll(JournalReader* reader) {
     std::vector<std::pair<uint64_t, std::string>> entries;
-    absl::StatusOr<int64_t> n =
-        reader->ReadAll([&](uint64_t seq, absl::string_view entry) {
-          entries.emplace_back(seq, std::string(entry));
-        });
+    absl::StatusOr<int64_t> n = reader->ReadAll([&](uint64_t seq, absl::string_view entry) {
+      entries.emplace_back(seq, std::string(entry));
+    });
     EXPECT_TRUE(n.ok()) << n.status();
     EXPECT_EQ(n.value_or(-1), static_cast<int64_t>(entries.size()));
     return entries;
@@ -236,8 +223,8 @@ TEST_F(JournalTest, EntriesAreNumberedFromOneAndReadBack) {
   EXPECT_EQ(reader.first_seq(), 1u);
   EXPECT_EQ(reader.last_seq(), 2u);
   std::vector<cluster::UrlId> urls;
-  EXPECT_TRUE(JournalReader::ForEachUrl(
-      entries[1].second, [&](cluster::UrlId url) { urls.push_back(url); }));
+  EXPECT_TRUE(JournalReader::ForEachUrl(entries[1].second,
+                                        [&](cluster::UrlId url) { urls.push_back(url); }));
   EXPECT_EQ(urls, (std::vector<cluster::UrlId>{2, 2}));
 }
 
@@ -279,8 +266,7 @@ TEST_F(JournalTest, PagesThatLeaveTheWindowAreFolded) {
     const uint64_t seq = writer.next_seq();
     folded_.clear();
     // Page 8 was crawled at entry 3.
-    WriteEntry(&writer, seq < 3 ? std::vector<PageId>{7, 8}
-                                : std::vector<PageId>{7});
+    WriteEntry(&writer, seq < 3 ? std::vector<PageId>{7, 8} : std::vector<PageId>{7});
     if (!folded_.empty()) {
       EXPECT_EQ(folded_, std::vector<PageId>{7});
       folded_at.push_back(seq);
@@ -295,8 +281,7 @@ TEST_F(JournalTest, PagesThatLeaveTheWindowAreFolded) {
   const auto entries = ReadAll(&reader);
   ASSERT_EQ(entries.size(), 7u);
   std::vector<cluster::UrlId> urls;
-  JournalReader::ForEachUrl(entries[3].second,
-                            [&](cluster::UrlId url) { urls.push_back(url); });
+  JournalReader::ForEachUrl(entries[3].second, [&](cluster::UrlId url) { urls.push_back(url); });
   EXPECT_EQ(urls, (std::vector<cluster::UrlId>{9, 7}));  // the signal, then the fold
 }
 

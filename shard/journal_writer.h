@@ -123,8 +123,7 @@ class JournalWriter {
   // moves on, and the entries before the oldest one still needed are
   // deleted from `batch`'s store, in steps of kTruncateStep (one range
   // deletion per step). The entry is empty afterwards.
-  void WriteEntry(UrlStore::Batch* batch,
-                  absl::FunctionRef<bool(PageId)> still_unfolded,
+  void WriteEntry(UrlStore::Batch* batch, absl::FunctionRef<bool(PageId)> still_unfolded,
                   absl::FunctionRef<void(PageId)> fold);
 
   static constexpr int kFoldsPerCall = 1024;

@@ -23,7 +23,7 @@ struct Point {
 
 // What the prior stands for, derived from (Δ₀, λ₀, ν₀).
 struct PriorData {
-  double alpha = 0.0;  // α₀ used for the pseudo-crawls (0: none)
+  double alpha = 0.0;              // α₀ used for the pseudo-crawls (0: none)
   double log_signal_factor = 0.0;  // α₀β₀, capped
   double signal_rate = 0.0;        // γ₀
   // The prior's time scale 1/max(Δ₀, γ₀); +∞ for a prior of all zeros.
@@ -48,8 +48,7 @@ PriorData DerivePrior(const LearningState& s, double max_log_signal_factor) {
   } else if (false_rate <= 0.0) {
     p.log_signal_factor = max_log_signal_factor;
   } else {
-    p.log_signal_factor =
-        std::min(std::log(p.signal_rate / false_rate), max_log_signal_factor);
+    p.log_signal_factor = std::min(std::log(p.signal_rate / false_rate), max_log_signal_factor);
   }
   return p;
 }
@@ -63,8 +62,7 @@ constexpr double kMinTauAbsolute = 1e-9;
 
 double TauFloor(const LearningState& s) {
   const double rate = std::max<double>(
-      s.prior_change_rate,
-      double{s.prior_recall} * s.prior_change_rate + s.prior_false_rate);
+      s.prior_change_rate, double{s.prior_recall} * s.prior_change_rate + s.prior_false_rate);
   return rate > 0.0 ? kMinTauFraction / rate : kMinTauAbsolute;
 }
 
@@ -90,8 +88,7 @@ struct Likelihood {
   }
 };
 
-Likelihood BuildLikelihood(const LearningState& s,
-                           const LearningOptions& options) {
+Likelihood BuildLikelihood(const LearningState& s, const LearningOptions& options) {
   Likelihood l;
   l.unchanged_tau = s.unchanged_tau;
   l.unchanged_signals = s.unchanged_signals;
@@ -118,8 +115,7 @@ Likelihood BuildLikelihood(const LearningState& s,
     const double mu = s.many.mean_u;
     const double mn = s.many_mean_n;
     const std::array<std::array<double, 2>, 4> offsets = {
-        {{r * l11, r * l21}, {-r * l11, -r * l21}, {0.0, r * l22},
-         {0.0, -r * l22}}};
+        {{r * l11, r * l21}, {-r * l11, -r * l21}, {0.0, r * l22}, {0.0, -r * l22}}};
     for (const auto& o : offsets) {
       l.AddChanged(c / 4, std::exp(mu + o[0]), std::max(mn + o[1], 0.0));
     }
@@ -193,14 +189,12 @@ Evaluation Evaluate(const Likelihood& l, double alpha, double kappa) {
 }
 
 bool Finite(const policy::SignalModelParams& p) {
-  return std::isfinite(p.change_rate) && std::isfinite(p.recall) &&
-         std::isfinite(p.false_rate);
+  return std::isfinite(p.change_rate) && std::isfinite(p.recall) && std::isfinite(p.false_rate);
 }
 
 // SignalRate with the prior already derived.
-double SignalRateWith(const LearningState& state, const PriorData& prior,
-                      double open_signals, double open_time,
-                      const LearningOptions& options) {
+double SignalRateWith(const LearningState& state, const PriorData& prior, double open_signals,
+                      double open_time, const LearningOptions& options) {
   // γ̂ from the signal count, with γ₀ over prior_weight pseudo-intervals.
   double signals = double{state.signals} + std::max(open_signals, 0.0);
   double time = double{state.signal_time} + std::max(open_time, 0.0);
@@ -234,8 +228,7 @@ LearningState InitLearning(const policy::PageParams& prior) {
   return s;
 }
 
-bool LearnFromCrawl(double tau, int64_t n_cis, bool changed, double t_delay,
-                    LearningState* state) {
+bool LearnFromCrawl(double tau, int64_t n_cis, bool changed, double t_delay, LearningState* state) {
   if (!std::isfinite(tau) || tau < 0.0 || n_cis < 0) return false;
   if (changed && tau <= 0.0 && n_cis == 0) return false;
   const double n = static_cast<double>(n_cis);
@@ -265,25 +258,20 @@ bool LearnFromCrawl(double tau, int64_t n_cis, bool changed, double t_delay,
   s.signals += static_cast<float>(n);
   s.signal_time += static_cast<float>(std::max(tau - t_delay, 0.0));
   ++s.crawls;
-  for (float v : {s.unchanged_tau, s.unchanged_signals, s.signals,
-                  s.signal_time, s.changed[0].m2_u, s.changed[1].m2_u,
-                  s.changed[2].m2_u, s.many.m2_u, s.many_m2_n,
-                  s.many_c_un}) {
+  for (float v : {s.unchanged_tau, s.unchanged_signals, s.signals, s.signal_time, s.changed[0].m2_u,
+                  s.changed[1].m2_u, s.changed[2].m2_u, s.many.m2_u, s.many_m2_n, s.many_c_un}) {
     if (!std::isfinite(v)) return false;
   }
   *state = s;
   return true;
 }
 
-LearnedModel Fit(const LearningState& state, double importance,
-                 const LearningOptions& options) {
+LearnedModel Fit(const LearningState& state, double importance, const LearningOptions& options) {
   const Likelihood l = BuildLikelihood(state, options);
   const PriorData prior = DerivePrior(state, options.max_log_signal_factor);
   const double lo[2] = {options.min_alpha, 0.0};
   const double hi[2] = {options.max_alpha, options.max_log_signal_factor};
-  auto clamp = [&](int i, double v) {
-    return std::min(std::max(v, lo[i]), hi[i]);
-  };
+  auto clamp = [&](int i, double v) { return std::min(std::max(v, lo[i]), hi[i]); };
 
   // Start at the prior, moved off 0 where a point would make ℓ = −∞.
   double theta[2] = {clamp(0, prior.alpha > 0.0 ? prior.alpha : 1e-6),
@@ -317,8 +305,7 @@ LearnedModel Fit(const LearningState& state, double importance,
         if (!free[i] || e.gradient[i] == 0.0) continue;
         // Newton along one coordinate; without curvature (no data on it
         // yet) a step of the coordinate's own size.
-        d[i] = h > 0.0 ? e.gradient[i] / h
-                       : std::copysign(std::max(theta[i], 1.0), e.gradient[i]);
+        d[i] = h > 0.0 ? e.gradient[i] / h : std::copysign(std::max(theta[i], 1.0), e.gradient[i]);
       }
     }
     // Backtracking on the projected path.
@@ -336,9 +323,8 @@ LearnedModel Fit(const LearningState& state, double importance,
       }
     }
     if (!improved) break;  // at the maximum to rounding
-    const bool small =
-        std::abs(next[0] - theta[0]) <= 1e-10 * theta[0] &&
-        std::abs(next[1] - theta[1]) <= 1e-10 * (1.0 + theta[1]);
+    const bool small = std::abs(next[0] - theta[0]) <= 1e-10 * theta[0] &&
+                       std::abs(next[1] - theta[1]) <= 1e-10 * (1.0 + theta[1]);
     theta[0] = next[0];
     theta[1] = next[1];
     e = ne;
@@ -347,8 +333,7 @@ LearnedModel Fit(const LearningState& state, double importance,
 
   const double gamma = SignalRateWith(state, prior, 0.0, 0.0, options);
 
-  const policy::SignalModelParams fit =
-      policy::SignalModelParamsFromFit(theta[0], theta[1], gamma);
+  const policy::SignalModelParams fit = policy::SignalModelParamsFromFit(theta[0], theta[1], gamma);
   model.alpha = theta[0];
   model.log_signal_factor = theta[1];
   model.signal_rate = gamma;
@@ -378,8 +363,7 @@ LearnedModel Fit(const LearningState& state, double importance,
       return v.value - target;
     };
     const double curvature =
-        -(e.hessian[0] * theta[0] * theta[0] +
-          2.0 * e.hessian[1] * theta[0] * theta[1] +
+        -(e.hessian[0] * theta[0] * theta[0] + 2.0 * e.hessian[1] * theta[0] * theta[1] +
           e.hessian[2] * theta[1] * theta[1]);  // −θ̂ᵀ∇²ℓθ̂
     // The root is not sought below min_optimism_scale.
     const double min_scale = options.min_optimism_scale;
@@ -400,25 +384,21 @@ LearnedModel Fit(const LearningState& state, double importance,
       }
     }
     const policy::SignalModelParams optimistic =
-        policy::SignalModelParamsFromFit(clamp(0, s * theta[0]),
-                                         s * theta[1], gamma);
+        policy::SignalModelParamsFromFit(clamp(0, s * theta[0]), s * theta[1], gamma);
     if (std::isfinite(value) && Finite(optimistic)) {
-      model.params = {importance, optimistic.change_rate, optimistic.recall,
-                      optimistic.false_rate};
+      model.params = {importance, optimistic.change_rate, optimistic.recall, optimistic.false_rate};
     }
   }
   return model;
 }
 
-double SignalRate(const LearningState& state, double open_signals,
-                  double open_time, const LearningOptions& options) {
-  return SignalRateWith(state,
-                        DerivePrior(state, options.max_log_signal_factor),
-                        open_signals, open_time, options);
+double SignalRate(const LearningState& state, double open_signals, double open_time,
+                  const LearningOptions& options) {
+  return SignalRateWith(state, DerivePrior(state, options.max_log_signal_factor), open_signals,
+                        open_time, options);
 }
 
-policy::PageParams WithSignalRate(const policy::PageParams& model,
-                                  double signal_rate) {
+policy::PageParams WithSignalRate(const policy::PageParams& model, double signal_rate) {
   const double signalled = model.recall * model.change_rate;  // λΔ
   const double rate = signalled + model.false_rate;           // γ
   if (!(rate > 0.0) || !(signal_rate >= 0.0) || !std::isfinite(signal_rate)) {
@@ -434,8 +414,8 @@ policy::PageParams WithSignalRate(const policy::PageParams& model,
 }
 
 policy::PageParams PriorRanking::Ranked(const policy::PageParams& prior) {
-  if (!cached_ || prior.change_rate != prior_.change_rate ||
-      prior.recall != prior_.recall || prior.false_rate != prior_.false_rate) {
+  if (!cached_ || prior.change_rate != prior_.change_rate || prior.recall != prior_.recall ||
+      prior.false_rate != prior_.false_rate) {
     const LearnedModel fit = Fit(InitLearning(prior), 1.0, options_);
     prior_ = prior;
     ranked_ = fit.params;  // the prior itself if the fit failed
@@ -446,30 +426,24 @@ policy::PageParams PriorRanking::Ranked(const policy::PageParams& prior) {
   return out;
 }
 
-bool RerankAfterCrawl(const LearningState& state, int64_t n_cis,
-                      const policy::PageParams& current,
+bool RerankAfterCrawl(const LearningState& state, int64_t n_cis, const policy::PageParams& current,
                       const policy::PageParams& learnt, double threshold) {
-  return state.crawls == 1 || n_cis >= 2 ||
-         ChangedMeaningfully(current, learnt, threshold);
+  return state.crawls == 1 || n_cis >= 2 || ChangedMeaningfully(current, learnt, threshold);
 }
 
-bool ChangedMeaningfully(const policy::PageParams& current,
-                         const policy::PageParams& learnt, double threshold) {
+bool ChangedMeaningfully(const policy::PageParams& current, const policy::PageParams& learnt,
+                         double threshold) {
   // Rates are compared on the scale of the page's change rate, so that a
   // false-signal rate far below it does not count as news at every crawl.
-  const double floor =
-      0.05 * std::max(current.change_rate, learnt.change_rate);
+  const double floor = 0.05 * std::max(current.change_rate, learnt.change_rate);
   auto relative = [threshold, floor](double a, double b) {
     const double scale = std::max({std::abs(a), std::abs(b), floor});
     return scale > 0.0 && std::abs(a - b) > threshold * scale;
   };
-  const double gamma_now = current.recall * current.change_rate +
-                           current.false_rate;
-  const double gamma_new = learnt.recall * learnt.change_rate +
-                           learnt.false_rate;
+  const double gamma_now = current.recall * current.change_rate + current.false_rate;
+  const double gamma_new = learnt.recall * learnt.change_rate + learnt.false_rate;
   return relative(current.change_rate, learnt.change_rate) ||
-         relative(current.false_rate, learnt.false_rate) ||
-         relative(gamma_now, gamma_new) ||
+         relative(current.false_rate, learnt.false_rate) || relative(gamma_now, gamma_new) ||
          std::abs(current.recall - learnt.recall) > threshold;
 }
 

@@ -90,8 +90,7 @@ policy::PageParams Prior(const LearningState& state);
 // signals. Returns false, leaving `state` as it was, for inputs the model
 // cannot hold: a non-finite or negative τ or n, or a change over τ = 0
 // without signals (probability 0).
-bool LearnFromCrawl(double tau, int64_t n_cis, bool changed, double t_delay,
-                    LearningState* state);
+bool LearnFromCrawl(double tau, int64_t n_cis, bool changed, double t_delay, LearningState* state);
 
 struct LearnedModel {
   // (Δ, λ, ν) with the given importance to rank by: `estimate` made
@@ -110,29 +109,25 @@ struct LearnedModel {
 // Maximises prior + likelihood over α ∈ [min_alpha, max_alpha],
 // αβ ∈ [0, max_log_signal_factor] by projected Newton steps, then finds the
 // optimistic bound by bisection. A few µs.
-LearnedModel Fit(const LearningState& state, double importance,
-                 const LearningOptions& options);
+LearnedModel Fit(const LearningState& state, double importance, const LearningOptions& options);
 
 // γ̂, the signal rate the fit uses (prior pseudo-intervals included), with
 // an open interval added: `open_signals` counted over `open_time` since the
 // last crawl (T_DELAY already taken off). Signals arrive whether or not a
 // page is crawled, so they say how often it is signalled long before its
 // crawls say how often it changes.
-double SignalRate(const LearningState& state, double open_signals,
-                  double open_time, const LearningOptions& options);
+double SignalRate(const LearningState& state, double open_signals, double open_time,
+                  const LearningOptions& options);
 
 // Whether the n-th signal since a crawl re-estimates a page's signal rate
 // from its open interval: at n = 2, 4, 8, ..., so O(log n) times an
 // interval.
-inline bool SignalCountRefreshesRate(int64_t n) {
-  return n >= 2 && (n & (n - 1)) == 0;
-}
+inline bool SignalCountRefreshesRate(int64_t n) { return n >= 2 && (n & (n - 1)) == 0; }
 
 // `model` with signal rate γ = λΔ + ν set to `signal_rate`, keeping what the
 // crawl outcomes fit, α = (1 − λ)Δ and αβ = log(γ/ν) (App. E): λΔ and ν
 // scale with γ. A model without signals (γ = 0) is returned as it is.
-policy::PageParams WithSignalRate(const policy::PageParams& model,
-                                  double signal_rate);
+policy::PageParams WithSignalRate(const policy::PageParams& model, double signal_rate);
 
 // The model a page that was never crawled is ranked by: its prior made
 // optimistic as for a page with no outcome, Fit(InitLearning(prior)).params.
@@ -157,8 +152,8 @@ class PriorRanking {
 // Whether the index should be told about `learnt` while it ranks with
 // `current`: Δ, ν or γ changed by more than `threshold` relative to the
 // larger of the two, or λ by more than `threshold` absolute.
-bool ChangedMeaningfully(const policy::PageParams& current,
-                         const policy::PageParams& learnt, double threshold);
+bool ChangedMeaningfully(const policy::PageParams& current, const policy::PageParams& learnt,
+                         double threshold);
 
 // Whether a crawl whose outcome made `state` (n_cis signals counted before
 // it) must re-rank its page by `learnt` while the index ranks it by
@@ -166,8 +161,7 @@ bool ChangedMeaningfully(const policy::PageParams& current,
 // prior, and after an interval whose signal rate was refreshed
 // (SignalCountRefreshesRate), which the crawl has closed; otherwise when
 // the model changed meaningfully.
-bool RerankAfterCrawl(const LearningState& state, int64_t n_cis,
-                      const policy::PageParams& current,
+bool RerankAfterCrawl(const LearningState& state, int64_t n_cis, const policy::PageParams& current,
                       const policy::PageParams& learnt, double threshold);
 
 }  // namespace shard

@@ -35,8 +35,7 @@ void LearningToRecord(const LearningState& state, LearningRecord* out) {
   out->set_crawls(state.crawls);
 }
 
-LearningState LearningFromRecord(const LearningRecord& record,
-                                 const policy::PageParams& prior) {
+LearningState LearningFromRecord(const LearningRecord& record, const policy::PageParams& prior) {
   LearningState s = InitLearning(prior);
   s.unchanged_tau = record.unchanged_tau();
   s.unchanged_signals = record.unchanged_signals();

@@ -12,8 +12,7 @@ namespace shard {
 void LearningToRecord(const LearningState& state, LearningRecord* out);
 
 // The state from a record's learning fields and prior (Δ₀, λ₀, ν₀).
-LearningState LearningFromRecord(const LearningRecord& record,
-                                 const policy::PageParams& prior);
+LearningState LearningFromRecord(const LearningRecord& record, const policy::PageParams& prior);
 
 }  // namespace shard
 }  // namespace recrawl

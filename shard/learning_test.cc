@@ -13,8 +13,7 @@ namespace recrawl {
 namespace shard {
 namespace {
 
-policy::PageParams Params(double change_rate, double recall,
-                          double false_rate) {
+policy::PageParams Params(double change_rate, double recall, double false_rate) {
   policy::PageParams p;
   p.importance = 1.0;
   p.change_rate = change_rate;
@@ -23,9 +22,7 @@ policy::PageParams Params(double change_rate, double recall,
   return p;
 }
 
-double RelativeError(double estimate, double truth) {
-  return std::abs(estimate - truth) / truth;
-}
+double RelativeError(double estimate, double truth) { return std::abs(estimate - truth) / truth; }
 
 // One crawl interval of a page of the main paper's model: changes ~
 // Poisson(Δτ), each signalled with probability λ, false signals ~
@@ -36,8 +33,7 @@ struct Outcome {
   bool changed;
 };
 
-Outcome SimulateInterval(const policy::PageParams& truth, double tau,
-                         std::mt19937_64& rng) {
+Outcome SimulateInterval(const policy::PageParams& truth, double tau, std::mt19937_64& rng) {
   std::poisson_distribution<int64_t> changes(truth.change_rate * tau);
   std::poisson_distribution<int64_t> false_signals(truth.false_rate * tau);
   const int64_t c = changes(rng);
@@ -54,18 +50,14 @@ double RandomInterval(const policy::PageParams& truth, std::mt19937_64& rng) {
 
 TEST(LearningTest, PriorAloneFitsThePrior) {
   for (const policy::PageParams& prior :
-       {Params(1.0, 0.5, 0.3), Params(2e-5, 0.2, 1e-6),
-        Params(0.01, 0.9, 0.05)}) {
-    const LearnedModel m =
-        Fit(InitLearning(prior), 3.0, LearningOptions());
+       {Params(1.0, 0.5, 0.3), Params(2e-5, 0.2, 1e-6), Params(0.01, 0.9, 0.05)}) {
+    const LearnedModel m = Fit(InitLearning(prior), 3.0, LearningOptions());
     ASSERT_TRUE(m.ok);
     EXPECT_EQ(m.estimate.importance, 3.0);
     EXPECT_EQ(m.params.importance, 3.0);
-    EXPECT_NEAR(m.estimate.change_rate, prior.change_rate,
-                1e-5 * prior.change_rate);
+    EXPECT_NEAR(m.estimate.change_rate, prior.change_rate, 1e-5 * prior.change_rate);
     EXPECT_NEAR(m.estimate.recall, prior.recall, 1e-5);
-    EXPECT_NEAR(m.estimate.false_rate, prior.false_rate,
-                1e-5 * prior.false_rate);
+    EXPECT_NEAR(m.estimate.false_rate, prior.false_rate, 1e-5 * prior.false_rate);
     // With no outcome the page is ranked as one that changes less.
     EXPECT_LT(m.params.change_rate, m.estimate.change_rate);
   }
@@ -96,9 +88,8 @@ TEST(LearningTest, AllChangedCrawlsGiveABoundedEstimateRankedOptimistically) {
     ASSERT_TRUE(LearnFromCrawl(10.0, 0, true, 0.0, &s));
     const LearnedModel m = Fit(s, 1.0, LearningOptions());
     ASSERT_TRUE(m.ok);
-    SCOPED_TRACE(testing::Message() << i << " crawls: estimate "
-                                    << m.estimate.change_rate << " ranked "
-                                    << m.params.change_rate);
+    SCOPED_TRACE(testing::Message() << i << " crawls: estimate " << m.estimate.change_rate
+                                    << " ranked " << m.params.change_rate);
     // P(change over τ = 10) = 1 − e^{−10Δ}: all-changed outcomes only say
     // Δ ≳ 0.1; the MLE alone would be +∞.
     EXPECT_TRUE(std::isfinite(m.estimate.change_rate));
@@ -118,8 +109,7 @@ TEST(LearningTest, AllChangedCrawlsGiveABoundedEstimateRankedOptimistically) {
 }
 
 TEST(LearningTest, PriorWithoutSignalsStaysSignalFree) {
-  const LearnedModel m =
-      Fit(InitLearning(Params(0.5, 0.0, 0.0)), 1.0, LearningOptions());
+  const LearnedModel m = Fit(InitLearning(Params(0.5, 0.0, 0.0)), 1.0, LearningOptions());
   ASSERT_TRUE(m.ok);
   EXPECT_NEAR(m.estimate.change_rate, 0.5, 1e-6);
   for (const policy::PageParams& p : {m.estimate, m.params}) {
@@ -135,7 +125,7 @@ TEST(LearningTest, RejectsImpossibleAndNonFiniteOutcomes) {
   EXPECT_FALSE(LearnFromCrawl(NAN, 0, true, 0.0, &s));
   EXPECT_FALSE(LearnFromCrawl(INFINITY, 0, false, 0.0, &s));
   EXPECT_FALSE(LearnFromCrawl(1.0, -2, false, 0.0, &s));
-  EXPECT_FALSE(LearnFromCrawl(0.0, 0, true, 0.0, &s));  // P = 0
+  EXPECT_FALSE(LearnFromCrawl(0.0, 0, true, 0.0, &s));    // P = 0
   EXPECT_FALSE(LearnFromCrawl(1e39, 0, false, 0.0, &s));  // float overflow
   EXPECT_EQ(s.crawls, before.crawls);
   EXPECT_EQ(s.unchanged_tau, before.unchanged_tau);
@@ -183,7 +173,7 @@ TEST(LearningTest, WithSignalRateKeepsWhatTheCrawlsFit) {
   const policy::PageParams m = Params(1.0, 0.5, 0.5);  // α = 0.5, γ = 1
   const policy::PageParams r = WithSignalRate(m, 2.0);
   EXPECT_DOUBLE_EQ(r.recall * r.change_rate + r.false_rate, 2.0);
-  EXPECT_DOUBLE_EQ((1.0 - r.recall) * r.change_rate, 0.5);  // α
+  EXPECT_DOUBLE_EQ((1.0 - r.recall) * r.change_rate, 0.5);   // α
   EXPECT_DOUBLE_EQ(r.false_rate / 2.0, m.false_rate / 1.0);  // e^{−αβ}
   EXPECT_EQ(r.importance, m.importance);
   // Rescaling twice is rescaling once.
@@ -224,8 +214,7 @@ TEST(LearningTest, OptimismIsBoundedWhereTheDataSayLittle) {
   const LearningOptions o;
   const LearnedModel fit = Fit(InitLearning(Params(1e-5, 1e-6, 0.1)), 1.0, o);
   ASSERT_TRUE(fit.ok);
-  EXPECT_NEAR(fit.params.change_rate,
-              o.min_optimism_scale * fit.estimate.change_rate,
+  EXPECT_NEAR(fit.params.change_rate, o.min_optimism_scale * fit.estimate.change_rate,
               1e-3 * fit.estimate.change_rate);
 }
 
@@ -245,8 +234,7 @@ TEST(LearningTest, SetPriorKeepsTheData) {
   o.prior_weight = 1.0;
   // Two crawls' worth of prior (one for each prior) against 500 crawls of
   // data; at 10× the rates the prior's signal pseudo-intervals weigh more.
-  EXPECT_NEAR(Fit(t, 1, o).params.change_rate, Fit(s, 1, o).params.change_rate,
-              0.05);
+  EXPECT_NEAR(Fit(t, 1, o).params.change_rate, Fit(s, 1, o).params.change_rate, 0.05);
 }
 
 // The summaries in (log τ, n) against the exact App. E MLE on the same
@@ -257,14 +245,12 @@ TEST(LearningTest, MatchesTheExactMaximumLikelihoodFit) {
   LearningOptions no_prior;
   no_prior.prior_weight = 0.0;
   for (const policy::PageParams& truth :
-       {Params(1.0, 0.0, 0.0), Params(1.0, 0.5, 0.3), Params(0.5, 0.8, 0.1),
-        Params(2.0, 0.3, 1.0), Params(1.0, 0.0, 0.5),
-        Params(1.0, 0.95, 0.05)}) {
+       {Params(1.0, 0.0, 0.0), Params(1.0, 0.5, 0.3), Params(0.5, 0.8, 0.1), Params(2.0, 0.3, 1.0),
+        Params(1.0, 0.0, 0.5), Params(1.0, 0.95, 0.05)}) {
     LearningState s = InitLearning(truth);
     policy::SignalModelEstimator exact(/*max_changed_points=*/4000);
     for (int i = 0; i < 2000; ++i) {
-      const Outcome o =
-          SimulateInterval(truth, RandomInterval(truth, rng), rng);
+      const Outcome o = SimulateInterval(truth, RandomInterval(truth, rng), rng);
       ASSERT_TRUE(LearnFromCrawl(o.tau, o.signals, o.changed, 0.0, &s));
       ASSERT_TRUE(exact.Add(o.tau, o.signals, o.changed).ok());
     }
@@ -274,16 +260,13 @@ TEST(LearningTest, MatchesTheExactMaximumLikelihoodFit) {
     ASSERT_TRUE(m.ok);
     // Standard errors of the exact fit, for scale.
     SCOPED_TRACE(testing::Message()
-                 << "Δ=" << truth.change_rate << " λ=" << truth.recall
-                 << " ν=" << truth.false_rate << " exact α=" << e.alpha
-                 << "±" << e.alpha_stderr << " αβ=" << e.log_signal_factor
-                 << "±" << e.log_signal_factor_stderr << " summary α="
-                 << m.alpha << " αβ=" << m.log_signal_factor);
+                 << "Δ=" << truth.change_rate << " λ=" << truth.recall << " ν=" << truth.false_rate
+                 << " exact α=" << e.alpha << "±" << e.alpha_stderr << " αβ=" << e.log_signal_factor
+                 << "±" << e.log_signal_factor_stderr << " summary α=" << m.alpha
+                 << " αβ=" << m.log_signal_factor);
     // Half a standard error; on the boundary αβ = 0 (λ = 0), where
     // there is none, an absolute 0.05.
-    auto tolerance = [](double stderr_) {
-      return std::isnan(stderr_) ? 0.05 : 0.5 * stderr_;
-    };
+    auto tolerance = [](double stderr_) { return std::isnan(stderr_) ? 0.05 : 0.5 * stderr_; };
     EXPECT_LT(std::abs(m.alpha - e.alpha), tolerance(e.alpha_stderr));
     EXPECT_LT(std::abs(m.log_signal_factor - e.log_signal_factor),
               tolerance(e.log_signal_factor_stderr));
@@ -306,33 +289,29 @@ TEST(LearningTest, ConvergesOnSyntheticPopulation) {
   double worst[3] = {0, 0, 0};
   for (int page = 0; page < kPages; ++page) {
     const double delta = change_rate(rng);
-    const policy::PageParams truth =
-        Params(delta, recall(rng), false_ratio(rng) * delta);
+    const policy::PageParams truth = Params(delta, recall(rng), false_ratio(rng) * delta);
     // Everyone starts from the same shard-wide default.
     LearningState s = InitLearning(Params(0.1, 0.5, 0.05));
     for (int i = 0; i < kCrawls; ++i) {
-      const Outcome o =
-          SimulateInterval(truth, RandomInterval(truth, rng), rng);
+      const Outcome o = SimulateInterval(truth, RandomInterval(truth, rng), rng);
       ASSERT_TRUE(LearnFromCrawl(o.tau, o.signals, o.changed, 0.0, &s));
     }
     const LearnedModel m = Fit(s, 1.0, options);
     ASSERT_TRUE(m.ok);
-    const double err[3] = {
-        RelativeError(m.params.change_rate, truth.change_rate),
-        RelativeError(m.params.recall, truth.recall),
-        RelativeError(m.params.false_rate, truth.false_rate)};
+    const double err[3] = {RelativeError(m.params.change_rate, truth.change_rate),
+                           RelativeError(m.params.recall, truth.recall),
+                           RelativeError(m.params.false_rate, truth.false_rate)};
     for (int k = 0; k < 3; ++k) {
       within[k] += err[k] <= 0.10;
       worst[k] = std::max(worst[k], err[k]);
     }
   }
-  std::printf("pages within 10%%: Δ %d λ %d ν %d of %d; worst %.3f %.3f %.3f\n",
-              within[0], within[1], within[2], kPages, worst[0], worst[1],
-              worst[2]);
+  std::printf("pages within 10%%: Δ %d λ %d ν %d of %d; worst %.3f %.3f %.3f\n", within[0],
+              within[1], within[2], kPages, worst[0], worst[1], worst[2]);
   // Sampling error alone leaves a few pages outside 10% at this many
   // crawls (ν is the hardest: it is γ minus the signalled changes).
-  SCOPED_TRACE(testing::Message() << "worst relative errors Δ " << worst[0]
-                                  << " λ " << worst[1] << " ν " << worst[2]);
+  SCOPED_TRACE(testing::Message() << "worst relative errors Δ " << worst[0] << " λ " << worst[1]
+                                  << " ν " << worst[2]);
   EXPECT_GE(within[0], 0.98 * kPages);
   EXPECT_GE(within[1], 0.95 * kPages);
   EXPECT_GE(within[2], 0.90 * kPages);
@@ -346,8 +325,7 @@ TEST(LearningTest, ChangedMeaningfully) {
   EXPECT_TRUE(ChangedMeaningfully(p, Params(1.0, 0.55, 0.3), 0.02));
   EXPECT_TRUE(ChangedMeaningfully(p, Params(1.0, 0.5, 0.4), 0.02));
   // A false rate far below Δ moving by a large factor is not news.
-  EXPECT_FALSE(ChangedMeaningfully(Params(1.0, 0.5, 1e-6),
-                                   Params(1.0, 0.5, 2e-6), 0.02));
+  EXPECT_FALSE(ChangedMeaningfully(Params(1.0, 0.5, 1e-6), Params(1.0, 0.5, 2e-6), 0.02));
 }
 
 }  // namespace

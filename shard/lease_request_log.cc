@@ -33,8 +33,7 @@ LeaseRequestLog::Entry& LeaseRequestLog::Touch(uint64_t request_id) {
 }
 
 void LeaseRequestLog::Trim() {
-  while (order_.size() > 1 &&
-         (order_.size() > kMaxRequests || leases_ > kMaxLeases)) {
+  while (order_.size() > 1 && (order_.size() > kMaxRequests || leases_ > kMaxLeases)) {
     auto it = entries_.find(order_.front());
     leases_ -= it->second.leases.size();
     entries_.erase(it);

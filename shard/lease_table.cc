@@ -3,8 +3,7 @@
 namespace recrawl {
 namespace shard {
 
-void LeaseTable::Grant(uint64_t id, PageId page, std::string holder,
-                       double deadline, bool active) {
+void LeaseTable::Grant(uint64_t id, PageId page, std::string holder, double deadline, bool active) {
   Release(page);
   Lease& lease = by_id_[id];
   lease.id = id;

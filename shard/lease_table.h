@@ -35,8 +35,7 @@ class LeaseTable {
 
   // Records a lease of `page`, replacing any earlier one of it. Inactive if
   // granted with active = false (restored after its deadline).
-  void Grant(uint64_t id, PageId page, std::string holder, double deadline,
-             bool active = true);
+  void Grant(uint64_t id, PageId page, std::string holder, double deadline, bool active = true);
   // nullptr if unknown (never granted, or superseded, reported, removed).
   const Lease* Find(uint64_t id) const;
   const Lease* OfPage(PageId page) const;

@@ -21,9 +21,7 @@ namespace shard {
 
 // Call at the start of main(), before any thread starts. Process-wide, so
 // binaries do it, not the library.
-inline void SetShardMallocOptions() {
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
-}
+inline void SetShardMallocOptions() { mallopt(M_MMAP_THRESHOLD, 1 << 20); }
 
 }  // namespace shard
 }  // namespace recrawl

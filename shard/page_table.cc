@@ -27,8 +27,8 @@ size_t GetVarint(const HugePageVector<char>& arena, size_t* i) {
 
 // The entry at `offset`: its path bytes, its prefix id, and the size of the
 // whole entry.
-absl::string_view GetEntry(const HugePageVector<char>& arena, size_t offset,
-                           uint32_t* prefix, size_t* entry_size) {
+absl::string_view GetEntry(const HugePageVector<char>& arena, size_t offset, uint32_t* prefix,
+                           size_t* entry_size) {
   size_t i = offset;
   *prefix = static_cast<uint32_t>(GetVarint(arena, &i));
   const size_t len = GetVarint(arena, &i);
@@ -38,8 +38,7 @@ absl::string_view GetEntry(const HugePageVector<char>& arena, size_t offset,
 
 }  // namespace
 
-PageTable::PageTable()
-    : ids_(0, Hash{&slots_}, Eq{&slots_}) {}
+PageTable::PageTable() : ids_(0, Hash{&slots_}, Eq{&slots_}) {}
 
 PageId PageTable::Find(cluster::UrlId id) const {
   auto it = ids_.find(ByUrl{id});
@@ -58,9 +57,7 @@ PageId PageTable::TryAdd(cluster::UrlId id) {
   return page;
 }
 
-PageId PageTable::AddUnindexed(cluster::UrlId id) {
-  return NewSlot(id);
-}
+PageId PageTable::AddUnindexed(cluster::UrlId id) { return NewSlot(id); }
 
 PageId PageTable::NewSlot(cluster::UrlId id) {
   PageId page;
@@ -195,8 +192,8 @@ void PageTable::FreePath(PageId page) {
   garbage_ += entry_size;
 }
 
-bool PageTable::SetUrl(PageId page, const StringInterner::Hashed& prefix,
-                       absl::string_view path, uint32_t* prefix_id_out) {
+bool PageTable::SetUrl(PageId page, const StringInterner::Hashed& prefix, absl::string_view path,
+                       uint32_t* prefix_id_out) {
   // Offsets are 32 bits: 4 GiB of paths, ~50M URLs.
   const size_t limit = kNoPath - 16;
   if (arena_.size() + path.size() > limit && garbage_ > 0) CompactArena();
@@ -220,8 +217,7 @@ void PageTable::AppendUrl(PageId page, std::string* out) const {
   if (slot.path == kNoPath) return;
   size_t entry_size;
   uint32_t prefix_id;
-  const absl::string_view path =
-      GetEntry(arena_, slot.path, &prefix_id, &entry_size);
+  const absl::string_view path = GetEntry(arena_, slot.path, &prefix_id, &entry_size);
   const absl::string_view prefix = prefixes_.Get(prefix_id);
   out->append(prefix.data(), prefix.size());
   out->append(path.data(), path.size());
@@ -243,8 +239,7 @@ void PageTable::CompactArena() {
     uint32_t prefix;
     GetEntry(arena_, slot.path, &prefix, &entry_size);
     const size_t offset = arena.size();
-    arena.insert(arena.end(), arena_.begin() + slot.path,
-                 arena_.begin() + slot.path + entry_size);
+    arena.insert(arena.end(), arena_.begin() + slot.path, arena_.begin() + slot.path + entry_size);
     slot.path = static_cast<uint32_t>(offset);
   }
   arena_ = std::move(arena);
@@ -254,9 +249,8 @@ void PageTable::CompactArena() {
 size_t PageTable::MemoryBytes() const {
   return AllocatedBytes(slots_) + free_.capacity() * sizeof(PageId) +
          crawl_states_.size() * sizeof(CrawlState) +
-         crawl_states_free_.capacity() * sizeof(uint32_t) +
-         ids_.capacity() * (sizeof(PageId) + 1) + AllocatedBytes(arena_) +
-         prefixes_.MemoryBytes();
+         crawl_states_free_.capacity() * sizeof(uint32_t) + ids_.capacity() * (sizeof(PageId) + 1) +
+         AllocatedBytes(arena_) + prefixes_.MemoryBytes();
 }
 
 }  // namespace shard

@@ -22,11 +22,11 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
-#include "shard/index/crawl_index.h"
-#include "shard/learning.h"
-#include "shard/index/huge_page_allocator.h"
-#include "shard/string_interner.h"
 #include "cluster/url_id.h"
+#include "shard/index/crawl_index.h"
+#include "shard/index/huge_page_allocator.h"
+#include "shard/learning.h"
+#include "shard/string_interner.h"
 
 namespace recrawl {
 namespace shard {
@@ -48,7 +48,7 @@ struct PageSlot {
   // be a redelivery, so the filter is asked only about earlier ones: in-order
   // signals are never mistaken for duplicates however many arrive.
   float latest_signal = -1.0f;
-  uint32_t path = 0;     // arena offset of the prefix id, path and query
+  uint32_t path = 0;  // arena offset of the prefix id, path and query
   // The model the index ranks the page with (raw μ, Δ, λ, ν).
   float importance = 0.0f;
   float change_rate = 0.0f;
@@ -109,11 +109,10 @@ class PageTable {
   // full (4 GiB of paths).
   bool SetUrl(PageId page, absl::string_view prefix, absl::string_view path,
               uint32_t* prefix_id = nullptr) {
-    return SetUrl(page, {prefix, StringInterner::HashOf(prefix)}, path,
-                  prefix_id);
+    return SetUrl(page, {prefix, StringInterner::HashOf(prefix)}, path, prefix_id);
   }
-  bool SetUrl(PageId page, const StringInterner::Hashed& prefix,
-              absl::string_view path, uint32_t* prefix_id = nullptr);
+  bool SetUrl(PageId page, const StringInterner::Hashed& prefix, absl::string_view path,
+              uint32_t* prefix_id = nullptr);
   std::string Url(PageId page) const;
   void AppendUrl(PageId page, std::string* out) const;
 
@@ -138,9 +137,7 @@ class PageTable {
   bool Digest(PageId page, uint32_t* fingerprint) const;
   void SetDigest(PageId page, uint32_t fingerprint);
   // Entries of the crawl-state table.
-  size_t crawl_states() const {
-    return crawl_states_.size() - crawl_states_free_.size();
-  }
+  size_t crawl_states() const { return crawl_states_.size() - crawl_states_free_.size(); }
 
   // Bytes of the tables (capacity), URL text included.
   size_t MemoryBytes() const;

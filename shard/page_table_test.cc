@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "gtest/gtest.h"
 #include "cluster/url_id.h"
+#include "gtest/gtest.h"
 
 namespace recrawl {
 namespace shard {
@@ -60,8 +60,7 @@ TEST(PageTableTest, ManyAddsAndRemovesKeepEverythingConsistent) {
   for (int i = 0; i < n; ++i) {
     const std::string path = absl::StrCat("/", std::string(40, 'p'), i);
     const PageId p = table.Add(cluster::Fingerprint64(path));
-    ASSERT_TRUE(table.SetUrl(p, absl::StrCat("https://h", i % 7, ".com"),
-                             path));
+    ASSERT_TRUE(table.SetUrl(p, absl::StrCat("https://h", i % 7, ".com"), path));
     pages.push_back(p);
     paths.push_back(path);
   }
@@ -71,8 +70,7 @@ TEST(PageTableTest, ManyAddsAndRemovesKeepEverythingConsistent) {
   EXPECT_EQ(table.size(), static_cast<size_t>(n / 5));
   for (int i = 0; i < n; i += 5) {
     ASSERT_EQ(table.Find(cluster::Fingerprint64(paths[i])), pages[i]);
-    ASSERT_EQ(table.Url(pages[i]),
-              absl::StrCat("https://h", i % 7, ".com", paths[i]));
+    ASSERT_EQ(table.Url(pages[i]), absl::StrCat("https://h", i % 7, ".com", paths[i]));
   }
   for (int i = 1; i < n; i += 5) {
     ASSERT_EQ(table.Find(cluster::Fingerprint64(paths[i])), kNoPage);

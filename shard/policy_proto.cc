@@ -5,8 +5,7 @@
 namespace recrawl {
 namespace shard {
 
-absl::StatusOr<policy::CrawlPolicy> PolicyFromProto(const Policy& p,
-                                                    int max_approx_terms) {
+absl::StatusOr<policy::CrawlPolicy> PolicyFromProto(const Policy& p, int max_approx_terms) {
   switch (p.kind()) {
     case POLICY_KIND_GREEDY:
       return policy::CrawlPolicy::Greedy();
@@ -17,14 +16,12 @@ absl::StatusOr<policy::CrawlPolicy> PolicyFromProto(const Policy& p,
     case POLICY_KIND_APPROX:
       if (p.approx_terms() < 1 || p.approx_terms() > max_approx_terms) {
         return absl::InvalidArgumentError(
-            absl::StrCat("policy.approx_terms: must be in [1, ",
-                         max_approx_terms, "] for POLICY_KIND_APPROX, got ",
-                         p.approx_terms()));
+            absl::StrCat("policy.approx_terms: must be in [1, ", max_approx_terms,
+                         "] for POLICY_KIND_APPROX, got ", p.approx_terms()));
       }
       return policy::CrawlPolicy::Approx(p.approx_terms());
     default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("policy.kind: unknown value ", p.kind()));
+      return absl::InvalidArgumentError(absl::StrCat("policy.kind: unknown value ", p.kind()));
   }
 }
 

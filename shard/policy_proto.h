@@ -11,8 +11,7 @@ namespace shard {
 
 // InvalidArgument for UNSPECIFIED, an unknown kind, or APPROX without
 // 1 <= approx_terms <= max_approx_terms.
-absl::StatusOr<policy::CrawlPolicy> PolicyFromProto(const Policy& policy,
-                                                    int max_approx_terms);
+absl::StatusOr<policy::CrawlPolicy> PolicyFromProto(const Policy& policy, int max_approx_terms);
 Policy PolicyToProto(const policy::CrawlPolicy& policy);
 
 }  // namespace shard

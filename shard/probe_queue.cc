@@ -14,25 +14,20 @@ constexpr double kPickLevelWeight = 1.0 / 200;
 
 void ProbeQueue::ObservePick(double value) {
   if (!std::isfinite(value) || value < 0.0) return;
-  pick_level_ = pick_level_ == 0.0
-                    ? value
-                    : pick_level_ + kPickLevelWeight * (value - pick_level_);
+  pick_level_ = pick_level_ == 0.0 ? value : pick_level_ + kPickLevelWeight * (value - pick_level_);
 }
 
 double ProbeQueue::AfterCrawl(uint32_t page, double t, double tau, bool changed,
-                              const LearningState& state,
-                              const policy::PageParams& ranked) {
+                              const LearningState& state, const policy::PageParams& ranked) {
   if (options_.probe_crawls <= 0 || !changed || !(pick_level_ > 0.0)) {
     return -1.0;
   }
-  if (state.unchanged_tau > 0.0f ||
-      state.crawls > static_cast<uint32_t>(options_.probe_crawls)) {
+  if (state.unchanged_tau > 0.0f || state.crawls > static_cast<uint32_t>(options_.probe_crawls)) {
     return -1.0;  // an unchanged crawl already bounds Δ, or enough tries
   }
   if (!(ranked.importance > 0.0)) return -1.0;  // never worth a crawl
   // Ranked at or above Λ eventually: Algorithm 1 crawls it without help.
-  if (ranked.change_rate > 0.0 &&
-      ranked.importance >= pick_level_ * ranked.change_rate) {
+  if (ranked.change_rate > 0.0 && ranked.importance >= pick_level_ * ranked.change_rate) {
     return -1.0;
   }
   const double threshold = ranked.importance / pick_level_;  // Δ*

@@ -60,8 +60,7 @@ class ProbeQueue {
   // or a negative value when there is none.
   // `tau` is the time since the crawl before: a change seen over an interval
   // no longer than the probe's says what the probe would, so there is none.
-  double AfterCrawl(uint32_t page, double t, double tau, bool changed,
-                    const LearningState& state,
+  double AfterCrawl(uint32_t page, double t, double tau, bool changed, const LearningState& state,
                     const policy::PageParams& ranked);
 
   // Whether a probe is due at or before t.

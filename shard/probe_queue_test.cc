@@ -33,8 +33,7 @@ TEST(ProbeQueueTest, ProbesAtTheDelayWhereTheCeilingWouldReachTheLevel) {
   ProbeQueue probes = AtPickLevel(4.0);
   // μ/Δ = 2 < Λ = 4: Algorithm 1 would not crawl it again. Δ* = μ/Λ = 0.25.
   const policy::PageParams ranked{1.0, 0.5, 0.5, 0.3};
-  EXPECT_DOUBLE_EQ(probes.AfterCrawl(7, 100.0, 50.0, true, After(1, 0), ranked),
-                   104.0);
+  EXPECT_DOUBLE_EQ(probes.AfterCrawl(7, 100.0, 50.0, true, After(1, 0), ranked), 104.0);
   uint32_t page = 0;
   double after = 0.0;
   EXPECT_FALSE(probes.PopDue(103.9, &page, &after));
@@ -49,8 +48,7 @@ TEST(ProbeQueueTest, NoProbeAfterAChangeSeenWithinTheProbesInterval) {
   const policy::PageParams ranked{1.0, 0.5, 0.5, 0.3};  // τ_p = 4
   EXPECT_LT(probes.AfterCrawl(1, 100.0, 4.0, true, After(1, 0), ranked), 0.0);
   EXPECT_LT(probes.AfterCrawl(2, 100.0, 1.0, true, After(1, 0), ranked), 0.0);
-  EXPECT_DOUBLE_EQ(probes.AfterCrawl(3, 100.0, 4.5, true, After(1, 0), ranked),
-                   104.0);
+  EXPECT_DOUBLE_EQ(probes.AfterCrawl(3, 100.0, 4.5, true, After(1, 0), ranked), 104.0);
 }
 
 TEST(ProbeQueueTest, NoProbeWhereTheCrawlsAlreadySay) {
@@ -67,8 +65,7 @@ TEST(ProbeQueueTest, NoProbeWhereTheCrawlsAlreadySay) {
   const policy::PageParams high{1.0, 0.2, 0.5, 0.3};
   EXPECT_LT(probes.AfterCrawl(5, 100.0, 50.0, true, After(1, 0), high), 0.0);
   // No importance: never worth a crawl.
-  EXPECT_LT(probes.AfterCrawl(6, 100.0, 50.0, true, After(1, 0), {0.0, 0.5, 0.5, 0.3}),
-            0.0);
+  EXPECT_LT(probes.AfterCrawl(6, 100.0, 50.0, true, After(1, 0), {0.0, 0.5, 0.5, 0.3}), 0.0);
   EXPECT_EQ(probes.size(), 1u);
 }
 

@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/batch_result.h"
-#include "shard/policy_proto.h"
 #include "cluster/routing.h"
+#include "shard/policy_proto.h"
 #include "shard/shard_recovery.h"
 #include "shard/time_text.h"
 
@@ -31,13 +31,12 @@ Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
 
 Shard::~Shard() = default;
 
-absl::StatusOr<std::unique_ptr<Shard>> Shard::Open(
-    std::unique_ptr<UrlStore> store, const ShardOptions& options, double now) {
+absl::StatusOr<std::unique_ptr<Shard>> Shard::Open(std::unique_ptr<UrlStore> store,
+                                                   const ShardOptions& options, double now) {
   if (store == nullptr) return absl::InvalidArgumentError("no store");
   if (options.num_shards < 1 || options.shard_index >= options.num_shards) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("shard_index ", options.shard_index,
-                     " is not below num_shards ", options.num_shards));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shard_index ", options.shard_index, " is not below num_shards ", options.num_shards));
   }
   if (!std::isfinite(now)) {
     return absl::InvalidArgumentError("now must be finite");
@@ -46,8 +45,7 @@ absl::StatusOr<std::unique_ptr<Shard>> Shard::Open(
     return absl::InvalidArgumentError(
         absl::StrCat("t_delay must be in [0, ", options.max_t_delay, "]"));
   }
-  const policy::PageParams defaults{1.0, options.default_change_rate,
-                                    options.default_recall,
+  const policy::PageParams defaults{1.0, options.default_change_rate, options.default_recall,
                                     options.default_false_rate};
   if (!IndexableModel(defaults, options.max_rate)) {
     return absl::InvalidArgumentError(
@@ -64,12 +62,10 @@ absl::Status Shard::Start(double now) {
   pick_time_ = now;
   absl::StatusOr<ShardMeta> meta = store_->GetShardMeta();
   if (meta.ok()) {
-    if (meta->num_shards() != options_.num_shards ||
-        meta->shard_index() != options_.shard_index) {
+    if (meta->num_shards() != options_.num_shards || meta->shard_index() != options_.shard_index) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "the store belongs to shard ", meta->shard_index(), " of ",
-          meta->num_shards(), ", not ", options_.shard_index, " of ",
-          options_.num_shards));
+          "the store belongs to shard ", meta->shard_index(), " of ", meta->num_shards(), ", not ",
+          options_.shard_index, " of ", options_.num_shards));
     }
     if (!options_.override_policy) {
       absl::StatusOr<policy::CrawlPolicy> stored =
@@ -86,12 +82,12 @@ absl::Status Shard::Start(double now) {
         meta->routing().empty() ? cluster::Routing::kHost : cluster::ParseRouting(meta->routing());
     if (!stored.ok()) return stored.status();
     if (options_.routing.has_value() && *options_.routing != *stored) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the store routes URLs by ", cluster::RoutingName(*stored), ", not by ",
-          cluster::RoutingName(*options_.routing),
-          ": a cluster keeps the routing its stores were made with (leave "
-          "--routing out, and run the coordinator with --routing=",
-          cluster::RoutingName(*stored), ")"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the store routes URLs by ", cluster::RoutingName(*stored), ", not by ",
+                       cluster::RoutingName(*options_.routing),
+                       ": a cluster keeps the routing its stores were made with (leave "
+                       "--routing out, and run the coordinator with --routing=",
+                       cluster::RoutingName(*stored), ")"));
     }
     routing_ = *stored;
   } else if (!absl::IsNotFound(meta.status())) {
@@ -106,19 +102,18 @@ absl::Status Shard::Start(double now) {
   if (absl::Status s = Commit(/*sync=*/true); !s.ok()) return s;
   index_.SetPolicy(policy_);
 
-  absl::StatusOr<ScanStats> hosts =
-      store_->ScanHosts([this](const HostRecord& record) {
-        const HostId host = hosts_.Intern(record.host());
-        HostTable::Host& h = hosts_.Politeness(host);
-        if (std::isfinite(record.min_delay()) && record.min_delay() >= 0.0) {
-          h.min_delay = record.min_delay();
-          index_.SetHostDelay(host, h.min_delay);
-        }
-        if (std::isfinite(record.blocked_until())) {
-          h.blocked_until = record.blocked_until();
-          index_.BlockHost(host, h.blocked_until);
-        }
-      });
+  absl::StatusOr<ScanStats> hosts = store_->ScanHosts([this](const HostRecord& record) {
+    const HostId host = hosts_.Intern(record.host());
+    HostTable::Host& h = hosts_.Politeness(host);
+    if (std::isfinite(record.min_delay()) && record.min_delay() >= 0.0) {
+      h.min_delay = record.min_delay();
+      index_.SetHostDelay(host, h.min_delay);
+    }
+    if (std::isfinite(record.blocked_until())) {
+      h.blocked_until = record.blocked_until();
+      index_.BlockHost(host, h.blocked_until);
+    }
+  });
   if (!hosts.ok()) return hosts.status();
   startup_.hosts = hosts->records;
 
@@ -168,15 +163,13 @@ absl::Status Shard::Start(double now) {
 
 bool Shard::IndexableModel(const policy::PageParams& p, double max_rate) {
   auto rate = [max_rate](double r) { return r >= 0.0 && r <= max_rate; };
-  return std::isfinite(p.importance) && p.importance >= 0.0 &&
-         rate(p.change_rate) && rate(p.false_rate) && p.recall >= 0.0 &&
-         p.recall <= 1.0;
+  return std::isfinite(p.importance) && p.importance >= 0.0 && rate(p.change_rate) &&
+         rate(p.false_rate) && p.recall >= 0.0 && p.recall <= 1.0;
 }
 
 policy::PageParams Shard::IndexView(const policy::PageParams& model) const {
   const double signalled = model.recall * model.change_rate;
-  if (signalled >= options_.min_signal_precision *
-                       (signalled + model.false_rate)) {
+  if (signalled >= options_.min_signal_precision * (signalled + model.false_rate)) {
     return model;
   }
   policy::PageParams view = model;
@@ -185,16 +178,15 @@ policy::PageParams Shard::IndexView(const policy::PageParams& model) const {
   return view;
 }
 
-policy::PageParams Shard::RankingModel(const policy::PageParams& model,
-                                       bool learnt) {
+policy::PageParams Shard::RankingModel(const policy::PageParams& model, bool learnt) {
   if (learnt) return model;
   const policy::PageParams ranked = prior_ranking_.Ranked(model);
   return IndexableModel(ranked, options_.max_rate) ? ranked : model;
 }
 
 policy::PageParams Shard::Defaults() const {
-  return {options_.default_importance, options_.default_change_rate,
-          options_.default_recall, options_.default_false_rate};
+  return {options_.default_importance, options_.default_change_rate, options_.default_recall,
+          options_.default_false_rate};
 }
 
 absl::Status Shard::CheckWritable() const {
@@ -212,9 +204,9 @@ absl::Status Shard::BeginWrite(double now) {
 
 absl::Status Shard::CheckBatchSize(absl::string_view field, int items) const {
   if (items <= options_.max_batch_items) return absl::OkStatus();
-  return absl::ResourceExhaustedError(
-      absl::StrCat(field, ": ", items, " items, more than the ",
-                   options_.max_batch_items, " allowed per request"));
+  return absl::ResourceExhaustedError(absl::StrCat(field, ": ", items, " items, more than the ",
+                                                   options_.max_batch_items,
+                                                   " allowed per request"));
 }
 
 absl::Status Shard::Advance(double now) {
@@ -230,9 +222,7 @@ absl::Status Shard::Advance(double now) {
 
 absl::Status Shard::Commit(bool sync) {
   if (batch_.count() == 0) return absl::OkStatus();
-  const Durability durability = sync || options_.sync_writes
-                                    ? Durability::kSync
-                                    : Durability::kWal;
+  const Durability durability = sync || options_.sync_writes ? Durability::kSync : Durability::kWal;
   absl::Status s = store_->Write(&batch_, durability);
   if (!s.ok()) write_error_ = s;
   return s;
@@ -261,12 +251,11 @@ uint64_t Shard::NextLeaseId() {
 }
 
 absl::StatusOr<double> Shard::LeaseDuration(double requested) const {
-  const double duration =
-      requested == 0.0 ? options_.default_lease_duration : requested;
+  const double duration = requested == 0.0 ? options_.default_lease_duration : requested;
   if (!(duration > 0.0 && duration <= options_.max_lease_duration)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "lease_duration: must be in (0, ", TimeText(options_.max_lease_duration),
-        "] seconds, got ", TimeText(requested)));
+    return absl::InvalidArgumentError(absl::StrCat("lease_duration: must be in (0, ",
+                                                   TimeText(options_.max_lease_duration),
+                                                   "] seconds, got ", TimeText(requested)));
   }
   return duration;
 }
@@ -280,9 +269,8 @@ absl::StatusOr<double> Shard::ItemTime(double t, const char* field) const {
   if (t > now_ + options_.max_clock_skew) {
     if (options_.clamp_future_times) return now_;
     return absl::OutOfRangeError(absl::StrCat(
-        field, ": ", TimeText(t), " is ", TimeText(t - now_),
-        " s ahead of the shard's clock (", TimeText(now_), "); at most ",
-        TimeText(options_.max_clock_skew), " s are allowed"));
+        field, ": ", TimeText(t), " is ", TimeText(t - now_), " s ahead of the shard's clock (",
+        TimeText(now_), "); at most ", TimeText(options_.max_clock_skew), " s are allowed"));
   }
   return std::min(t, now_);
 }
@@ -291,16 +279,14 @@ int32_t Shard::OwnerOf(absl::string_view host) const {
   return cluster::OwnerOfHost(host, routing_, static_cast<int32_t>(options_.num_shards));
 }
 
-absl::Status Shard::CheckOwner(absl::string_view host,
-                               const char* field) const {
+absl::Status Shard::CheckOwner(absl::string_view host, const char* field) const {
   const int32_t owner = OwnerOf(host);
   if (owner == static_cast<int32_t>(options_.shard_index)) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      field, ": host \"", host, "\" belongs to shard ", owner, " of ",
-      options_.num_shards, " (by ", cluster::RoutingName(routing_), "), this is shard ",
-      options_.shard_index));
+      field, ": host \"", host, "\" belongs to shard ", owner, " of ", options_.num_shards, " (by ",
+      cluster::RoutingName(routing_), "), this is shard ", options_.shard_index));
 }
 
 bool Shard::EndLeaseAndHold(PageId page) {
@@ -324,8 +310,7 @@ void Shard::RemovePage(PageId page) {
 
 absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
     const SetHostPolitenessRequest& req, double now) {
-  if (absl::Status s = CheckBatchSize("hosts", req.hosts_size());
-      !s.ok()) {
+  if (absl::Status s = CheckBatchSize("hosts", req.hosts_size()); !s.ok()) {
     return s;
   }
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
@@ -333,24 +318,20 @@ absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
   BatchResult* result = response.mutable_result();
   for (int i = 0; i < req.hosts_size(); ++i) {
     const HostPoliteness& h = req.hosts(i);
-    auto reject = [&](const absl::Status& s) {
-      cluster::AddRejection(i, s, result);
-    };
+    auto reject = [&](const absl::Status& s) { cluster::AddRejection(i, s, result); };
     absl::StatusOr<std::string> name = cluster::NormalizeHost(h.host());
     if (!name.ok()) {
-      reject(absl::InvalidArgumentError(
-          absl::StrCat("host: ", name.status().message())));
+      reject(absl::InvalidArgumentError(absl::StrCat("host: ", name.status().message())));
       continue;
     }
     if (absl::Status s = CheckOwner(*name, "host"); !s.ok()) {
       reject(s);
       continue;
     }
-    if (h.has_min_delay() &&
-        !(h.min_delay() >= 0.0 && h.min_delay() <= options_.max_host_delay)) {
-      reject(absl::InvalidArgumentError(
-          absl::StrCat("min_delay: must be in [0, ", options_.max_host_delay,
-                       "] seconds, got ", h.min_delay())));
+    if (h.has_min_delay() && !(h.min_delay() >= 0.0 && h.min_delay() <= options_.max_host_delay)) {
+      reject(absl::InvalidArgumentError(absl::StrCat("min_delay: must be in [0, ",
+                                                     options_.max_host_delay, "] seconds, got ",
+                                                     h.min_delay())));
       continue;
     }
     if (h.has_blocked_until() && !std::isfinite(h.blocked_until())) {
@@ -370,8 +351,7 @@ absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
     HostRecord record;
     record.set_host(*name);
     record.set_min_delay(p.min_delay);
-    record.set_blocked_until(std::isfinite(p.blocked_until) ? p.blocked_until
-                                                            : 0.0);
+    record.set_blocked_until(std::isfinite(p.blocked_until) ? p.blocked_until : 0.0);
     batch_.PutHost(record);
     result->set_applied(result->applied() + 1);
   }
@@ -379,8 +359,7 @@ absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
   return response;
 }
 
-absl::StatusOr<SetPolicyResponse> Shard::SetPolicy(const SetPolicyRequest& req,
-                                                   double now) {
+absl::StatusOr<SetPolicyResponse> Shard::SetPolicy(const SetPolicyRequest& req, double now) {
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   policy::CrawlPolicy policy = policy_;
   if (req.policy().kind() != POLICY_KIND_UNSPECIFIED) {
@@ -392,9 +371,8 @@ absl::StatusOr<SetPolicyResponse> Shard::SetPolicy(const SetPolicyRequest& req,
   double t_delay = t_delay_;
   if (req.has_t_delay()) {
     if (!(req.t_delay() >= 0.0 && req.t_delay() <= options_.max_t_delay)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("t_delay: must be in [0, ", options_.max_t_delay,
-                       "] seconds, got ", req.t_delay()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "t_delay: must be in [0, ", options_.max_t_delay, "] seconds, got ", req.t_delay()));
     }
     t_delay = req.t_delay();
   }
@@ -435,9 +413,7 @@ ShardStats Shard::GetStats(double now) {
   e->set_probe_leases_total(probes_.taken());
   e->set_probes_pending(probes_.size());
   e->set_mean_observed_crawls(
-      urls_learning_ > 0
-          ? static_cast<double>(observed_crawls_sum_) / urls_learning_
-          : 0.0);
+      urls_learning_ > 0 ? static_cast<double>(observed_crawls_sum_) / urls_learning_ : 0.0);
   s.set_signals_total(signals_total_);
   s.set_leases_total(leases_total_);
   s.set_reports_total(reports_total_);
@@ -457,8 +433,8 @@ ShardStats Shard::GetStats(double now) {
 absl::Status Shard::Flush() { return store_->Flush(); }
 
 size_t Shard::MemoryBytes() const {
-  return index_.MemoryBytes() + pages_.MemoryBytes() + hosts_.MemoryBytes() +
-         leases_.size() * 96 + leases_.holds() * 64;
+  return index_.MemoryBytes() + pages_.MemoryBytes() + hosts_.MemoryBytes() + leases_.size() * 96 +
+         leases_.holds() * 64;
 }
 
 }  // namespace shard

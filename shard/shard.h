@@ -8,11 +8,10 @@
 //
 // State. The hot per-URL state lives in memory: the scheduling index
 // (shard/index/) ranks pages, PageTable holds what signals, picks and
-// reports need besides (docs/design.md, "Why memory first": a shard cannot read RocksDB per signal or
-// per pick). Every mutation is also written to the UrlStore, as whole
-// records for new URLs and as blind patches (UrlStore::Batch::PatchUrl)
-// for hot updates, one WriteBatch per request; a request is acknowledged
-// (the call returns OK) only after that batch is in RocksDB's write-ahead
+// reports need besides (docs/design.md, "Why memory first": a shard cannot read RocksDB per signal
+// or per pick). Every mutation is also written to the UrlStore, as whole records for new URLs and
+// as blind patches (UrlStore::Batch::PatchUrl) for hot updates, one WriteBatch per request; a
+// request is acknowledged (the call returns OK) only after that batch is in RocksDB's write-ahead
 // log, and with `sync` after it is on disk. Counted signals and lease
 // grants are the exception: a batch's go into one journal entry
 // (journal_writer.h), and a URL's record takes them in when the URL is
@@ -49,6 +48,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cluster/limits.h"
+#include "cluster/routing.h"
+#include "cluster/url.h"
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
 #include "proto/shard.pb.h"
@@ -61,9 +62,7 @@
 #include "shard/page_table.h"
 #include "shard/probe_queue.h"
 #include "shard/rate_window.h"
-#include "cluster/routing.h"
 #include "shard/store/url_store.h"
-#include "cluster/url.h"
 
 namespace recrawl {
 namespace shard {
@@ -114,7 +113,7 @@ struct ShardOptions {
   size_t max_holder_bytes = cluster::kMaxHolderBytes;
   size_t max_digest_bytes = 64;
   double max_importance = 1e12;
-  double max_rate = 1e6;        // Δ and ν, per second
+  double max_rate = 1e6;  // Δ and ν, per second
   double max_host_delay = 30 * 86400.0;
   double max_t_delay = 30 * 86400.0;
   int max_approx_terms = 1000;
@@ -193,36 +192,26 @@ class Shard {
   // Opens a shard on `store` at time `now`: reads its settings, rebuilds the
   // in-memory state from a scan, and builds the index. Fails if the store
   // belongs to another shard index or count, or cannot be read.
-  static absl::StatusOr<std::unique_ptr<Shard>> Open(
-      std::unique_ptr<UrlStore> store, const ShardOptions& options,
-      double now);
+  static absl::StatusOr<std::unique_ptr<Shard>> Open(std::unique_ptr<UrlStore> store,
+                                                     const ShardOptions& options, double now);
 
   Shard(const Shard&) = delete;
   Shard& operator=(const Shard&) = delete;
   ~Shard();
 
-  absl::StatusOr<UpsertUrlsResponse> UpsertUrls(const UpsertUrlsRequest& req,
-                                                double now);
-  absl::StatusOr<DeleteUrlsResponse> DeleteUrls(const DeleteUrlsRequest& req,
-                                                double now);
-  absl::StatusOr<SignalBatchAck> IngestSignals(const SignalBatch& batch,
-                                               double now);
-  absl::StatusOr<PeekTopResponse> PeekTop(const PeekTopRequest& req,
-                                          double now);
+  absl::StatusOr<UpsertUrlsResponse> UpsertUrls(const UpsertUrlsRequest& req, double now);
+  absl::StatusOr<DeleteUrlsResponse> DeleteUrls(const DeleteUrlsRequest& req, double now);
+  absl::StatusOr<SignalBatchAck> IngestSignals(const SignalBatch& batch, double now);
+  absl::StatusOr<PeekTopResponse> PeekTop(const PeekTopRequest& req, double now);
   absl::StatusOr<LeaseResponse> Lease(const LeaseRequest& req, double now);
-  absl::StatusOr<ReleaseLeasesResponse> ReleaseLeases(
-      const ReleaseLeasesRequest& req, double now);
-  absl::StatusOr<RenewLeasesResponse> RenewLeases(const RenewLeasesRequest& req,
-                                                  double now);
-  absl::StatusOr<ReportCrawlsResponse> ReportCrawls(
-      const ReportCrawlsRequest& req, double now);
-  absl::StatusOr<UrlState> GetUrlState(const GetUrlStateRequest& req,
-                                       double now);
+  absl::StatusOr<ReleaseLeasesResponse> ReleaseLeases(const ReleaseLeasesRequest& req, double now);
+  absl::StatusOr<RenewLeasesResponse> RenewLeases(const RenewLeasesRequest& req, double now);
+  absl::StatusOr<ReportCrawlsResponse> ReportCrawls(const ReportCrawlsRequest& req, double now);
+  absl::StatusOr<UrlState> GetUrlState(const GetUrlStateRequest& req, double now);
   ShardStats GetStats(double now);
-  absl::StatusOr<SetHostPolitenessResponse> SetHostPoliteness(
-      const SetHostPolitenessRequest& req, double now);
-  absl::StatusOr<SetPolicyResponse> SetPolicy(const SetPolicyRequest& req,
-                                              double now);
+  absl::StatusOr<SetHostPolitenessResponse> SetHostPoliteness(const SetHostPolitenessRequest& req,
+                                                              double now);
+  absl::StatusOr<SetPolicyResponse> SetPolicy(const SetPolicyRequest& req, double now);
 
   // Writes RocksDB's memtables to disk (graceful shutdown: a restart then
   // replays no log).
@@ -258,9 +247,8 @@ class Shard {
   uint64_t NextLeaseId();
   // Leases `page` (taken out of the index already) for slot `slot` of
   // `req`, valued `value` at `time`, into `response` and the journal entry.
-  void GrantLease(PageId page, double value, double time, size_t slot,
-                  const LeaseRequest& req, double duration,
-                  LeaseResponse* response);
+  void GrantLease(PageId page, double value, double time, size_t slot, const LeaseRequest& req,
+                  double duration, LeaseResponse* response);
   // A request's lease_duration: 0 means the default; else in (0, max].
   absl::StatusOr<double> LeaseDuration(double requested) const;
   // A time given by a client for an item: 0 means now; must be finite and
@@ -277,15 +265,13 @@ class Shard {
   // Ends the page's lease or hold, if any, in memory.
   bool EndLeaseAndHold(PageId page);
   // A page's model for the index, checked the way the index checks it.
-  static bool IndexableModel(const policy::PageParams& params,
-                             double max_rate);
+  static bool IndexableModel(const policy::PageParams& params, double max_rate);
   // What the index ranks a page with (see min_signal_precision).
   policy::PageParams IndexView(const policy::PageParams& model) const;
   // The model a page is ranked by, before IndexView: its learnt `model`, or
   // for a page without a crawl outcome (`learnt` false) its prior `model`
   // made optimistic (PriorRanking).
-  policy::PageParams RankingModel(const policy::PageParams& model,
-                                  bool learnt);
+  policy::PageParams RankingModel(const policy::PageParams& model, bool learnt);
 
   // shard_recovery.cc: start-up's load of the records and replay of the
   // journal (shard_recovery.h).
@@ -296,11 +282,10 @@ class Shard {
 
   // shard_urls.cc
   // `id` is UrlIdOf(url.spec()).
-  absl::Status UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl& url,
-                         cluster::UrlId id, bool* created);
+  absl::Status UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl& url, cluster::UrlId id,
+                         bool* created);
   PageId CreatePage(cluster::UrlId id, const cluster::NormalizedUrl& url, absl::string_view host,
-                    const policy::PageParams& model, double last_crawl,
-                    UrlRecord* record);
+                    const policy::PageParams& model, double last_crawl, UrlRecord* record);
 
   // shard_signals.cc
   // Re-ranks the page at its `slot.n_cis`-th signal since its crawl,
@@ -310,8 +295,7 @@ class Shard {
   // say how often a page is signalled long before crawls say how often it
   // changes. The store keeps the fitted model; after a restart the page
   // ranks by it until its next crawl or refresh.
-  void RankBySignalRate(PageId page, const PageSlot& slot,
-                        const PageView& indexed, double t);
+  void RankBySignalRate(PageId page, const PageSlot& slot, const PageView& indexed, double t);
   // The page has journaled signals or a lease its record lacks (from entry
   // `seq` on).
   void MarkUnfolded(PageId page, uint64_t seq);
@@ -320,16 +304,14 @@ class Shard {
   // writes the entry, and drops the entries no record needs any more.
   void FoldJournal();
   // The page's signal state as a patch, as of the next journal entry.
-  void SignalStatePatch(const PageSlot& slot, double last_crawl,
-                        UrlRecord* patch) const;
+  void SignalStatePatch(const PageSlot& slot, double last_crawl, UrlRecord* patch) const;
   // The time of the page's latest signal as shown: latest_signal is of the
   // senders' times (the duplicate check's), which may be a little ahead of
   // the clock; this is not. Negative when none since the last crawl.
   double LastSignalTime(const PageSlot& slot, double last_crawl) const;
 
   // shard_crawls.cc
-  absl::Status ReportOne(const CrawlReport& report,
-                         ReportCrawlsResponse* response);
+  absl::Status ReportOne(const CrawlReport& report, ReportCrawlsResponse* response);
   void RecordSuccess(PageId page, double fetch_time, const std::string& digest,
                      CrawlOutcome outcome, ReportCrawlsResponse* response);
   void RecordFailure(PageId page, double fetch_time);

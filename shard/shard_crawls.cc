@@ -7,11 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/batch_result.h"
+#include "cluster/url_id.h"
 #include "shard/learning_record.h"
 #include "shard/shard.h"
 #include "shard/store/url_record_merge.h"
 #include "shard/time_text.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -31,23 +31,21 @@ void ClearLease(UrlRecord* patch) {
 
 }  // namespace
 
-absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req,
-                                               double now) {
+absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req, double now) {
   if (absl::Status s = Advance(now); !s.ok()) return s;
   double t = now_;
   if (req.has_time()) {
     if (!std::isfinite(req.time()) || req.time() < 0.0 ||
         req.time() > now_ + options_.max_lookahead) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "time: must be finite, >= 0 and at most ",
-          TimeText(options_.max_lookahead), " s after the shard's clock (",
-          TimeText(now_), "), got ", TimeText(req.time())));
+          "time: must be finite, >= 0 and at most ", TimeText(options_.max_lookahead),
+          " s after the shard's clock (", TimeText(now_), "), got ", TimeText(req.time())));
     }
     t = req.time();
   }
   pick_time_ = std::max(pick_time_, t);
-  const int k = static_cast<int>(std::min<uint32_t>(
-      req.k(), static_cast<uint32_t>(options_.max_batch_items)));
+  const int k = static_cast<int>(
+      std::min<uint32_t>(req.k(), static_cast<uint32_t>(options_.max_batch_items)));
   PeekTopResponse response;
   response.set_time(pick_time_);
   for (const PickedPage& p : index_.PickTop(pick_time_, k)) {
@@ -58,35 +56,33 @@ absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req,
   return response;
 }
 
-absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
-                                           double now) {
-  if (absl::Status s = CheckBatchSize("slot_times", req.slot_times_size());
-      !s.ok()) {
+absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req, double now) {
+  if (absl::Status s = CheckBatchSize("slot_times", req.slot_times_size()); !s.ok()) {
     return s;
   }
   if (req.holder().size() > options_.max_holder_bytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("holder: ", req.holder().size(), " bytes, more than ",
-                     options_.max_holder_bytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "holder: ", req.holder().size(), " bytes, more than ", options_.max_holder_bytes));
   }
   absl::StatusOr<double> lease_duration = LeaseDuration(req.lease_duration());
   if (!lease_duration.ok()) return lease_duration.status();
   const double duration = *lease_duration;
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
   if (req.request_id() != 0 && lease_requests_.Released(req.request_id())) {
-    return absl::AbortedError(absl::StrCat(
-        "request_id: ", req.request_id(),
-        " was released before this request arrived; nothing leased"));
+    return absl::AbortedError(
+        absl::StrCat("request_id: ", req.request_id(),
+                     " was released before this request arrived; nothing leased"));
   }
   for (int j = 0; j < req.slot_times_size(); ++j) {
     const double s = req.slot_times(j);
     if (!std::isfinite(s) || s < 0.0 || s > now_ + options_.max_lookahead ||
         (j > 0 && s < req.slot_times(j - 1))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "slot_times[", j, "]: must be finite, >= 0, non-decreasing and at "
-          "most ", TimeText(options_.max_lookahead),
-          " s after the shard's clock (", TimeText(now_), "), got ",
-          TimeText(s)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("slot_times[", j,
+                       "]: must be finite, >= 0, non-decreasing and at "
+                       "most ",
+                       TimeText(options_.max_lookahead), " s after the shard's clock (",
+                       TimeText(now_), "), got ", TimeText(s)));
     }
   }
   LeaseResponse response;
@@ -111,8 +107,7 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
     for (const SlotPick& pick : index_.PickSlots(run_times_)) {
       probes_.ObservePick(pick.value);
       last_pick_value_ = pick.value;
-      GrantLease(pick.page, pick.value, pick.time, run_start + pick.slot, req,
-                 duration, &response);
+      GrantLease(pick.page, pick.value, pick.time, run_start + pick.slot, req, duration, &response);
     }
     run_start = end;
   };
@@ -134,9 +129,8 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req,
   return response;
 }
 
-void Shard::GrantLease(PageId page, double value, double time, size_t slot,
-                       const LeaseRequest& req, double duration,
-                       LeaseResponse* response) {
+void Shard::GrantLease(PageId page, double value, double time, size_t slot, const LeaseRequest& req,
+                       double duration, LeaseResponse* response) {
   const uint64_t id = NextLeaseId();
   const double deadline = time + duration;
   leases_.Grant(id, page, req.holder(), deadline);
@@ -155,10 +149,9 @@ void Shard::GrantLease(PageId page, double value, double time, size_t slot,
   out->set_value(value);
 }
 
-absl::StatusOr<ReleaseLeasesResponse> Shard::ReleaseLeases(
-    const ReleaseLeasesRequest& req, double now) {
-  if (absl::Status s = CheckBatchSize(
-          "lease_ids", req.lease_ids_size() + req.request_ids_size());
+absl::StatusOr<ReleaseLeasesResponse> Shard::ReleaseLeases(const ReleaseLeasesRequest& req,
+                                                           double now) {
+  if (absl::Status s = CheckBatchSize("lease_ids", req.lease_ids_size() + req.request_ids_size());
       !s.ok()) {
     return s;
   }
@@ -181,10 +174,8 @@ absl::StatusOr<ReleaseLeasesResponse> Shard::ReleaseLeases(
   return response;
 }
 
-absl::StatusOr<RenewLeasesResponse> Shard::RenewLeases(
-    const RenewLeasesRequest& req, double now) {
-  if (absl::Status s = CheckBatchSize("lease_ids", req.lease_ids_size());
-      !s.ok()) {
+absl::StatusOr<RenewLeasesResponse> Shard::RenewLeases(const RenewLeasesRequest& req, double now) {
+  if (absl::Status s = CheckBatchSize("lease_ids", req.lease_ids_size()); !s.ok()) {
     return s;
   }
   absl::StatusOr<double> duration = LeaseDuration(req.lease_duration());
@@ -196,12 +187,12 @@ absl::StatusOr<RenewLeasesResponse> Shard::RenewLeases(
     const uint64_t id = req.lease_ids(i);
     const LeaseTable::Lease* lease = leases_.Find(id);
     if (lease == nullptr || !lease->active) {
-      cluster::AddRejection(i,
-                   absl::NotFoundError(absl::StrCat(
-                       "lease_ids[", i, "]: lease ", id,
-                       " is not active (never granted, expired, reported or "
-                       "released)")),
-                   result);
+      cluster::AddRejection(
+          i,
+          absl::NotFoundError(absl::StrCat("lease_ids[", i, "]: lease ", id,
+                                           " is not active (never granted, expired, reported or "
+                                           "released)")),
+          result);
       response.add_deadlines(0.0);
       continue;
     }
@@ -235,10 +226,9 @@ bool Shard::ReleaseLease(uint64_t id) {
   return true;
 }
 
-absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
-    const ReportCrawlsRequest& req, double now) {
-  if (absl::Status s = CheckBatchSize("reports", req.reports_size());
-      !s.ok()) {
+absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(const ReportCrawlsRequest& req,
+                                                         double now) {
+  if (absl::Status s = CheckBatchSize("reports", req.reports_size()); !s.ok()) {
     return s;
   }
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
@@ -258,17 +248,16 @@ absl::StatusOr<ReportCrawlsResponse> Shard::ReportCrawls(
   return response;
 }
 
-absl::Status Shard::ReportOne(const CrawlReport& report,
-                              ReportCrawlsResponse* response) {
+absl::Status Shard::ReportOne(const CrawlReport& report, ReportCrawlsResponse* response) {
   PageId page = kNoPage;
   switch (report.target_case()) {
     case CrawlReport::kLeaseId: {
       const LeaseTable::Lease* lease = leases_.Find(report.lease_id());
       if (lease == nullptr) {
-        return absl::NotFoundError(absl::StrCat(
-            "lease_id: no lease ", report.lease_id(),
-            " (never granted, already reported, or its URL was leased again "
-            "or removed)"));
+        return absl::NotFoundError(
+            absl::StrCat("lease_id: no lease ", report.lease_id(),
+                         " (never granted, already reported, or its URL was leased again "
+                         "or removed)"));
       }
       page = lease->page;
       break;
@@ -284,32 +273,29 @@ absl::Status Shard::ReportOne(const CrawlReport& report,
     default:
       return absl::InvalidArgumentError("target: give a lease_id or a url");
   }
-  absl::StatusOr<double> fetch_time =
-      ItemTime(report.fetch_time(), "fetch_time");
+  absl::StatusOr<double> fetch_time = ItemTime(report.fetch_time(), "fetch_time");
   if (!fetch_time.ok()) return fetch_time.status();
   const double last_crawl = LastCrawl(page);
   if (*fetch_time < last_crawl) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "fetch_time: ", TimeText(*fetch_time),
-        " is before the URL's last crawl at ", TimeText(last_crawl)));
+    return absl::FailedPreconditionError(absl::StrCat("fetch_time: ", TimeText(*fetch_time),
+                                                      " is before the URL's last crawl at ",
+                                                      TimeText(last_crawl)));
   }
   if (report.content_digest().size() > options_.max_digest_bytes) {
     return absl::InvalidArgumentError(
-        absl::StrCat("content_digest: ", report.content_digest().size(),
-                     " bytes, more than ", options_.max_digest_bytes));
+        absl::StrCat("content_digest: ", report.content_digest().size(), " bytes, more than ",
+                     options_.max_digest_bytes));
   }
   const CrawlOutcome outcome = report.outcome();
   switch (outcome) {
     case CRAWL_OUTCOME_UNSPECIFIED:
       if (report.content_digest().empty()) {
-        return absl::InvalidArgumentError(
-            "outcome: UNSPECIFIED needs a content_digest to compare");
+        return absl::InvalidArgumentError("outcome: UNSPECIFIED needs a content_digest to compare");
       }
       [[fallthrough]];
     case CRAWL_OUTCOME_CHANGED:
     case CRAWL_OUTCOME_UNCHANGED:
-      RecordSuccess(page, *fetch_time, report.content_digest(), outcome,
-                    response);
+      RecordSuccess(page, *fetch_time, report.content_digest(), outcome, response);
       return absl::OkStatus();
     case CRAWL_OUTCOME_FAILED:
       RecordFailure(page, *fetch_time);
@@ -320,17 +306,15 @@ absl::Status Shard::ReportOne(const CrawlReport& report,
       response->set_gone(response->gone() + 1);
       return absl::OkStatus();
     default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("outcome: unknown value ", outcome));
+      return absl::InvalidArgumentError(absl::StrCat("outcome: unknown value ", outcome));
   }
 }
 
 // A fetch that saw the page: τ and n_cis restart, the outcome (decided by
 // the digests where there are two) feeds the page's learning, and the index
 // hears of the new estimate when it moved meaningfully.
-void Shard::RecordSuccess(PageId page, double fetch_time,
-                          const std::string& digest, CrawlOutcome outcome,
-                          ReportCrawlsResponse* response) {
+void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& digest,
+                          CrawlOutcome outcome, ReportCrawlsResponse* response) {
   PageSlot& slot = pages_[page];
   bool decided = outcome != CRAWL_OUTCOME_UNSPECIFIED;
   bool changed = outcome == CRAWL_OUTCOME_CHANGED;
@@ -358,8 +342,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
       pages_.SetLearning(page, learning);
       if (!was_learning) ++urls_learning_;
       ++observed_crawls_sum_;
-      AddOutcome(static_cast<float>(tau), n_cis, changed,
-                 patch.mutable_outcomes());
+      AddOutcome(static_cast<float>(tau), n_cis, changed, patch.mutable_outcomes());
       LearningToRecord(learning, patch.mutable_learning());
       patch.set_observed_crawls(learning.crawls);
     } else {
@@ -388,13 +371,13 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
 
   if (decided && learning.crawls > 0) {
     const LearnedModel fit = Fit(learning, slot.importance, options_.learning);
-    const policy::PageParams current{slot.importance, slot.change_rate,
-                                     slot.recall, slot.false_rate};
+    const policy::PageParams current{slot.importance, slot.change_rate, slot.recall,
+                                     slot.false_rate};
     if (!fit.ok || !IndexableModel(fit.params, options_.max_rate)) {
       ++rejected_fits_;
     } else {
-      const bool rerank = RerankAfterCrawl(learning, n_cis, current,
-                                           fit.params, options_.push_threshold);
+      const bool rerank =
+          RerankAfterCrawl(learning, n_cis, current, fit.params, options_.push_threshold);
       if (rerank) {
         slot.change_rate = static_cast<float>(fit.params.change_rate);
         slot.recall = static_cast<float>(fit.params.recall);
@@ -406,8 +389,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time,
         estimate->set_false_rate(fit.params.false_rate);
       }
       if (learnt) {
-        probes_.AfterCrawl(page, fetch_time, tau, changed, learning,
-                           rerank ? fit.params : current);
+        probes_.AfterCrawl(page, fetch_time, tau, changed, learning, rerank ? fit.params : current);
       }
     }
   }
@@ -429,8 +411,7 @@ void Shard::RecordFailure(PageId page, double fetch_time) {
   PageSlot& slot = pages_[page];
   if (slot.failures < 0xff) ++slot.failures;
   const double backoff =
-      std::min(options_.failure_backoff *
-                   std::ldexp(1.0, std::min<int>(slot.failures - 1, 60)),
+      std::min(options_.failure_backoff * std::ldexp(1.0, std::min<int>(slot.failures - 1, 60)),
                options_.max_failure_backoff);
   const double until = fetch_time + backoff;
   const LeaseTable::Lease* lease = leases_.OfPage(page);

@@ -21,8 +21,7 @@ class ShardPickTest : public ShardCrawlsTest {
  protected:
   void SetUp() override {
     ShardCrawlsTest::SetUp();
-    Upsert({Spec("https://a.com/", 3.0), Spec("https://b.com/", 2.0),
-            Spec("https://c.com/", 1.0)});
+    Upsert({Spec("https://a.com/", 3.0), Spec("https://b.com/", 2.0), Spec("https://c.com/", 1.0)});
     now_ += 3600;
   }
 };
@@ -36,10 +35,8 @@ TEST_F(ShardPickTest, PeekRanksByValueAndLeasesNothing) {
   EXPECT_EQ(peek.candidates(2).url(), "https://c.com/");
   EXPECT_GT(peek.candidates(0).value(), peek.candidates(1).value());
   // The values are the URLs' crawl values.
-  EXPECT_DOUBLE_EQ(peek.candidates(0).value(),
-                   State("https://a.com/").crawl_value());
-  EXPECT_EQ(PeekUrls(2),
-            std::vector<std::string>({"https://a.com/", "https://b.com/"}));
+  EXPECT_DOUBLE_EQ(peek.candidates(0).value(), State("https://a.com/").crawl_value());
+  EXPECT_EQ(PeekUrls(2), std::vector<std::string>({"https://a.com/", "https://b.com/"}));
   EXPECT_EQ(Peek(10).candidates_size(), 3);
   EXPECT_EQ(Peek(0).candidates_size(), 0);
 }
@@ -66,8 +63,7 @@ TEST_F(ShardPickTest, PeekTimeNeverGoesBack) {
   req.set_time(now_ - 60);
   EXPECT_EQ(shard_->PeekTop(req, now_)->time(), now_ + 60);
   req.set_time(now_ + 1e9);  // beyond max_lookahead
-  EXPECT_EQ(shard_->PeekTop(req, now_).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(shard_->PeekTop(req, now_).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(ShardPickTest, LeasedUrlsAreNotOfferedUntilTheLeaseExpires) {
@@ -78,8 +74,7 @@ TEST_F(ShardPickTest, LeasedUrlsAreNotOfferedUntilTheLeaseExpires) {
   EXPECT_EQ(l.slot_time(), now_);
   EXPECT_EQ(l.deadline(), now_ + 100);
   EXPECT_GT(l.lease_id(), 0u);
-  EXPECT_EQ(PeekUrls(10),
-            std::vector<std::string>({"https://b.com/", "https://c.com/"}));
+  EXPECT_EQ(PeekUrls(10), std::vector<std::string>({"https://b.com/", "https://c.com/"}));
   const UrlState s = State("https://a.com/");
   ASSERT_TRUE(s.has_lease());
   EXPECT_EQ(s.lease().lease_id(), l.lease_id());
@@ -108,8 +103,7 @@ TEST_F(ShardPickTest, ExpiredLeaseIsRefusedOnceTheUrlIsLeasedAgain) {
   const LeaseResponse again = Lease(1, 100);
   ASSERT_EQ(again.leases(0).url(), "https://a.com/");
   EXPECT_NE(again.leases(0).lease_id(), first);
-  const ReportCrawlsResponse r =
-      Report({ByLease(first, now_, CRAWL_OUTCOME_CHANGED)});
+  const ReportCrawlsResponse r = Report({ByLease(first, now_, CRAWL_OUTCOME_CHANGED)});
   ASSERT_EQ(r.result().rejected_size(), 1);
   EXPECT_EQ(r.result().rejected(0).code(), 5);  // NOT_FOUND
   EXPECT_THAT(r.result().rejected(0).message(), HasSubstr("lease_id"));
@@ -135,9 +129,8 @@ TEST_F(ShardPickTest, ReleasedLeasesAreOfferedAgainAtOnce) {
   absl::StatusOr<ReleaseLeasesResponse> r = shard_->ReleaseLeases(release, now_);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->released(), 2u);
-  EXPECT_EQ(PeekUrls(10), std::vector<std::string>(
-                              {"https://a.com/", "https://b.com/",
-                               "https://c.com/"}));
+  EXPECT_EQ(PeekUrls(10),
+            std::vector<std::string>({"https://a.com/", "https://b.com/", "https://c.com/"}));
   EXPECT_FALSE(State("https://a.com/").has_lease());
   EXPECT_EQ(State("https://a.com/").consecutive_failures(), 0u);
   const ShardStats stats = shard_->GetStats(now_);
@@ -146,8 +139,8 @@ TEST_F(ShardPickTest, ReleasedLeasesAreOfferedAgainAtOnce) {
   EXPECT_EQ(stats.released_leases_total(), 2u);
 
   // The released lease's report is refused; the late request leases nothing.
-  const ReportCrawlsResponse late = Report(
-      {ByLease(granted->leases(0).lease_id(), now_, CRAWL_OUTCOME_CHANGED)});
+  const ReportCrawlsResponse late =
+      Report({ByLease(granted->leases(0).lease_id(), now_, CRAWL_OUTCOME_CHANGED)});
   EXPECT_EQ(late.result().rejected_size(), 1);
   req.set_request_id(42);
   absl::StatusOr<LeaseResponse> delayed = shard_->Lease(req, now_);
@@ -191,8 +184,7 @@ TEST_F(ShardPickTest, RenewedLeasesLastLonger) {
   now_ += 100;  // past the first deadline
   Open();
   EXPECT_EQ(State("https://a.com/").lease().deadline(), now_ - 100 + 300);
-  EXPECT_EQ(PeekUrls(10), std::vector<std::string>(
-                              {"https://b.com/", "https://c.com/"}));
+  EXPECT_EQ(PeekUrls(10), std::vector<std::string>({"https://b.com/", "https://c.com/"}));
 }
 
 // A release survives a restart: the lease's end is journaled after its
@@ -221,8 +213,7 @@ TEST_F(ShardPickTest, LeaseTakesOneUrlPerSlot) {
   for (const LeasedUrl& l : r->leases()) ids.insert(l.lease_id());
   EXPECT_EQ(ids.size(), 3u);
   EXPECT_EQ(r->leases(1).slot_time(), now_ + 1);
-  EXPECT_EQ(r->leases(0).deadline(),
-            now_ + options_.default_lease_duration);
+  EXPECT_EQ(r->leases(0).deadline(), now_ + options_.default_lease_duration);
   EXPECT_EQ(shard_->GetStats(now_).leases_total(), 3u);
   EXPECT_GT(shard_->GetStats(now_).crawl_value_level(), 0.0);
 }
@@ -245,23 +236,19 @@ TEST_F(ShardPickTest, LeasesKeepTheSlotAskedForBehindThePickTime) {
   EXPECT_EQ(r->leases(0).slot_time(), now_ + 0.1);
   EXPECT_EQ(r->leases(1).slot_time(), now_ + 0.2);
   // Valued, and so due, from the pick time on.
-  EXPECT_EQ(r->leases(0).deadline(),
-            now_ + 0.5 + options_.default_lease_duration);
+  EXPECT_EQ(r->leases(0).deadline(), now_ + 0.5 + options_.default_lease_duration);
 }
 
 TEST_F(ShardPickTest, BadLeaseRequestsAreRejectedWhole) {
   LeaseRequest req;
   req.add_slot_times(now_ + 2);
   req.add_slot_times(now_ + 1);  // decreasing
-  EXPECT_EQ(shard_->Lease(req, now_).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(shard_->Lease(req, now_).status().message()),
-              HasSubstr("slot_times[1]"));
+  EXPECT_EQ(shard_->Lease(req, now_).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(shard_->Lease(req, now_).status().message()), HasSubstr("slot_times[1]"));
   req.clear_slot_times();
   req.add_slot_times(now_);
   req.set_holder(std::string(1000, 'h'));
-  EXPECT_THAT(std::string(shard_->Lease(req, now_).status().message()),
-              HasSubstr("holder"));
+  EXPECT_THAT(std::string(shard_->Lease(req, now_).status().message()), HasSubstr("holder"));
   req.set_holder("f");
   req.set_lease_duration(-1);
   EXPECT_THAT(std::string(shard_->Lease(req, now_).status().message()),
@@ -274,18 +261,15 @@ TEST_F(ShardPickTest, BadLeaseRequestsAreRejectedWhole) {
   PeekTopRequest peek;
   peek.set_k(1);
   peek.set_time(-1);
-  EXPECT_EQ(shard_->PeekTop(peek, now_).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(shard_->PeekTop(peek, now_).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // Two times a message must tell apart print apart (not as 1.79569e+09).
 TEST_F(ShardPickTest, TimesInMessagesAreExact) {
   ReportCrawlsRequest req;
-  *req.add_reports() =
-      ByUrl("https://a.com/", 1000.25, CRAWL_OUTCOME_CHANGED);
+  *req.add_reports() = ByUrl("https://a.com/", 1000.25, CRAWL_OUTCOME_CHANGED);
   ASSERT_EQ(shard_->ReportCrawls(req, now_)->result().applied(), 1u);
-  *req.mutable_reports(0) =
-      ByUrl("https://a.com/", 1000.125, CRAWL_OUTCOME_CHANGED);
+  *req.mutable_reports(0) = ByUrl("https://a.com/", 1000.125, CRAWL_OUTCOME_CHANGED);
   const ReportCrawlsResponse r = *shard_->ReportCrawls(req, now_);
   ASSERT_EQ(r.result().rejected_size(), 1);
   EXPECT_THAT(r.result().rejected(0).message(),
@@ -297,8 +281,7 @@ TEST_F(ShardPickTest, ReportRestartsTauAndSignals) {
   Signals({MakeSignal("https://a.com/", now_ - 10)});
   const uint64_t id = Lease(1).leases(0).lease_id();
   now_ += 5;
-  const ReportCrawlsResponse r =
-      Report({ByLease(id, now_ - 1, CRAWL_OUTCOME_CHANGED)});
+  const ReportCrawlsResponse r = Report({ByLease(id, now_ - 1, CRAWL_OUTCOME_CHANGED)});
   EXPECT_EQ(r.result().applied(), 1u);
   EXPECT_EQ(r.changed(), 1u);
   const UrlState s = State("https://a.com/");
@@ -312,20 +295,16 @@ TEST_F(ShardPickTest, ReportRestartsTauAndSignals) {
   EXPECT_EQ(s.recent_outcomes(0).signals(), 1u);
   EXPECT_EQ(s.recent_outcomes(0).fetch_time(), now_ - 1);
   // The lease is over: the id is no longer valid, the URL is offered.
-  EXPECT_EQ(Report({ByLease(id, now_, CRAWL_OUTCOME_CHANGED)})
-                .result()
-                .rejected(0)
-                .code(),
-            5);
+  EXPECT_EQ(Report({ByLease(id, now_, CRAWL_OUTCOME_CHANGED)}).result().rejected(0).code(), 5);
   EXPECT_EQ(shard_->GetStats(now_).leases_in_flight(), 0u);
   EXPECT_EQ(shard_->GetStats(now_).estimator().urls_learning(), 1u);
 }
 
 TEST_F(ShardPickTest, ReportsByUrlAndTheirErrors) {
   const ReportCrawlsResponse r = Report({
-      ByUrl("https://B.com/", now_, CRAWL_OUTCOME_UNCHANGED),  // 0 ok
-      ByUrl("https://nope.com/", now_, CRAWL_OUTCOME_CHANGED),  // 1
-      ByUrl("https://c.com/", 500, CRAWL_OUTCOME_CHANGED),      // 2: < last
+      ByUrl("https://B.com/", now_, CRAWL_OUTCOME_UNCHANGED),      // 0 ok
+      ByUrl("https://nope.com/", now_, CRAWL_OUTCOME_CHANGED),     // 1
+      ByUrl("https://c.com/", 500, CRAWL_OUTCOME_CHANGED),         // 2: < last
       ByUrl("https://c.com/", now_ + 1e6, CRAWL_OUTCOME_CHANGED),  // 3
       ByUrl("https://c.com/", now_, CRAWL_OUTCOME_UNSPECIFIED),    // 4
       CrawlReport(),                                               // 5
@@ -335,8 +314,7 @@ TEST_F(ShardPickTest, ReportsByUrlAndTheirErrors) {
   EXPECT_EQ(r.unchanged(), 1u);
   ASSERT_EQ(r.result().rejected_size(), 6);
   const int codes[] = {5, 9, 11, 3, 3, 5};
-  const char* fields[] = {"url",     "fetch_time", "fetch_time",
-                          "outcome", "target",     "lease_id"};
+  const char* fields[] = {"url", "fetch_time", "fetch_time", "outcome", "target", "lease_id"};
   for (int k = 0; k < 6; ++k) {
     EXPECT_EQ(r.result().rejected(k).index(), static_cast<uint32_t>(k + 1));
     EXPECT_EQ(r.result().rejected(k).code(), codes[k]);
@@ -364,8 +342,7 @@ TEST_F(ShardPickTest, DigestsDecideChanged) {
   EXPECT_EQ(State("https://a.com/").observed_crawls(), 3u);
   CrawlReport big = ByUrl("https://a.com/", now_, CRAWL_OUTCOME_CHANGED);
   big.set_content_digest(std::string(65, 'x'));
-  EXPECT_THAT(Report({big}).result().rejected(0).message(),
-              HasSubstr("content_digest"));
+  EXPECT_THAT(Report({big}).result().rejected(0).message(), HasSubstr("content_digest"));
 }
 
 TEST_F(ShardPickTest, FailedFetchesBackOffExponentially) {
@@ -378,8 +355,7 @@ TEST_F(ShardPickTest, FailedFetchesBackOffExponentially) {
   EXPECT_EQ(s.retry_after(), now_ + 100);
   EXPECT_EQ(s.last_crawl_time(), 1000.0);  // a failure is not a crawl
   EXPECT_FALSE(s.has_lease());
-  EXPECT_THAT(PeekUrls(10),
-              UnorderedElementsAre("https://b.com/", "https://c.com/"));
+  EXPECT_THAT(PeekUrls(10), UnorderedElementsAre("https://b.com/", "https://c.com/"));
   now_ += 101;
   EXPECT_EQ(PeekUrls(1), std::vector<std::string>({"https://a.com/"}));
   // The second failure in a row doubles the wait.
@@ -412,14 +388,12 @@ TEST_F(ShardCrawlsTest, HostMinimumDelaySpacesCrawlsOfAHost) {
   HostPoliteness* h = req.add_hosts();
   h->set_host("H.com");
   h->set_min_delay(60);
-  absl::StatusOr<SetHostPolitenessResponse> r =
-      shard_->SetHostPoliteness(req, now_);
+  absl::StatusOr<SetHostPolitenessResponse> r = shard_->SetHostPoliteness(req, now_);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->result().applied(), 1u);
   now_ += 3600;
   // One page per host and pick while the host has a minimum delay.
-  EXPECT_EQ(PeekUrls(10),
-            std::vector<std::string>({"https://h.com/1", "https://other.com/"}));
+  EXPECT_EQ(PeekUrls(10), std::vector<std::string>({"https://h.com/1", "https://other.com/"}));
   Report({ByUrl("https://h.com/1", now_, CRAWL_OUTCOME_CHANGED)});
   EXPECT_EQ(PeekUrls(10), std::vector<std::string>({"https://other.com/"}));
   EXPECT_EQ(State("https://h.com/2").host_allowed_from(), now_ + 60);
@@ -454,8 +428,7 @@ TEST_F(ShardCrawlsTest, BlockedHostsAreNotOffered) {
   req.add_hosts()->set_host("bad host");
   req.add_hosts()->set_host("x.com");
   req.mutable_hosts(2)->set_min_delay(-1);
-  absl::StatusOr<SetHostPolitenessResponse> r =
-      shard_->SetHostPoliteness(req, now_);
+  absl::StatusOr<SetHostPolitenessResponse> r = shard_->SetHostPoliteness(req, now_);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->result().applied(), 1u);
   ASSERT_EQ(r->result().rejected_size(), 2);

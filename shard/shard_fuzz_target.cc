@@ -30,8 +30,7 @@ namespace {
 class FuzzedShard {
  public:
   FuzzedShard() {
-    dir_ = (std::filesystem::temp_directory_path() /
-            absl::StrCat("recrawl_shard_fuzz_", getpid()))
+    dir_ = (std::filesystem::temp_directory_path() / absl::StrCat("recrawl_shard_fuzz_", getpid()))
                .string();
     std::filesystem::remove_all(dir_);
     Open();
@@ -43,8 +42,7 @@ class FuzzedShard {
 
   void Run(const uint8_t* data, size_t size) {
     ForEachFuzzOp(data, size,
-                  [this](uint8_t kind, uint8_t clock_step,
-                         const uint8_t* payload, size_t len) {
+                  [this](uint8_t kind, uint8_t clock_step, const uint8_t* payload, size_t len) {
                     now_ += clock_step * 0.25;
                     Apply(kind, payload, len);
                     CheckInvariants();
@@ -60,8 +58,7 @@ class FuzzedShard {
     options.max_batch_items = 64;
     options.register_unknown_urls = true;
     options.failure_backoff = 5;
-    absl::StatusOr<std::unique_ptr<Shard>> shard =
-        Shard::Open(*std::move(store), options, now_);
+    absl::StatusOr<std::unique_ptr<Shard>> shard = Shard::Open(*std::move(store), options, now_);
     if (!shard.ok()) std::abort();
     shard_ = *std::move(shard);
   }
@@ -74,16 +71,13 @@ class FuzzedShard {
   void Apply(uint8_t kind, const uint8_t* data, size_t len) {
     switch (kind % 11) {
       case 0:
-        shard_->UpsertUrls(Parse<UpsertUrlsRequest>(data, len), now_)
-            .IgnoreError();
+        shard_->UpsertUrls(Parse<UpsertUrlsRequest>(data, len), now_).IgnoreError();
         break;
       case 1:
-        shard_->DeleteUrls(Parse<DeleteUrlsRequest>(data, len), now_)
-            .IgnoreError();
+        shard_->DeleteUrls(Parse<DeleteUrlsRequest>(data, len), now_).IgnoreError();
         break;
       case 2:
-        shard_->IngestSignals(Parse<SignalBatch>(data, len), now_)
-            .IgnoreError();
+        shard_->IngestSignals(Parse<SignalBatch>(data, len), now_).IgnoreError();
         break;
       case 3:
         shard_->PeekTop(Parse<PeekTopRequest>(data, len), now_).IgnoreError();
@@ -92,21 +86,16 @@ class FuzzedShard {
         shard_->Lease(Parse<LeaseRequest>(data, len), now_).IgnoreError();
         break;
       case 5:
-        shard_->ReportCrawls(Parse<ReportCrawlsRequest>(data, len), now_)
-            .IgnoreError();
+        shard_->ReportCrawls(Parse<ReportCrawlsRequest>(data, len), now_).IgnoreError();
         break;
       case 6:
-        shard_->GetUrlState(Parse<GetUrlStateRequest>(data, len), now_)
-            .IgnoreError();
+        shard_->GetUrlState(Parse<GetUrlStateRequest>(data, len), now_).IgnoreError();
         break;
       case 7:
-        shard_->SetHostPoliteness(Parse<SetHostPolitenessRequest>(data, len),
-                                  now_)
-            .IgnoreError();
+        shard_->SetHostPoliteness(Parse<SetHostPolitenessRequest>(data, len), now_).IgnoreError();
         break;
       case 8:
-        shard_->SetPolicy(Parse<SetPolicyRequest>(data, len), now_)
-            .IgnoreError();
+        shard_->SetPolicy(Parse<SetPolicyRequest>(data, len), now_).IgnoreError();
         break;
       case 9:
         shard_->GetStats(now_);

@@ -46,8 +46,7 @@ TEST(ShardFuzzTest, StructuredAndRandomInputsNeitherCrashNorCorrupt) {
   FuzzInput gen(20261121);
   for (int i = 0; i < 3000; ++i) {
     const std::string input = gen.Next(11, Payload);
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()),
-                           input.size());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
   }
   SUCCEED();  // the target aborts on a broken invariant
 }

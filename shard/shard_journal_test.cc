@@ -37,8 +37,8 @@ TEST_F(ShardJournalTest, FoldedAndReplayedSignalsBothSurvive) {
   EXPECT_EQ(State("https://b.com/").signals_since_crawl(), 3u);
   EXPECT_GT(shard_->startup().journal_entries, 0);
   // Redeliveries are still recognised, from the folded filter too.
-  SignalBatchAck again = Signals({MakeSignal("https://a.com/", a_latest),
-                                  MakeSignal("https://b.com/", now_)});
+  SignalBatchAck again =
+      Signals({MakeSignal("https://a.com/", a_latest), MakeSignal("https://b.com/", now_)});
   EXPECT_EQ(again.duplicate(), 2u);
 }
 
@@ -79,16 +79,13 @@ TEST_F(ShardJournalTest, TheJournalIsTruncated) {
   Open();
   // Truncated in steps of 256 entries, behind the window of 2.
   EXPECT_LE(shard_->startup().journal_entries, 256 + 2);
-  EXPECT_EQ(State("https://a.com/").signals_since_crawl(),
-            a.signals_since_crawl());
+  EXPECT_EQ(State("https://a.com/").signals_since_crawl(), a.signals_since_crawl());
   EXPECT_EQ(State("https://b.com/").signals_since_crawl(), 500u);
-  EXPECT_EQ(State("https://b.com/").signals_since_crawl(),
-            b.signals_since_crawl());
+  EXPECT_EQ(State("https://b.com/").signals_since_crawl(), b.signals_since_crawl());
 }
 
 TEST_F(ShardJournalTest, LeasesAreReplayedAndEndedByReports) {
-  Upsert({Spec("https://a.com/"), Spec("https://b.com/"),
-          Spec("https://c.com/")});
+  Upsert({Spec("https://a.com/"), Spec("https://b.com/"), Spec("https://c.com/")});
   const LeaseResponse leases = Lease(3, 500, "f1");
   ASSERT_EQ(leases.leases_size(), 3);
   auto id_of = [&](const std::string& url) -> uint64_t {
@@ -117,11 +114,9 @@ TEST_F(ShardJournalTest, LeasesAreReplayedAndEndedByReports) {
   // eligible), so one URL at most.
   EXPECT_LE(Lease(3).leases_size(), 1);
   // Reported after the restart by its id.
-  EXPECT_EQ(Report({ByLease(id_of("https://c.com/"), now_,
-                            CRAWL_OUTCOME_UNCHANGED)})
-                .result()
-                .applied(),
-            1u);
+  EXPECT_EQ(
+      Report({ByLease(id_of("https://c.com/"), now_, CRAWL_OUTCOME_UNCHANGED)}).result().applied(),
+      1u);
   Open();
   EXPECT_FALSE(State("https://c.com/").has_lease());
 }
@@ -131,8 +126,7 @@ TEST_F(ShardJournalTest, ALeaseOutlivesTheWindowAndItsDeadline) {
   const LeaseResponse lease = Lease(1, 50, "f2");
   ASSERT_EQ(lease.leases_size(), 1);
   const std::string leased = lease.leases(0).url();
-  const std::string other =
-      leased == "https://a.com/" ? "https://b.com/" : "https://a.com/";
+  const std::string other = leased == "https://a.com/" ? "https://b.com/" : "https://a.com/";
   // Many batches: the grant's entry leaves the window of 2 and is truncated;
   // the lease is folded, again and again.
   for (int i = 0; i < 600; ++i) Signal(other);
@@ -141,11 +135,9 @@ TEST_F(ShardJournalTest, ALeaseOutlivesTheWindowAndItsDeadline) {
   EXPECT_LE(shard_->startup().journal_entries, 256 + 2);
   // Expired, so not active, but a late report by its id is still taken.
   EXPECT_EQ(shard_->startup().leases, 0);
-  EXPECT_EQ(Report({ByLease(lease.leases(0).lease_id(), now_,
-                            CRAWL_OUTCOME_CHANGED)})
-                .result()
-                .applied(),
-            1u);
+  EXPECT_EQ(
+      Report({ByLease(lease.leases(0).lease_id(), now_, CRAWL_OUTCOME_CHANGED)}).result().applied(),
+      1u);
   EXPECT_EQ(State(leased).last_crawl_time(), now_);
 }
 

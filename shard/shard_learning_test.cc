@@ -84,9 +84,8 @@ TEST_F(ShardLearningTest, EstimatesConvergeOnSyntheticPopulation) {
       sent += signals.size();
       mistaken += ack.duplicate();  // Bloom false positives (signal_keys.h)
     }
-    const ReportCrawlsResponse r = Report(
-        {ByUrl(p.url, t, c > 0 ? CRAWL_OUTCOME_CHANGED
-                               : CRAWL_OUTCOME_UNCHANGED)});
+    const ReportCrawlsResponse r =
+        Report({ByUrl(p.url, t, c > 0 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED)});
     ASSERT_EQ(r.result().applied(), 1u);
     p.last_crawl = t;
     ++p.crawls;
@@ -97,16 +96,16 @@ TEST_F(ShardLearningTest, EstimatesConvergeOnSyntheticPopulation) {
   for (const Page& p : pages) {
     const UrlState s = State(p.url);
     EXPECT_EQ(s.observed_crawls(), p.crawls);
-    const double err[3] = {
-        std::abs(s.estimate().change_rate() / p.change_rate - 1.0),
-        std::abs(s.estimate().recall() / p.recall - 1.0),
-        std::abs(s.estimate().false_rate() / p.false_rate - 1.0)};
+    const double err[3] = {std::abs(s.estimate().change_rate() / p.change_rate - 1.0),
+                           std::abs(s.estimate().recall() / p.recall - 1.0),
+                           std::abs(s.estimate().false_rate() / p.false_rate - 1.0)};
     for (int k = 0; k < 3; ++k) within[k] += err[k] <= 0.10;
   }
-  std::printf("within 10%% after %d crawls a URL on average: Δ %d, λ %d, "
-              "ν %d of %d URLs; %lld of %lld signals taken for duplicates\n",
-              kCrawlsPerPage, within[0], within[1], within[2], kPages,
-              static_cast<long long>(mistaken), static_cast<long long>(sent));
+  std::printf(
+      "within 10%% after %d crawls a URL on average: Δ %d, λ %d, "
+      "ν %d of %d URLs; %lld of %lld signals taken for duplicates\n",
+      kCrawlsPerPage, within[0], within[1], within[2], kPages, static_cast<long long>(mistaken),
+      static_cast<long long>(sent));
   EXPECT_LT(mistaken, 0.005 * sent);
   // Sampling error leaves the odd URL outside 10% (learning_test.cc has
   // the larger population).
@@ -122,8 +121,7 @@ TEST_F(ShardLearningTest, EstimatesConvergeOnSyntheticPopulation) {
   const UrlState before = State(pages[0].url);
   Open();
   const UrlState after = State(pages[0].url);
-  EXPECT_DOUBLE_EQ(after.estimate().change_rate(),
-                   before.estimate().change_rate());
+  EXPECT_DOUBLE_EQ(after.estimate().change_rate(), before.estimate().change_rate());
   EXPECT_EQ(after.observed_crawls(), before.observed_crawls());
 }
 
@@ -163,10 +161,9 @@ TEST_F(ShardLearningTest, ChangedUrlBelowTheLevelIsProbedSoonAfter) {
   EXPECT_EQ(shard_->GetStats(now_).estimator().probes_pending(), 0u);
 
   // Changed within the probe's interval: that was the probe's question.
-  ASSERT_EQ(Report({ByLease(probe.leases(0).lease_id(), now_, CRAWL_OUTCOME_CHANGED)})
-                .result()
-                .applied(),
-            1u);
+  ASSERT_EQ(
+      Report({ByLease(probe.leases(0).lease_id(), now_, CRAWL_OUTCOME_CHANGED)}).result().applied(),
+      1u);
   EXPECT_EQ(shard_->GetStats(now_).estimator().probes_pending(), 0u);
 
   // Changed after a long interval again: a probe; an unchanged crawl before

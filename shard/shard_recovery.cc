@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/url.h"
+#include "cluster/url_id.h"
 #include "shard/journal_format.h"
 #include "shard/journal_reader.h"
 #include "shard/learning_record.h"
 #include "shard/signal_keys.h"
 #include "shard/store/parallel_scan.h"
-#include "cluster/url.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -23,8 +23,7 @@ namespace {
 
 // The prior of a record, with the defaults where a field is missing
 // (records written by the shard always have all three).
-policy::PageParams PriorOf(const ChangeModel& m,
-                           const policy::PageParams& defaults) {
+policy::PageParams PriorOf(const ChangeModel& m, const policy::PageParams& defaults) {
   policy::PageParams p = defaults;
   if (m.has_change_rate()) p.change_rate = m.change_rate();
   if (m.has_recall()) p.recall = m.recall();
@@ -39,8 +38,7 @@ absl::string_view UrlHostOf(absl::string_view prefix) {
   if (scheme == absl::string_view::npos) return {};
   absl::string_view host = prefix.substr(scheme + 3);
   const size_t end = host.rfind(':');
-  if (end != absl::string_view::npos &&
-      host.find(']', end) == absl::string_view::npos) {
+  if (end != absl::string_view::npos && host.find(']', end) == absl::string_view::npos) {
     host = host.substr(0, end);  // a port, not a colon of an IPv6 literal
   }
   return host;
@@ -104,8 +102,7 @@ absl::StatusOr<ScanStats> Shard::Recovery::LoadUrls() {
 
 // What LoadUrl needs of a record; values the shard would not accept from a
 // client make it malformed. Thread-safe: reads only the options.
-void Shard::Recovery::DecodeRecord(const UrlRecord& record,
-                                   LoadedUrl* out) const {
+void Shard::Recovery::DecodeRecord(const UrlRecord& record, LoadedUrl* out) const {
   out->malformed = nullptr;
   out->url.assign(record.url());
   const policy::PageParams prior = PriorOf(record.prior(), shard_.Defaults());
@@ -134,22 +131,16 @@ void Shard::Recovery::DecodeRecord(const UrlRecord& record,
     return;
   }
   out->path = PathBegin(out->url);
-  out->host_is_url_host =
-      out->host == UrlHostOf(absl::string_view(out->url).substr(0, out->path));
-  out->prefix_hash =
-      StringInterner::HashOf(absl::string_view(out->url).substr(0, out->path));
+  out->host_is_url_host = out->host == UrlHostOf(absl::string_view(out->url).substr(0, out->path));
+  out->prefix_hash = StringInterner::HashOf(absl::string_view(out->url).substr(0, out->path));
   out->host_hash = StringInterner::HashOf(out->host);
   out->model = model;
   out->learning = LearningFromRecord(record.learning(), prior);
-  out->n_cis = static_cast<uint16_t>(
-      std::min<int64_t>(record.signals_since_crawl(), kMaxSignals));
-  out->failures = static_cast<uint8_t>(
-      std::min<uint32_t>(record.consecutive_failures(), 0xff));
+  out->n_cis = static_cast<uint16_t>(std::min<int64_t>(record.signals_since_crawl(), kMaxSignals));
+  out->failures = static_cast<uint8_t>(std::min<uint32_t>(record.consecutive_failures(), 0xff));
   out->has_digest = record.has_content_digest();
   out->digest =
-      out->has_digest
-          ? static_cast<uint32_t>(cluster::Fingerprint64(record.content_digest()))
-          : 0;
+      out->has_digest ? static_cast<uint32_t>(cluster::Fingerprint64(record.content_digest())) : 0;
   if (record.has_signal_filter()) {
     out->signal_filter = record.signal_filter();
     out->latest_signal = record.latest_signal();
@@ -159,14 +150,12 @@ void Shard::Recovery::DecodeRecord(const UrlRecord& record,
     out->signal_filter = 0;
     out->latest_signal = -1.0f;
     const int keys = record.recent_signal_keys_size();
-    for (int k = std::max(0, keys - static_cast<int>(out->n_cis)); k < keys;
-         ++k) {
+    for (int k = std::max(0, keys - static_cast<int>(out->n_cis)); k < keys; ++k) {
       AddSignal(record.recent_signal_keys(k), &out->signal_filter);
     }
     if (out->n_cis > 0 && record.has_last_signal_time()) {
-      out->latest_signal = std::max(
-          LatestSignalOffset(record.last_signal_time() - out->last_crawl),
-          0.0f);
+      out->latest_signal =
+          std::max(LatestSignalOffset(record.last_signal_time() - out->last_crawl), 0.0f);
     }
   }
   out->signal_seq = record.signal_seq();
@@ -186,8 +175,7 @@ void Shard::Recovery::LoadUrl(int part, const LoadedUrl& u) {
   auto malformed = [this, &u](absl::string_view why) {
     ++shard_.startup_.malformed;
     if (shard_.startup_.errors.size() < ScanStats::kMaxErrors) {
-      shard_.startup_.errors.push_back(
-          absl::StrCat("urls/", u.url.substr(0, 64), ": ", why));
+      shard_.startup_.errors.push_back(absl::StrCat("urls/", u.url.substr(0, 64), ": ", why));
     }
   };
   if (u.malformed != nullptr) {
@@ -205,8 +193,8 @@ void Shard::Recovery::LoadUrl(int part, const LoadedUrl& u) {
   last_id = u.id;
   const absl::string_view url = u.url;
   uint32_t prefix = 0;
-  if (!shard_.pages_.SetUrl(page, {url.substr(0, u.path), u.prefix_hash},
-                            url.substr(u.path), &prefix)) {
+  if (!shard_.pages_.SetUrl(page, {url.substr(0, u.path), u.prefix_hash}, url.substr(u.path),
+                            &prefix)) {
     shard_.pages_.Remove(page);
     malformed("URL text arena full");
     return;
@@ -249,10 +237,8 @@ void Shard::Recovery::LoadUrl(int part, const LoadedUrl& u) {
   // The index keeps the page's host and last crawl for the shard; it hears
   // of the signals in IndexLoadedState, once the journal has given them
   // all.
-  shard_.index_.Upsert(
-      page,
-      shard_.IndexView(shard_.RankingModel(u.model, u.learning.crawls > 0)),
-      host, u.last_crawl);
+  shard_.index_.Upsert(page, shard_.IndexView(shard_.RankingModel(u.model, u.learning.crawls > 0)),
+                       host, u.last_crawl);
   if (u.lease_id != 0 && std::isfinite(u.lease_deadline)) {
     // (Records of store format 2 and before; leases are journaled now.)
     shard_.leases_.Grant(u.lease_id, page, u.lease_holder, u.lease_deadline,
@@ -273,84 +259,80 @@ absl::Status Shard::Recovery::ReplayJournal() {
   // The pages of the current entry's records, in record order.
   std::vector<PageId> found;
   JournalReader reader(shard_.store_.get());
-  absl::StatusOr<int64_t> entries =
-      reader.ReadAll([&](uint64_t seq, absl::string_view entry) {
-        // Into `found`, by the second pass below.
-        size_t next_found = 0;
-        auto signal = [&](const JournalSignal& s) {
-          const PageId page = found[next_found++];
-          if (page == kNoPage || seq < record_seq_[page]) return;
-          PageSlot& slot = shard_.pages_[page];
-          AddSignal(s.key, &slot.signal_filter);
-          if (slot.n_cis < kMaxSignals) ++slot.n_cis;
-          const double offset = s.time - shard_.LastCrawl(page);
-          if (offset > slot.latest_signal) {
-            slot.latest_signal = LatestSignalOffset(offset);
-          }
-          shard_.MarkUnfolded(page, seq);
-        };
-        // A state record holds everything since the last crawl, so n_cis
-        // only grows from what the record or earlier entries gave.
-        auto state = [&](const JournalState& s) {
-          const PageId page = found[next_found++];
-          if (page == kNoPage || seq < record_seq_[page]) return;
-          PageSlot& slot = shard_.pages_[page];
-          slot.n_cis = std::max(slot.n_cis, s.n_cis);
-          slot.signal_filter |= s.filter;
-          slot.latest_signal = std::max(slot.latest_signal, s.latest);
-          shard_.MarkUnfolded(page, seq);
-        };
-        // A later grant replaces an earlier one (a URL has one lease at a
-        // time); one past its deadline is kept inactive, as a record's was.
-        // A hold from the record (a failed fetch) stays: the fetch was after
-        // the grant, whose end follows in an 'E' record.
-        auto lease = [&](const JournalLease& l) {
-          const PageId page = found[next_found++];
-          if (page == kNoPage || seq < record_seq_[page]) return;
-          if (l.id == 0 || !std::isfinite(l.deadline)) {
-            ++shard_.startup_.malformed;
-            return;
-          }
-          shard_.leases_.Grant(l.id, page, std::string(l.holder), l.deadline,
-                               /*active=*/l.deadline > shard_.now_);
-          shard_.MarkUnfolded(page, seq);
-        };
-        auto lease_end = [&](const JournalLeaseEnd& e) {
-          const PageId page = found[next_found++];
-          if (page == kNoPage || seq < record_seq_[page]) return;
-          const LeaseTable::Lease* lease = shard_.leases_.OfPage(page);
-          if (lease != nullptr && lease->id == e.id) {
-            shard_.leases_.Release(page);
-          }
-        };
-        // An entry's URLs are random pages, each a few dependent cache
-        // misses (the id table, the slot it points to, the record's
-        // signal_seq, the index's page): in three passes over the entry the
-        // misses of its records overlap instead of coming one after the
-        // other. First the id table's lines, then each URL's page (looked up
-        // in cache) with that page's lines, then the records applied to the
-        // pages found, in the same order.
-        JournalReader::ForEachUrl(
-            entry, [&](cluster::UrlId url) { shard_.pages_.Prefetch(url); });
-        found.clear();
-        JournalReader::ForEachUrl(entry, [&](cluster::UrlId url) {
-          const PageId page = shard_.pages_.Find(url);
-          found.push_back(page);
-          if (page == kNoPage) return;
-          __builtin_prefetch(&shard_.pages_[page]);
-          __builtin_prefetch(&record_seq_[page]);
-          shard_.index_.Prefetch(page);
-        });
-        const bool whole = JournalReader::ForEachRecord(
-            entry, {signal, state, lease, lease_end});
-        if (!whole) ++shard_.startup_.malformed;
-      });
+  absl::StatusOr<int64_t> entries = reader.ReadAll([&](uint64_t seq, absl::string_view entry) {
+    // Into `found`, by the second pass below.
+    size_t next_found = 0;
+    auto signal = [&](const JournalSignal& s) {
+      const PageId page = found[next_found++];
+      if (page == kNoPage || seq < record_seq_[page]) return;
+      PageSlot& slot = shard_.pages_[page];
+      AddSignal(s.key, &slot.signal_filter);
+      if (slot.n_cis < kMaxSignals) ++slot.n_cis;
+      const double offset = s.time - shard_.LastCrawl(page);
+      if (offset > slot.latest_signal) {
+        slot.latest_signal = LatestSignalOffset(offset);
+      }
+      shard_.MarkUnfolded(page, seq);
+    };
+    // A state record holds everything since the last crawl, so n_cis
+    // only grows from what the record or earlier entries gave.
+    auto state = [&](const JournalState& s) {
+      const PageId page = found[next_found++];
+      if (page == kNoPage || seq < record_seq_[page]) return;
+      PageSlot& slot = shard_.pages_[page];
+      slot.n_cis = std::max(slot.n_cis, s.n_cis);
+      slot.signal_filter |= s.filter;
+      slot.latest_signal = std::max(slot.latest_signal, s.latest);
+      shard_.MarkUnfolded(page, seq);
+    };
+    // A later grant replaces an earlier one (a URL has one lease at a
+    // time); one past its deadline is kept inactive, as a record's was.
+    // A hold from the record (a failed fetch) stays: the fetch was after
+    // the grant, whose end follows in an 'E' record.
+    auto lease = [&](const JournalLease& l) {
+      const PageId page = found[next_found++];
+      if (page == kNoPage || seq < record_seq_[page]) return;
+      if (l.id == 0 || !std::isfinite(l.deadline)) {
+        ++shard_.startup_.malformed;
+        return;
+      }
+      shard_.leases_.Grant(l.id, page, std::string(l.holder), l.deadline,
+                           /*active=*/l.deadline > shard_.now_);
+      shard_.MarkUnfolded(page, seq);
+    };
+    auto lease_end = [&](const JournalLeaseEnd& e) {
+      const PageId page = found[next_found++];
+      if (page == kNoPage || seq < record_seq_[page]) return;
+      const LeaseTable::Lease* lease = shard_.leases_.OfPage(page);
+      if (lease != nullptr && lease->id == e.id) {
+        shard_.leases_.Release(page);
+      }
+    };
+    // An entry's URLs are random pages, each a few dependent cache
+    // misses (the id table, the slot it points to, the record's
+    // signal_seq, the index's page): in three passes over the entry the
+    // misses of its records overlap instead of coming one after the
+    // other. First the id table's lines, then each URL's page (looked up
+    // in cache) with that page's lines, then the records applied to the
+    // pages found, in the same order.
+    JournalReader::ForEachUrl(entry, [&](cluster::UrlId url) { shard_.pages_.Prefetch(url); });
+    found.clear();
+    JournalReader::ForEachUrl(entry, [&](cluster::UrlId url) {
+      const PageId page = shard_.pages_.Find(url);
+      found.push_back(page);
+      if (page == kNoPage) return;
+      __builtin_prefetch(&shard_.pages_[page]);
+      __builtin_prefetch(&record_seq_[page]);
+      shard_.index_.Prefetch(page);
+    });
+    const bool whole = JournalReader::ForEachRecord(entry, {signal, state, lease, lease_end});
+    if (!whole) ++shard_.startup_.malformed;
+  });
   if (!entries.ok()) return entries.status();
   // The next entry follows the last one stored and every record's.
   uint64_t next_seq = std::max<uint64_t>(max_record_seq_, 1);
   if (!reader.empty()) next_seq = std::max(next_seq, reader.last_seq() + 1);
-  shard_.journal_.Restore(next_seq,
-                          reader.empty() ? next_seq : reader.first_seq());
+  shard_.journal_.Restore(next_seq, reader.empty() ? next_seq : reader.first_seq());
   shard_.startup_.journal_entries = *entries;
   return absl::OkStatus();
 }
@@ -364,9 +346,8 @@ void Shard::IndexLoadedState() {
     if (!slot.in_use) continue;
     if (slot.n_cis > 0) {
       const double last_crawl = LastCrawl(page);
-      const double latest = slot.latest_signal >= 0.0f
-                                ? LastSignalTime(slot, last_crawl)
-                                : last_crawl;
+      const double latest =
+          slot.latest_signal >= 0.0f ? LastSignalTime(slot, last_crawl) : last_crawl;
       index_.RecordSignals(page, latest, slot.n_cis);
     }
     const LeaseTable::Lease* lease = leases_.OfPage(page);

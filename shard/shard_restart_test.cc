@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "absl/strings/str_cat.h"
 #include "shard/shard_test_util.h"
 
 namespace recrawl {
@@ -23,8 +23,7 @@ TEST_F(ShardRestartTest, ScanningThreadsLoadTheSameShard) {
   constexpr int kUrls = 3000;  // several chunks a thread
   std::vector<UrlSpec> specs;
   for (int i = 0; i < kUrls; ++i) {
-    specs.push_back(Spec(absl::StrCat("https://h", i % 97, ".com/p", i),
-                         1.0 + i % 13));
+    specs.push_back(Spec(absl::StrCat("https://h", i % 97, ".com/p", i), 1.0 + i % 13));
   }
   Upsert(specs);
   now_ = 2000;
@@ -34,8 +33,8 @@ TEST_F(ShardRestartTest, ScanningThreadsLoadTheSameShard) {
     const std::string url = absl::StrCat("https://h", i % 97, ".com/p", i);
     signals.push_back(MakeSignal(url, 1500 + i % 7));
     if (i % 2 == 0) {
-      reports.push_back(ByUrl(url, 1900, i % 4 == 0 ? CRAWL_OUTCOME_CHANGED
-                                                    : CRAWL_OUTCOME_UNCHANGED));
+      reports.push_back(
+          ByUrl(url, 1900, i % 4 == 0 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED));
     }
   }
   Signals(signals);
@@ -52,8 +51,7 @@ TEST_F(ShardRestartTest, ScanningThreadsLoadTheSameShard) {
     EXPECT_EQ(shard_->startup().malformed, 0);
     for (int i = 0; i < kUrls; ++i) {
       states[threads / 2].push_back(
-          State(absl::StrCat("https://h", i % 97, ".com/p", i))
-              .SerializeAsString());
+          State(absl::StrCat("https://h", i % 97, ".com/p", i)).SerializeAsString());
     }
     const PeekTopResponse peek = Peek(50);
     for (const Candidate& c : peek.candidates()) {
@@ -67,9 +65,8 @@ TEST_F(ShardRestartTest, ScanningThreadsLoadTheSameShard) {
 TEST_F(ShardRestartTest, EverythingAcknowledgedSurvivesARestart) {
   options_.failure_backoff = 1000;
   Recreate();
-  Upsert({Spec("https://a.com/", 3.0, 0.01, 0.5, 0.001),
-          Spec("https://b.com/", 2.0), Spec("https://c.com/", 1.0),
-          Spec("https://d.com/", 0.5)});
+  Upsert({Spec("https://a.com/", 3.0, 0.01, 0.5, 0.001), Spec("https://b.com/", 2.0),
+          Spec("https://c.com/", 1.0), Spec("https://d.com/", 0.5)});
   SetHostPolitenessRequest politeness;
   politeness.add_hosts()->set_host("d.com");
   politeness.mutable_hosts(0)->set_min_delay(42);
@@ -78,8 +75,7 @@ TEST_F(ShardRestartTest, EverythingAcknowledgedSurvivesARestart) {
   // a: leased; b: crawled twice; c: two signals; d: failed, held back.
   const LeaseResponse lease = Lease(1, 500, "fetcher-7");
   ASSERT_EQ(lease.leases(0).url(), "https://a.com/");
-  Signals({MakeSignal("https://c.com/", 1500),
-           MakeSignal("https://c.com/", 1600)});
+  Signals({MakeSignal("https://c.com/", 1500), MakeSignal("https://c.com/", 1600)});
   Report({ByUrl("https://b.com/", 1500, CRAWL_OUTCOME_CHANGED),
           ByUrl("https://b.com/", 1900, CRAWL_OUTCOME_UNCHANGED),
           ByUrl("https://d.com/", 1990, CRAWL_OUTCOME_FAILED)});
@@ -104,8 +100,7 @@ TEST_F(ShardRestartTest, EverythingAcknowledgedSurvivesARestart) {
   EXPECT_EQ(b.last_crawl_time(), 1900);
   EXPECT_EQ(b.observed_crawls(), 2u);
   EXPECT_EQ(b.recent_outcomes_size(), 2);
-  EXPECT_DOUBLE_EQ(b.estimate().change_rate(),
-                   b_before.estimate().change_rate());
+  EXPECT_DOUBLE_EQ(b.estimate().change_rate(), b_before.estimate().change_rate());
   EXPECT_EQ(b.crawl_value(), b_before.crawl_value());
 
   EXPECT_EQ(State("https://c.com/").signals_since_crawl(), 2u);
@@ -115,12 +110,11 @@ TEST_F(ShardRestartTest, EverythingAcknowledgedSurvivesARestart) {
 
   // The leased and the held URL are still not offered; the host delay of
   // d.com is back (checked through its effect after d's crawl below).
-  EXPECT_THAT(PeekUrls(10), ::testing::UnorderedElementsAre("https://b.com/",
-                                                            "https://c.com/"));
+  EXPECT_THAT(PeekUrls(10), ::testing::UnorderedElementsAre("https://b.com/", "https://c.com/"));
   // The lease can be reported after the restart.
   now_ = 2001;
-  const ReportCrawlsResponse r = Report(
-      {ByLease(lease.leases(0).lease_id(), 2001, CRAWL_OUTCOME_CHANGED)});
+  const ReportCrawlsResponse r =
+      Report({ByLease(lease.leases(0).lease_id(), 2001, CRAWL_OUTCOME_CHANGED)});
   EXPECT_EQ(r.result().applied(), 1u);
   // Lease ids are never reused, across restarts either.
   const LeaseResponse next = Lease(3);
@@ -140,10 +134,7 @@ TEST_F(ShardRestartTest, ExpiredLeaseAfterRestartIsStillReportable) {
   EXPECT_EQ(shard_->startup().leases, 0);  // expired during the downtime
   EXPECT_FALSE(State("https://a.com/").has_lease());
   EXPECT_EQ(PeekUrls(1), std::vector<std::string>({"https://a.com/"}));
-  EXPECT_EQ(Report({ByLease(id, now_, CRAWL_OUTCOME_UNCHANGED)})
-                .result()
-                .applied(),
-            1u);
+  EXPECT_EQ(Report({ByLease(id, now_, CRAWL_OUTCOME_UNCHANGED)}).result().applied(), 1u);
 }
 
 TEST_F(ShardRestartTest, PolicyAndTDelayPersist) {
@@ -183,8 +174,7 @@ TEST_F(ShardRestartTest, BadPolicyRequestsAreRejected) {
               HasSubstr("policy.kind"));
   req.mutable_policy()->set_kind(POLICY_KIND_UNSPECIFIED);
   req.set_t_delay(-3);
-  EXPECT_THAT(std::string(shard_->SetPolicy(req, now_).status().message()),
-              HasSubstr("t_delay"));
+  EXPECT_THAT(std::string(shard_->SetPolicy(req, now_).status().message()), HasSubstr("t_delay"));
   EXPECT_EQ(shard_->GetStats(now_).policy().kind(), POLICY_KIND_GREEDY_NCIS);
 }
 

@@ -8,17 +8,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "cluster/batch_result.h"
+#include "cluster/url_id.h"
 #include "shard/shard.h"
 #include "shard/signal_keys.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
 
-absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
-                                                    double now) {
-  if (absl::Status s = CheckBatchSize("signals", batch.signals_size());
-      !s.ok()) {
+absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, double now) {
+  if (absl::Status s = CheckBatchSize("signals", batch.signals_size()); !s.ok()) {
     return s;
   }
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
@@ -49,10 +47,9 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
     // still count again.)
     const double key_time = signal.time() != 0.0 ? signal.time() : t;
     if (!SignalSource_IsValid(signal.source())) {
-      cluster::AddRejection(i,
-                   absl::InvalidArgumentError(absl::StrCat(
-                       "source: unknown value ", signal.source())),
-                   result);
+      cluster::AddRejection(
+          i, absl::InvalidArgumentError(absl::StrCat("source: unknown value ", signal.source())),
+          result);
       continue;
     }
     const SignalSource source = signal.source();
@@ -77,13 +74,11 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       policy::PageParams model = Defaults();
       model.importance = options_.default_importance;
       UrlRecord record;
-      const PageId created =
-          CreatePage(id, *url, url->host(), model, t, &record);
+      const PageId created = CreatePage(id, *url, url->host(), model, t, &record);
       if (created == kNoPage) {
-        cluster::AddRejection(i,
-                     absl::ResourceExhaustedError(
-                         "url: the shard's URL text arena is full (4 GiB)"),
-                     result);
+        cluster::AddRejection(
+            i, absl::ResourceExhaustedError("url: the shard's URL text arena is full (4 GiB)"),
+            result);
         continue;
       }
       batch_.PutUrl(record);
@@ -108,8 +103,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
       continue;
     }
     const double offset = key_time - last_crawl;
-    if (offset <= slot.latest_signal &&
-        MayContainSignal(slot.signal_filter, key)) {
+    if (offset <= slot.latest_signal && MayContainSignal(slot.signal_filter, key)) {
       ++duplicate;
       continue;
     }
@@ -139,19 +133,15 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch,
   return ack;
 }
 
-void Shard::RankBySignalRate(PageId page, const PageSlot& slot,
-                             const PageView& indexed, double t) {
+void Shard::RankBySignalRate(PageId page, const PageSlot& slot, const PageView& indexed, double t) {
   const double last_crawl = indexed.last_crawl;
   const LearningState learning = pages_.Learning(page);
   // Signals within T_DELAY after the crawl were dropped, as in the crawls'
   // intervals (LearnFromCrawl).
   const double open = std::max(t - last_crawl - t_delay_, 0.0);
-  const double rate =
-      SignalRate(learning, slot.n_cis, open, options_.learning);
-  const policy::PageParams model{slot.importance, slot.change_rate,
-                                 slot.recall, slot.false_rate};
-  const policy::PageParams ranked =
-      WithSignalRate(RankingModel(model, learning.crawls > 0), rate);
+  const double rate = SignalRate(learning, slot.n_cis, open, options_.learning);
+  const policy::PageParams model{slot.importance, slot.change_rate, slot.recall, slot.false_rate};
+  const policy::PageParams ranked = WithSignalRate(RankingModel(model, learning.crawls > 0), rate);
   if (!IndexableModel(ranked, options_.max_rate)) return;
   const policy::PageParams view = IndexView(ranked);
   if (!ChangedMeaningfully(indexed.params, view, options_.push_threshold)) {
@@ -174,8 +164,7 @@ double Shard::LastSignalTime(const PageSlot& slot, double last_crawl) const {
 
 // A record's signal state as of the next journal entry: what a crawl
 // writes.
-void Shard::SignalStatePatch(const PageSlot& slot, double last_crawl,
-                             UrlRecord* patch) const {
+void Shard::SignalStatePatch(const PageSlot& slot, double last_crawl, UrlRecord* patch) const {
   patch->set_signals_since_crawl(slot.n_cis);
   patch->set_signal_filter(slot.signal_filter);
   patch->set_latest_signal(slot.latest_signal);
@@ -197,13 +186,10 @@ void Shard::FoldJournal() {
       },
       [this](PageId page) {
         const PageSlot& slot = pages_[page];
-        journal_.AddState(
-            {slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal});
+        journal_.AddState({slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal});
         // Its lease too, active or not (a late report may still name it).
-        if (const LeaseTable::Lease* lease = leases_.OfPage(page);
-            lease != nullptr) {
-          journal_.AddLease({slot.id, lease->id, lease->deadline,
-                             lease->holder});
+        if (const LeaseTable::Lease* lease = leases_.OfPage(page); lease != nullptr) {
+          journal_.AddLease({slot.id, lease->id, lease->deadline, lease->holder});
         }
       });
 }

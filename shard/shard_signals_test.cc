@@ -17,8 +17,8 @@ using ShardSignalsTest = testing::ShardTest;
 
 // Every signal lands in exactly one counter or is rejected.
 void ExpectCountersAddUp(const SignalBatchAck& ack, int size) {
-  EXPECT_EQ(ack.counted() + ack.registered() + ack.duplicate() + ack.stale() +
-                ack.unknown() + ack.result().rejected_size(),
+  EXPECT_EQ(ack.counted() + ack.registered() + ack.duplicate() + ack.stale() + ack.unknown() +
+                ack.result().rejected_size(),
             static_cast<uint32_t>(size));
   EXPECT_EQ(ack.result().applied(), ack.counted() + ack.registered());
 }
@@ -26,8 +26,8 @@ void ExpectCountersAddUp(const SignalBatchAck& ack, int size) {
 TEST_F(ShardSignalsTest, CountsSignalsSinceTheLastCrawl) {
   Add("https://a.com/");
   now_ = 1100;
-  const SignalBatchAck ack = Signals({MakeSignal("https://a.com/", 1050),
-                                      MakeSignal("https://A.com:443/", 1060)});
+  const SignalBatchAck ack =
+      Signals({MakeSignal("https://a.com/", 1050), MakeSignal("https://A.com:443/", 1060)});
   EXPECT_EQ(ack.sequence(), 1u);
   EXPECT_EQ(ack.counted(), 2u);
   ExpectCountersAddUp(ack, 2);
@@ -69,8 +69,8 @@ TEST_F(ShardSignalsTest, StaleSignalsAreDropped) {
 TEST_F(ShardSignalsTest, DuplicateDeliveriesCountOnce) {
   Add("https://a.com/");
   now_ = 1100;
-  SignalBatchAck ack = Signals({MakeSignal("https://a.com/", 1050),
-                                MakeSignal("https://a.com/", 1050)});
+  SignalBatchAck ack =
+      Signals({MakeSignal("https://a.com/", 1050), MakeSignal("https://a.com/", 1050)});
   EXPECT_EQ(ack.counted(), 1u);
   EXPECT_EQ(ack.duplicate(), 1u);
   // Redelivered in a later batch (a resend after a broken stream).
@@ -118,8 +118,8 @@ TEST_F(ShardSignalsTest, ManySignalsInTimeOrderAreAllCounted) {
   EXPECT_EQ(Signals(signals).counted(), 500u);
   EXPECT_EQ(State("https://a.com/").last_signal_time(), 1499.5);
   Open();
-  const SignalBatchAck again = Signals({MakeSignal("https://a.com/", 1499.5),
-                                        MakeSignal("https://a.com/", 1600)});
+  const SignalBatchAck again =
+      Signals({MakeSignal("https://a.com/", 1499.5), MakeSignal("https://a.com/", 1600)});
   EXPECT_EQ(again.duplicate(), 1u);
   EXPECT_EQ(again.counted(), 1u);
   // An out-of-order signal (earlier than the latest) is counted too unless
@@ -155,8 +155,7 @@ TEST_F(ShardSignalsTest, FutureTimesCanBeClamped) {
   options_.clamp_future_times = true;
   Open();
   Add("https://a.com/");
-  const SignalBatchAck ack =
-      Signals({MakeSignal("https://a.com/", now_ + 3600)});
+  const SignalBatchAck ack = Signals({MakeSignal("https://a.com/", now_ + 3600)});
   EXPECT_EQ(ack.counted(), 1u);
   EXPECT_EQ(State("https://a.com/").last_signal_time(), now_);
 }
@@ -170,10 +169,9 @@ TEST_F(ShardSignalsTest, TimeZeroMeansNow) {
 
 TEST_F(ShardSignalsTest, UnknownUrlsAreCountedAndSkipped) {
   Add("https://a.com/");
-  const SignalBatchAck ack = Signals({MakeSignal("https://new.com/", 900),
-                                      MakeSignal("nonsense", 900),
-                                      MakeSignal("https://a.com/", 900),
-                                      MakeSignal("https://other.com/", 900)});
+  const SignalBatchAck ack =
+      Signals({MakeSignal("https://new.com/", 900), MakeSignal("nonsense", 900),
+               MakeSignal("https://a.com/", 900), MakeSignal("https://other.com/", 900)});
   EXPECT_EQ(ack.unknown(), 2u);
   EXPECT_THAT(ack.unknown_indexes(), ::testing::ElementsAre(0u, 3u));
   EXPECT_EQ(ack.result().rejected_size(), 1);
@@ -199,8 +197,8 @@ TEST_F(ShardSignalsTest, UnknownUrlsCanBeRegistered) {
   options_.register_unknown_urls = true;
   options_.default_importance = 3.0;
   Open();
-  const SignalBatchAck ack = Signals({MakeSignal("https://new.com/x", 900),
-                                      MakeSignal("https://new.com/x", 900)});
+  const SignalBatchAck ack =
+      Signals({MakeSignal("https://new.com/x", 900), MakeSignal("https://new.com/x", 900)});
   EXPECT_EQ(ack.registered(), 1u);
   EXPECT_EQ(ack.duplicate(), 1u);
   ExpectCountersAddUp(ack, 2);
@@ -230,8 +228,7 @@ TEST_F(ShardSignalsTest, NegligibleSignalsAreIgnoredInRanking) {
   Upsert({Spec("https://noisy.com/", 1.0, 1e-5, 1e-6, 1e-1),
           Spec("https://quiet.com/", 1.0, 1e-5, 1e-6, 1e-1)});
   now_ = 5000;
-  Signals({MakeSignal("https://noisy.com/", 4000),
-           MakeSignal("https://noisy.com/", 4500)});
+  Signals({MakeSignal("https://noisy.com/", 4000), MakeSignal("https://noisy.com/", 4500)});
   const UrlState noisy = State("https://noisy.com/");
   EXPECT_EQ(noisy.signals_since_crawl(), 2u);
   EXPECT_FLOAT_EQ(noisy.estimate().false_rate(), 0.1);
@@ -262,17 +259,14 @@ TEST_F(ShardSignalsTest, SignalCountsRefreshTheSignalRate) {
   EXPECT_EQ(refreshed.signals_since_crawl(), 3u);
   const ChangeModel& r = refreshed.ranked();
   const ChangeModel& b = before.ranked();
-  auto gamma = [](const ChangeModel& m) {
-    return m.recall() * m.change_rate() + m.false_rate();
-  };
+  auto gamma = [](const ChangeModel& m) { return m.recall() * m.change_rate() + m.false_rate(); };
   // γ̂ = (2 + 3·γ₀·τ̄) / (t − last crawl + 3·τ̄), τ̄ = 1/γ₀ (the prior's
   // time scale), at the 2nd signal's time.
   const double gamma0 = 1.5e-3, pseudo = 1.0 / gamma0;
   const double open = 1002 - State("https://busy.com/").last_crawl_time();
-  EXPECT_NEAR(gamma(r), (2 + 3 * gamma0 * pseudo) / (open + 3 * pseudo),
-              1e-5 * gamma(r));
-  EXPECT_NEAR((1 - r.recall()) * r.change_rate(),
-              (1 - b.recall()) * b.change_rate(), 1e-5 * b.change_rate());
+  EXPECT_NEAR(gamma(r), (2 + 3 * gamma0 * pseudo) / (open + 3 * pseudo), 1e-5 * gamma(r));
+  EXPECT_NEAR((1 - r.recall()) * r.change_rate(), (1 - b.recall()) * b.change_rate(),
+              1e-5 * b.change_rate());
   EXPECT_NEAR(r.false_rate() / gamma(r), b.false_rate() / gamma(b), 1e-5);
   // The estimate the crawls fit is not touched.
   EXPECT_FLOAT_EQ(refreshed.estimate().false_rate(), 1e-3f);

@@ -21,10 +21,8 @@ namespace testing {
 class ShardTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const ::testing::TestInfo* info =
-        ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = absl::StrCat(::testing::TempDir(), "shard_", info->test_suite_name(),
-                        "_", info->name());
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = absl::StrCat(::testing::TempDir(), "shard_", info->test_suite_name(), "_", info->name());
     std::filesystem::remove_all(dir_);
     options_.t_delay = 0.0;
     Open();
@@ -40,8 +38,7 @@ class ShardTest : public ::testing::Test {
     shard_.reset();
     absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir_);
     ASSERT_TRUE(store.ok()) << store.status();
-    absl::StatusOr<std::unique_ptr<Shard>> shard =
-        Shard::Open(*std::move(store), options_, now_);
+    absl::StatusOr<std::unique_ptr<Shard>> shard = Shard::Open(*std::move(store), options_, now_);
     ASSERT_TRUE(shard.ok()) << shard.status();
     shard_ = *std::move(shard);
   }
@@ -66,8 +63,8 @@ class ShardTest : public ::testing::Test {
     s.set_importance(importance);
     return s;
   }
-  static UrlSpec Spec(const std::string& url, double importance,
-                      double change_rate, double recall, double false_rate) {
+  static UrlSpec Spec(const std::string& url, double importance, double change_rate, double recall,
+                      double false_rate) {
     UrlSpec s = Spec(url, importance);
     s.mutable_prior()->set_change_rate(change_rate);
     s.mutable_prior()->set_recall(recall);
@@ -110,8 +107,7 @@ class ShardTest : public ::testing::Test {
     return urls;
   }
 
-  LeaseResponse Lease(int slots, double duration = 0.0,
-                      const std::string& holder = "fetcher") {
+  LeaseResponse Lease(int slots, double duration = 0.0, const std::string& holder = "fetcher") {
     LeaseRequest req;
     for (int i = 0; i < slots; ++i) req.add_slot_times(now_);
     req.set_holder(holder);
@@ -121,16 +117,14 @@ class ShardTest : public ::testing::Test {
     return r.ok() ? *r : LeaseResponse();
   }
 
-  static CrawlReport ByLease(uint64_t lease_id, double fetch_time,
-                             CrawlOutcome outcome) {
+  static CrawlReport ByLease(uint64_t lease_id, double fetch_time, CrawlOutcome outcome) {
     CrawlReport r;
     r.set_lease_id(lease_id);
     r.set_fetch_time(fetch_time);
     r.set_outcome(outcome);
     return r;
   }
-  static CrawlReport ByUrl(const std::string& url, double fetch_time,
-                           CrawlOutcome outcome) {
+  static CrawlReport ByUrl(const std::string& url, double fetch_time, CrawlOutcome outcome) {
     CrawlReport r;
     r.set_url(url);
     r.set_fetch_time(fetch_time);

@@ -6,10 +6,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "cluster/batch_result.h"
-#include "shard/learning_record.h"
-#include "shard/time_text.h"
-#include "shard/shard.h"
 #include "cluster/url_id.h"
+#include "shard/learning_record.h"
+#include "shard/shard.h"
+#include "shard/time_text.h"
 
 namespace recrawl {
 namespace shard {
@@ -17,22 +17,20 @@ namespace {
 
 absl::Status CheckRate(const char* field, double v, double max) {
   if (v >= 0.0 && v <= max) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      field, ": must be a rate in [0, ", max, "] per second, got ", v));
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": must be a rate in [0, ", max, "] per second, got ", v));
 }
 
 // The given fields of a change model, checked.
 absl::Status CheckChangeModel(const ChangeModel& m, double max_rate) {
   if (m.has_change_rate()) {
-    if (absl::Status s = CheckRate("prior.change_rate", m.change_rate(),
-                                   max_rate);
-        !s.ok()) {
+    if (absl::Status s = CheckRate("prior.change_rate", m.change_rate(), max_rate); !s.ok()) {
       return s;
     }
   }
   if (m.has_recall() && !(m.recall() >= 0.0 && m.recall() <= 1.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "prior.recall: must be a probability in [0, 1], got ", m.recall()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("prior.recall: must be a probability in [0, 1], got ", m.recall()));
   }
   if (m.has_false_rate()) {
     return CheckRate("prior.false_rate", m.false_rate(), max_rate);
@@ -56,10 +54,8 @@ void SetChangeModel(const policy::PageParams& p, ChangeModel* m) {
 
 }  // namespace
 
-absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
-    const UpsertUrlsRequest& req, double now) {
-  if (absl::Status s = CheckBatchSize("urls", req.urls_size());
-      !s.ok()) {
+absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(const UpsertUrlsRequest& req, double now) {
+  if (absl::Status s = CheckBatchSize("urls", req.urls_size()); !s.ok()) {
     return s;
   }
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
@@ -80,10 +76,9 @@ absl::StatusOr<UpsertUrlsResponse> Shard::UpsertUrls(
     auto [it, first] = seen.emplace(id, i);
     if (!first) {
       cluster::AddRejection(i,
-                   absl::InvalidArgumentError(absl::StrCat(
-                       "url: the same URL as item ", it->second,
-                       " of this request")),
-                   result);
+                            absl::InvalidArgumentError(absl::StrCat(
+                                "url: the same URL as item ", it->second, " of this request")),
+                            result);
       continue;
     }
     bool created = false;
@@ -106,26 +101,22 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl&
   if (!spec.politeness_host().empty()) {
     absl::StatusOr<std::string> given = cluster::NormalizeHost(spec.politeness_host());
     if (!given.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("politeness_", given.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat("politeness_", given.status().message()));
     }
     host = *std::move(given);
     if (OwnerOf(host) != static_cast<int32_t>(options_.shard_index)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "politeness_host: \"", host, "\" is routed to shard ", OwnerOf(host),
-          ", the URL to shard ", options_.shard_index, " (by ",
-          cluster::RoutingName(routing_), "): a URL's politeness host must be of the "
+          ", the URL to shard ", options_.shard_index, " (by ", cluster::RoutingName(routing_),
+          "): a URL's politeness host must be of the "
           "same site as the URL"));
     }
   }
-  if (!(spec.importance() >= 0.0 &&
-        spec.importance() <= options_.max_importance)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("importance: must be in [0, ", options_.max_importance,
-                     "], got ", spec.importance()));
+  if (!(spec.importance() >= 0.0 && spec.importance() <= options_.max_importance)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "importance: must be in [0, ", options_.max_importance, "], got ", spec.importance()));
   }
-  if (absl::Status s = CheckChangeModel(spec.prior(), options_.max_rate);
-      !s.ok()) {
+  if (absl::Status s = CheckChangeModel(spec.prior(), options_.max_rate); !s.ok()) {
     return s;
   }
   const double importance = spec.importance() + 0.0;  // -0.0 is stored as 0
@@ -134,8 +125,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl&
   if (page == kNoPage) {
     double last_crawl = now_;
     if (spec.has_last_crawl_time()) {
-      absl::StatusOr<double> t =
-          ItemTime(spec.last_crawl_time(), "last_crawl_time");
+      absl::StatusOr<double> t = ItemTime(spec.last_crawl_time(), "last_crawl_time");
       if (!t.ok()) return t.status();
       last_crawl = *t;
     }
@@ -144,8 +134,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl&
     UrlRecord record;
     page = CreatePage(id, url, host, model, last_crawl, &record);
     if (page == kNoPage) {
-      return absl::ResourceExhaustedError(
-          "url: the shard's URL text arena is full (4 GiB)");
+      return absl::ResourceExhaustedError("url: the shard's URL text arena is full (4 GiB)");
     }
     batch_.PutUrl(record);
     *created = true;
@@ -156,18 +145,16 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl&
   // URL its id stands for.
   absl::StatusOr<UrlRecord> stored = store_->GetUrl(id);
   if (!stored.ok()) {
-    return absl::InternalError(absl::StrCat(
-        "url: in memory but its record cannot be read: ",
-        stored.status().message()));
+    return absl::InternalError(
+        absl::StrCat("url: in memory but its record cannot be read: ", stored.status().message()));
   }
   if (stored->url() != url.spec()) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "url: its id collides with that of the stored URL \"",
-        stored->url().substr(0, 128), "\"; not applied"));
+    return absl::AlreadyExistsError(
+        absl::StrCat("url: its id collides with that of the stored URL \"",
+                     stored->url().substr(0, 128), "\"; not applied"));
   }
   PageSlot& slot = pages_[page];
-  const policy::PageParams prior =
-      Overlay(Overlay(Defaults(), stored->prior()), spec.prior());
+  const policy::PageParams prior = Overlay(Overlay(Defaults(), stored->prior()), spec.prior());
   // Read before the slot's model changes (it may stand for the state).
   LearningState learning = pages_.Learning(page);
   SetPrior(prior, &learning);
@@ -187,8 +174,8 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl&
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
   pages_.SetLearning(page, learning);
-  index_.Upsert(page, IndexView(RankingModel(model, learning.crawls > 0)),
-                host_id, LastCrawl(page));
+  index_.Upsert(page, IndexView(RankingModel(model, learning.crawls > 0)), host_id,
+                LastCrawl(page));
 
   UrlRecord patch;
   patch.set_politeness_host(host);
@@ -201,8 +188,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl&
 
 // A new page in memory and in the index, and its record.
 PageId Shard::CreatePage(cluster::UrlId id, const cluster::NormalizedUrl& url,
-                         absl::string_view host,
-                         const policy::PageParams& model, double last_crawl,
+                         absl::string_view host, const policy::PageParams& model, double last_crawl,
                          UrlRecord* record) {
   const PageId page = pages_.Add(id);
   const absl::string_view spec = url.spec();
@@ -216,8 +202,8 @@ PageId Shard::CreatePage(cluster::UrlId id, const cluster::NormalizedUrl& url,
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
-  index_.Upsert(page, IndexView(RankingModel(model, /*learnt=*/false)),
-                hosts_.Intern(host), last_crawl);
+  index_.Upsert(page, IndexView(RankingModel(model, /*learnt=*/false)), hosts_.Intern(host),
+                last_crawl);
 
   // What a new URL's record leaves out reads as its start: the estimate
   // as the prior, no crawls, signals or learning (records.proto). That is
@@ -231,10 +217,8 @@ PageId Shard::CreatePage(cluster::UrlId id, const cluster::NormalizedUrl& url,
   return page;
 }
 
-absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(
-    const DeleteUrlsRequest& req, double now) {
-  if (absl::Status s = CheckBatchSize("urls", req.urls_size());
-      !s.ok()) {
+absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(const DeleteUrlsRequest& req, double now) {
+  if (absl::Status s = CheckBatchSize("urls", req.urls_size()); !s.ok()) {
     return s;
   }
   if (absl::Status s = BeginWrite(now); !s.ok()) return s;
@@ -262,8 +246,7 @@ absl::StatusOr<DeleteUrlsResponse> Shard::DeleteUrls(
   return response;
 }
 
-absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
-                                            double now) {
+absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req, double now) {
   if (absl::Status s = Advance(now); !s.ok()) return s;
   absl::StatusOr<cluster::NormalizedUrl> url =
       cluster::NormalizeUrl(req.url(), options_.url_limits);
@@ -279,15 +262,14 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
   double t = now_;
   if (req.has_time()) {
     if (!std::isfinite(req.time()) || req.time() < 0.0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "time: must be finite and >= 0, got ", TimeText(req.time())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("time: must be finite and >= 0, got ", TimeText(req.time())));
     }
     t = req.time();
   }
   const PageSlot& slot = pages_[page];
   const PageView indexed = Indexed(page);
-  const policy::PageParams model{slot.importance, slot.change_rate,
-                                 slot.recall, slot.false_rate};
+  const policy::PageParams model{slot.importance, slot.change_rate, slot.recall, slot.false_rate};
 
   UrlState state;
   state.set_url(url->spec());
@@ -311,8 +293,7 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
   state.set_crawl_value(index_.Value(page, t));
   SetChangeModel(indexed.params, state.mutable_ranked());
   state.set_host_allowed_from(hosts_.AllowedFrom(indexed.host));
-  if (const LeaseTable::Lease* lease = leases_.OfPage(page);
-      lease != nullptr && lease->active) {
+  if (const LeaseTable::Lease* lease = leases_.OfPage(page); lease != nullptr && lease->active) {
     LeaseState* l = state.mutable_lease();
     l->set_lease_id(lease->id);
     l->set_holder(lease->holder);
@@ -329,8 +310,7 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req,
     e.set_fetch_time(fetch);
     e.set_elapsed(w.elapsed(k));
     e.set_signals(w.signals(k));
-    e.set_outcome(w.changed(k) ? CRAWL_OUTCOME_CHANGED
-                               : CRAWL_OUTCOME_UNCHANGED);
+    e.set_outcome(w.changed(k) ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED);
     fetch -= w.elapsed(k);
   }
   for (OutcomeEntry& e : entries) *state.add_recent_outcomes() = std::move(e);

@@ -18,9 +18,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 TEST_F(ShardUrlsTest, UpsertCreatesThenUpdates) {
-  UpsertUrlsResponse r =
-      Upsert({Spec("HTTPS://Example.COM:443/a#frag", 2.0, 0.01, 0.3, 0.002),
-              Spec("http://example.com/b")});
+  UpsertUrlsResponse r = Upsert({Spec("HTTPS://Example.COM:443/a#frag", 2.0, 0.01, 0.3, 0.002),
+                                 Spec("http://example.com/b")});
   EXPECT_EQ(r.result().applied(), 2u);
   EXPECT_EQ(r.created(), 2u);
   EXPECT_EQ(r.result().rejected_size(), 0);
@@ -97,13 +96,20 @@ TEST_F(ShardUrlsTest, RejectsBadItemsAndAppliesTheRest) {
     int code;
     const char* field;
   } want[] = {
-      {3, "url:"},           {3, "importance:"},
-      {3, "importance:"},    {3, "importance:"},
-      {3, "prior.recall:"},  {3, "prior.change_rate:"},
-      {3, "prior.false_rate:"}, {3, "prior.change_rate:"},
-      {11, "last_crawl_time:"}, {3, "last_crawl_time:"},
-      {3, "politeness_host:"}, {3, "item 11"},
-      {3, "url:"},           {3, "url:"},
+      {3, "url:"},
+      {3, "importance:"},
+      {3, "importance:"},
+      {3, "importance:"},
+      {3, "prior.recall:"},
+      {3, "prior.change_rate:"},
+      {3, "prior.false_rate:"},
+      {3, "prior.change_rate:"},
+      {11, "last_crawl_time:"},
+      {3, "last_crawl_time:"},
+      {3, "politeness_host:"},
+      {3, "item 11"},
+      {3, "url:"},
+      {3, "url:"},
   };
   const int index[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14};
   for (int k = 0; k < 14; ++k) {
@@ -215,8 +221,7 @@ TEST_F(ShardUrlsTest, AStoreKeepsItsRouting) {
   options_.routing = cluster::Routing::kSite;
   absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir_);
   ASSERT_TRUE(store.ok());
-  absl::StatusOr<std::unique_ptr<Shard>> shard =
-      Shard::Open(*std::move(store), options_, now_);
+  absl::StatusOr<std::unique_ptr<Shard>> shard = Shard::Open(*std::move(store), options_, now_);
   ASSERT_FALSE(shard.ok());
   EXPECT_EQ(shard.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(shard.status().message(), HasSubstr("routes URLs by host"));
@@ -228,8 +233,7 @@ TEST_F(ShardUrlsTest, StoreOfAnotherShardIsRefused) {
   options_.shard_index = 1;
   absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir_);
   ASSERT_TRUE(store.ok());
-  absl::StatusOr<std::unique_ptr<Shard>> shard =
-      Shard::Open(*std::move(store), options_, now_);
+  absl::StatusOr<std::unique_ptr<Shard>> shard = Shard::Open(*std::move(store), options_, now_);
   ASSERT_FALSE(shard.ok());
   EXPECT_EQ(shard.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(shard.status().message(), HasSubstr("shard 0 of 1"));

@@ -17,13 +17,13 @@
 #ifndef RECRAWL_SHARD_SIGNAL_KEYS_H_
 #define RECRAWL_SHARD_SIGNAL_KEYS_H_
 
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
-#include "proto/common.pb.h"
 #include "cluster/url_id.h"
+#include "proto/common.pb.h"
 
 namespace recrawl {
 namespace shard {
@@ -42,8 +42,7 @@ inline uint64_t SignalKey(cluster::UrlId url, double time, SignalSource source) 
 // The filter bits of a key: four 6-bit positions from its high bits.
 inline uint64_t SignalKeyBits(uint64_t key) {
   return (uint64_t{1} << (key >> 58)) | (uint64_t{1} << ((key >> 52) & 63)) |
-         (uint64_t{1} << ((key >> 46) & 63)) |
-         (uint64_t{1} << ((key >> 40) & 63));
+         (uint64_t{1} << ((key >> 46) & 63)) | (uint64_t{1} << ((key >> 40) & 63));
 }
 
 inline bool MayContainSignal(uint64_t filter, uint64_t key) {
@@ -51,9 +50,7 @@ inline bool MayContainSignal(uint64_t filter, uint64_t key) {
   return (filter & bits) == bits;
 }
 
-inline void AddSignal(uint64_t key, uint64_t* filter) {
-  *filter |= SignalKeyBits(key);
-}
+inline void AddSignal(uint64_t key, uint64_t* filter) { *filter |= SignalKeyBits(key); }
 
 // PageSlot::latest_signal for a signal `seconds` after the last crawl:
 // rounded up to a float, so that a redelivery of the latest signal is never

@@ -19,8 +19,7 @@ TEST(SignalKeysTest, KeyIdentifiesUrlTimeAndSource) {
   EXPECT_NE(k, SignalKey(2, 100.5, SIGNAL_SOURCE_CDN));
   EXPECT_NE(k, SignalKey(1, 100.25, SIGNAL_SOURCE_CDN));
   EXPECT_NE(k, SignalKey(1, 100.5, SIGNAL_SOURCE_SITEMAP));
-  EXPECT_EQ(SignalKey(1, 3.0, SIGNAL_SOURCE_UNSPECIFIED),
-            SignalKey(1, 3.0, SIGNAL_SOURCE_OTHER));
+  EXPECT_EQ(SignalKey(1, 3.0, SIGNAL_SOURCE_UNSPECIFIED), SignalKey(1, 3.0, SIGNAL_SOURCE_OTHER));
 }
 
 TEST(SignalKeysTest, FilterHasNoFalseNegatives) {
@@ -29,8 +28,7 @@ TEST(SignalKeysTest, FilterHasNoFalseNegatives) {
     const uint64_t key = SignalKey(9, i, SIGNAL_SOURCE_INDEXNOW);
     AddSignal(key, &filter);
     for (int j = 0; j <= i; ++j) {
-      EXPECT_TRUE(
-          MayContainSignal(filter, SignalKey(9, j, SIGNAL_SOURCE_INDEXNOW)));
+      EXPECT_TRUE(MayContainSignal(filter, SignalKey(9, j, SIGNAL_SOURCE_INDEXNOW)));
     }
   }
 }
@@ -49,8 +47,7 @@ TEST(SignalKeysTest, FalsePositiveRates) {
     }
     // Within a few standard deviations (and 50% for the rarest).
     const double sd = std::sqrt(expected * trials);
-    EXPECT_NEAR(false_positives, expected * trials,
-                std::max(5 * sd, 0.5 * expected * trials))
+    EXPECT_NEAR(false_positives, expected * trials, std::max(5 * sd, 0.5 * expected * trials))
         << "n = " << n;
   }
 }

@@ -3,8 +3,7 @@
 namespace recrawl {
 namespace shard {
 
-StringInterner::StringInterner()
-    : offsets_{0}, ids_(0, Hash{this}, Eq{this}) {}
+StringInterner::StringInterner() : offsets_{0}, ids_(0, Hash{this}, Eq{this}) {}
 
 uint32_t StringInterner::Intern(const Hashed& s) {
   auto it = ids_.find(s);
@@ -23,8 +22,7 @@ uint32_t StringInterner::Find(absl::string_view s) const {
 }
 
 size_t StringInterner::MemoryBytes() const {
-  return bytes_.capacity() +
-         (offsets_.capacity() + hashes_.capacity()) * sizeof(uint32_t) +
+  return bytes_.capacity() + (offsets_.capacity() + hashes_.capacity()) * sizeof(uint32_t) +
          ids_.capacity() * (sizeof(uint32_t) + 1);
 }
 

@@ -46,8 +46,7 @@ class StringInterner {
   // kNone if `s` was never interned.
   uint32_t Find(absl::string_view s) const;
   absl::string_view Get(uint32_t id) const {
-    return absl::string_view(bytes_.data() + offsets_[id],
-                             offsets_[id + 1] - offsets_[id]);
+    return absl::string_view(bytes_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]);
   }
   size_t size() const { return offsets_.size() - 1; }
   // Bytes of the tables (capacity).

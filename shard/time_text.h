@@ -12,8 +12,7 @@ namespace shard {
 
 inline std::string TimeText(double seconds) {
   char buffer[32];
-  const std::to_chars_result r =
-      std::to_chars(buffer, buffer + sizeof(buffer), seconds);
+  const std::to_chars_result r = std::to_chars(buffer, buffer + sizeof(buffer), seconds);
   return std::string(buffer, r.ptr);
 }
 

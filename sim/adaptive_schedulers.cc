@@ -29,9 +29,7 @@ AdaptiveIntervalScheduler::AdaptiveIntervalScheduler(int num_pages, AdaptiveInte
   for (int i = 0; i < num_pages; ++i) due_.push({rule.initial, i});
 }
 
-int AdaptiveIntervalScheduler::Next(double t) {
-  return due_.empty() ? kIdle : due_.top().second;
-}
+int AdaptiveIntervalScheduler::Next(double t) { return due_.empty() ? kIdle : due_.top().second; }
 
 void AdaptiveIntervalScheduler::OnCrawl(int page, double t, bool changed) {
   // Next() returned the top; the simulator crawls exactly that page.

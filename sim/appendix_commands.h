@@ -1,6 +1,6 @@
 // `recrawl_sim fig12` (main paper App. D), `recrawl_sim appE` (App. E) and
-// `recrawl_sim learn` (learning_experiment.h): run the experiment, print its markdown table, and optionally write the
-// long-form CSV and the plot (report.h).
+// `recrawl_sim learn` (learning_experiment.h): run the experiment, print its markdown table, and
+// optionally write the long-form CSV and the plot (report.h).
 #ifndef RECRAWL_SIM_APPENDIX_COMMANDS_H_
 #define RECRAWL_SIM_APPENDIX_COMMANDS_H_
 

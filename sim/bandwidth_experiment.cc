@@ -113,13 +113,11 @@ absl::StatusOr<BandwidthResult> RunBandwidthExperiment(const BandwidthExperiment
                                                        const RunOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<RepSamples> samples(o.reps);
-  absl::Status status = ForEachTask(o.reps, o.threads, [&](size_t r) {
-    return RunRep(e, o.seed, r, samples[r]);
-  });
+  absl::Status status =
+      ForEachTask(o.reps, o.threads, [&](size_t r) { return RunRep(e, o.seed, r, samples[r]); });
   if (!status.ok()) return status;
   BandwidthResult result;
-  result.series.assign(e.schedules.size(),
-                       std::vector<std::vector<MeanSe>>(e.policies.size()));
+  result.series.assign(e.schedules.size(), std::vector<std::vector<MeanSe>>(e.policies.size()));
   std::vector<double> x(o.reps);
   for (size_t v = 0; v < e.schedules.size(); ++v) {
     for (size_t k = 0; k < e.policies.size(); ++k) {
@@ -129,8 +127,7 @@ absl::StatusOr<BandwidthResult> RunBandwidthExperiment(const BandwidthExperiment
       }
     }
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
@@ -142,9 +139,9 @@ Report BandwidthReport(const BandwidthExperiment& e, const BandwidthResult& r,
   report.table.header = {"t", "R"};
   report.csv.header = {"t", "schedule", "R", "policy", "accuracy", "stderr"};
   const BandwidthSchedule& changing = e.schedules[0].bandwidth;
-  report.plot.title = absl::StrFormat("Fig. 12: R = %s (switches at t = %g, %g), m = %d",
-                                      e.schedules[0].name, changing.start[1], changing.start[2],
-                                      e.world.num_pages);
+  report.plot.title =
+      absl::StrFormat("Fig. 12: R = %s (switches at t = %g, %g), m = %d", e.schedules[0].name,
+                      changing.start[1], changing.start[2], e.world.num_pages);
   report.plot.xlabel = "t";
   report.plot.ylabel = absl::StrCat("accuracy over the last ", e.window_crawls, " crawls");
   for (size_t k = 0; k < e.policies.size(); ++k) {
@@ -172,10 +169,9 @@ Report BandwidthReport(const BandwidthExperiment& e, const BandwidthResult& r,
     for (size_t v = 0; v < e.schedules.size(); ++v) {
       for (size_t k = 0; k < e.policies.size(); ++k) {
         const MeanSe& a = r.series[v][k][j];
-        report.csv.rows.push_back({ts, e.schedules[v].name,
-                                   absl::StrCat(e.schedules[v].bandwidth.At(t)), e.policies[k],
-                                   absl::StrFormat("%.6f", a.mean),
-                                   absl::StrFormat("%.6f", a.stderr_)});
+        report.csv.rows.push_back(
+            {ts, e.schedules[v].name, absl::StrCat(e.schedules[v].bandwidth.At(t)), e.policies[k],
+             absl::StrFormat("%.6f", a.mean), absl::StrFormat("%.6f", a.stderr_)});
       }
     }
   }

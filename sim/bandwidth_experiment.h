@@ -35,7 +35,7 @@ struct NamedSchedule {
 
 struct BandwidthExperiment {
   std::string title;
-  WorldConfig world;  // pages and horizon; its bandwidth is not used
+  WorldConfig world;                     // pages and horizon; its bandwidth is not used
   std::vector<NamedSchedule> schedules;  // the changing one first
   std::vector<std::string> policies;
   int window_crawls = 1000;
@@ -62,8 +62,7 @@ absl::StatusOr<BandwidthResult> RunBandwidthExperiment(const BandwidthExperiment
 // Table: t, R(t) of the changing schedule, one column per (policy,
 // schedule). CSV (long form): t, schedule, R, policy, accuracy, stderr.
 // Plot: accuracy against t, one line per (policy, schedule).
-Report BandwidthReport(const BandwidthExperiment& e, const BandwidthResult& r,
-                       const RunOptions& o);
+Report BandwidthReport(const BandwidthExperiment& e, const BandwidthResult& r, const RunOptions& o);
 
 }  // namespace sim
 }  // namespace recrawl

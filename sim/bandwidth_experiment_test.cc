@@ -159,8 +159,8 @@ TEST(WindowedAccuracyTest, TotalsAgreeWithEvaluate) {
     EXPECT_EQ(timeline.fresh_before.back(), m.fresh_requests) << name;
     EXPECT_TRUE(std::is_sorted(timeline.times.begin(), timeline.times.end()));
     // A window longer than the run is the whole run.
-    const std::vector<double> whole = AccuracyOverLastCrawls(
-        timeline, SortedCrawlTimes(log), 1 << 30, {config.horizon});
+    const std::vector<double> whole =
+        AccuracyOverLastCrawls(timeline, SortedCrawlTimes(log), 1 << 30, {config.horizon});
     EXPECT_DOUBLE_EQ(whole[0], m.accuracy()) << name;
   }
 }

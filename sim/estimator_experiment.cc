@@ -114,8 +114,8 @@ absl::StatusOr<EstimatorResult> RunEstimatorExperiment(const EstimatorExperiment
     const size_t s = task / o.reps;
     const int rep = static_cast<int>(task % o.reps);
     const policy::PageParams page = AppendixEPage(e, o.seed, rep);
-    absl::StatusOr<SignalQualityEstimates> q = EstimateSignalQuality(
-        page, e.crawl_ratios[s] * page.change_rate, e.horizon, o.seed, rep);
+    absl::StatusOr<SignalQualityEstimates> q =
+        EstimateSignalQuality(page, e.crawl_ratios[s] * page.change_rate, e.horizon, o.seed, rep);
     if (!q.ok()) return q.status();
     PageSample& out = samples[s][rep];
     out.truth[0] = policy::PageModel::Create(page)->precision();
@@ -153,8 +153,7 @@ absl::StatusOr<EstimatorResult> RunEstimatorExperiment(const EstimatorExperiment
       }
     }
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
@@ -163,7 +162,7 @@ Report EstimatorReport(const EstimatorExperiment& e, const EstimatorResult& r,
   Report report;
   report.title = e.title;
   report.table.header = {"crawl_rate/Δ"};
-  report.csv.header = {"crawl_ratio", "estimator", "quantity", "truth", "estimate",
+  report.csv.header = {"crawl_ratio", "estimator", "quantity",  "truth", "estimate",
                        "bias",        "stderr",    "abs_error", "n"};
   report.plot.title = "App. E: bias of the precision and recall estimates";
   report.plot.xlabel = "crawl rate / change rate";

@@ -68,7 +68,7 @@ inline constexpr const char* kQualityNames[] = {"precision", "recall"};
 struct EstimatorCell {
   double truth = 0.0;  // mean true value over the repetitions with an estimate
   MeanSe estimate;
-  MeanSe bias;                // estimate − truth
+  MeanSe bias;                  // estimate − truth
   double mean_abs_error = 0.0;  // mean |estimate − truth|
 };
 

@@ -78,8 +78,8 @@ TEST(AppendixETest, MleUnbiasedNaiveOverestimates) {
     for (int q = 0; q < 2; ++q) {
       const EstimatorCell& naive = r->cells[s][0][q];
       const EstimatorCell& mle = r->cells[s][1][q];
-      SCOPED_TRACE(testing::Message() << "ratio " << e->crawl_ratios[s] << ", "
-                                      << kQualityNames[q]);
+      SCOPED_TRACE(testing::Message()
+                   << "ratio " << e->crawl_ratios[s] << ", " << kQualityNames[q]);
       EXPECT_GE(mle.bias.n, 38);
       EXPECT_LT(std::fabs(mle.bias.mean), 4 * mle.bias.stderr_);
       EXPECT_GT(naive.bias.mean, 5 * naive.bias.stderr_);

@@ -100,8 +100,7 @@ absl::StatusOr<ExperimentResult> RunExperiment(const Experiment& e, const RunOpt
       c.harmonic_cost = harmonic / o.reps;
     }
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
@@ -157,14 +156,14 @@ absl::Status WritePlot(const Experiment& e, const ExperimentResult& r, const std
   for (size_t g = 0; g < groups.size(); ++g) {
     for (size_t k = 0; k < e.policies.size(); ++k) {
       PlotLine line;
-      line.title = groups[g].empty() ? e.policies[k]
-                                     : absl::StrCat(e.policies[k], " (", groups[g], ")");
+      line.title =
+          groups[g].empty() ? e.policies[k] : absl::StrCat(e.policies[k], " (", groups[g], ")");
       for (size_t s = 0; s < e.settings.size(); ++s) {
         if (group_of[s] != g) continue;
         double x;
         if (!absl::SimpleAtod(e.settings[s].values.back(), &x)) {
-          return absl::InternalError(absl::StrCat(
-              "--plot: setting '", e.settings[s].values.back(), "' is not a number"));
+          return absl::InternalError(
+              absl::StrCat("--plot: setting '", e.settings[s].values.back(), "' is not a number"));
         }
         line.x.push_back(x);
         line.y.push_back(r.cells[s][k].mean);

@@ -48,9 +48,9 @@ struct RunOptions {
 
 struct Cell {
   double mean = 0.0;
-  double stderr_ = 0.0;  // standard error of the mean over repetitions
-  double wasted_share = 0.0;     // mean share of crawls that found no change
-  double harmonic_cost = 0.0;    // mean harmonic staleness per request
+  double stderr_ = 0.0;        // standard error of the mean over repetitions
+  double wasted_share = 0.0;   // mean share of crawls that found no change
+  double harmonic_cost = 0.0;  // mean harmonic staleness per request
 };
 
 struct ExperimentResult {

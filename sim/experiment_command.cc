@@ -14,8 +14,8 @@ absl::Status RunExperimentCommand(const ExperimentCommandOptions& o, std::ostrea
   if (!r.ok()) return r.status();
   out << "## " << e->title << "\n\n";
   PrintMarkdown(*e, *r, out);
-  out << absl::StrFormat("\n%d repetitions, seed %d, %d threads, %.1f s\n", o.run.reps,
-                         o.run.seed, o.run.threads, r->seconds);
+  out << absl::StrFormat("\n%d repetitions, seed %d, %d threads, %.1f s\n", o.run.reps, o.run.seed,
+                         o.run.threads, r->seconds);
   if (!o.csv.empty()) {
     if (absl::Status s = WriteCsv(*e, *r, o.csv); !s.ok()) return s;
   }

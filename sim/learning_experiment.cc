@@ -88,9 +88,8 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
       for (const Setting& s : paper->settings) e.settings.push_back({"fig6", s.world, nullptr});
     } else if (world == "semi") {
       for (int m : o.m.empty() ? std::vector<int>{kSemiPages} : o.m) {
-        e.settings.push_back({"semi", SemiWorld(m, o.horizon), [m](uint64_t seed, uint64_t n) {
-                                return SemiInstance(m, seed, n);
-                              }});
+        e.settings.push_back({"semi", SemiWorld(m, o.horizon),
+                              [m](uint64_t seed, uint64_t n) { return SemiInstance(m, seed, n); }});
       }
     } else {
       return absl::InvalidArgumentError(
@@ -164,27 +163,23 @@ absl::StatusOr<LearningResult> RunLearningExperiment(const LearningExperiment& e
       }
     }
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
-Report LearningReport(const LearningExperiment& e, const LearningResult& r,
-                      const RunOptions& o) {
+Report LearningReport(const LearningExperiment& e, const LearningResult& r, const RunOptions& o) {
   Report report;
   report.title = e.title;
   report.footer = RunFooter(o.reps, o.seed, o.threads, r.seconds);
   report.table.header = {"m", "world", "R", "requests in"};
   report.table.header.insert(report.table.header.end(), e.policies.begin(), e.policies.end());
   for (const auto& g : e.gaps) report.table.header.push_back(GapName(g));
-  report.csv.header = {"m",  "world",  "horizon", "from", "to",
-                       "policy", "accuracy", "stderr"};
-  report.plot.title = e.gaps.empty()
-                          ? "Learning: accuracy per time window"
-                          : "Learning: true-parameter minus learnt accuracy per window";
+  report.csv.header = {"m", "world", "horizon", "from", "to", "policy", "accuracy", "stderr"};
+  report.plot.title = e.gaps.empty() ? "Learning: accuracy per time window"
+                                     : "Learning: true-parameter minus learnt accuracy per window";
   report.plot.xlabel = "middle of the window / horizon";
-  report.plot.ylabel = e.gaps.empty() ? "accuracy in the window"
-                                      : "accuracy gap in the window (paired)";
+  report.plot.ylabel =
+      e.gaps.empty() ? "accuracy in the window" : "accuracy gap in the window (paired)";
   for (size_t s = 0; s < e.settings.size(); ++s) {
     const LearningSetting& setting = e.settings[s];
     const auto windows = LearningWindows(e, setting);
@@ -194,20 +189,18 @@ Report LearningReport(const LearningExperiment& e, const LearningResult& r,
       return absl::StrFormat("(%g, %g]", windows[w].first, windows[w].second);
     };
     for (size_t w = 0; w < 2; ++w) {
-      std::vector<std::string> row = {m, setting.world,
-                                      absl::StrFormat("%g", setting.config.bandwidth.rate[0]),
-                                      span(w)};
+      std::vector<std::string> row = {
+          m, setting.world, absl::StrFormat("%g", setting.config.bandwidth.rate[0]), span(w)};
       for (const MeanSe& a : r.accuracy[s][w]) row.push_back(FormatMeanSe(a));
       for (const MeanSe& g : r.gap[s][w]) row.push_back(FormatMeanSe(g));
       report.table.rows.push_back(std::move(row));
     }
     for (size_t w = 0; w < windows.size(); ++w) {
       auto csv_row = [&](const std::string& policy, const MeanSe& a) {
-        report.csv.rows.push_back({m, setting.world, horizon,
-                                   absl::StrFormat("%g", windows[w].first),
-                                   absl::StrFormat("%g", windows[w].second), policy,
-                                   absl::StrFormat("%.6f", a.mean),
-                                   absl::StrFormat("%.6f", a.stderr_)});
+        report.csv.rows.push_back(
+            {m, setting.world, horizon, absl::StrFormat("%g", windows[w].first),
+             absl::StrFormat("%g", windows[w].second), policy, absl::StrFormat("%.6f", a.mean),
+             absl::StrFormat("%.6f", a.stderr_)});
       };
       for (size_t k = 0; k < e.policies.size(); ++k) csv_row(e.policies[k], r.accuracy[s][w][k]);
       for (size_t g = 0; g < e.gaps.size(); ++g) csv_row(GapName(e.gaps[g]), r.gap[s][w][g]);
@@ -218,8 +211,8 @@ Report LearningReport(const LearningExperiment& e, const LearningResult& r,
     const bool gaps = !e.gaps.empty();
     for (size_t k = 0; k < (gaps ? e.gaps.size() : e.policies.size()); ++k) {
       PlotLine line;
-      line.title = absl::StrCat(gaps ? GapName(e.gaps[k]) : e.policies[k], ", ", setting.world,
-                                " m=", m);
+      line.title =
+          absl::StrCat(gaps ? GapName(e.gaps[k]) : e.policies[k], ", ", setting.world, " m=", m);
       for (size_t w = 2; w < windows.size(); ++w) {
         const MeanSe& y = gaps ? r.gap[s][w][k] : r.accuracy[s][w][k];
         line.x.push_back((windows[w].first + windows[w].second) / 2 / setting.config.horizon);

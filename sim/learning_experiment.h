@@ -81,8 +81,7 @@ absl::StatusOr<LearningResult> RunLearningExperiment(const LearningExperiment& e
 // Plot: each gap per time window against the window's middle as a share of
 // the horizon, one line per (gap, setting); without gaps, the policies'
 // accuracies.
-Report LearningReport(const LearningExperiment& e, const LearningResult& r,
-                      const RunOptions& o);
+Report LearningReport(const LearningExperiment& e, const LearningResult& r, const RunOptions& o);
 
 }  // namespace sim
 }  // namespace recrawl

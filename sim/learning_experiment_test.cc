@@ -23,8 +23,8 @@ TEST(LearningExperimentTest, DefaultsAndWindows) {
   EXPECT_EQ(e->settings[6].config.bandwidth.rate[0], 500);
   EXPECT_EQ(e->settings[6].config.horizon, 200);
   ASSERT_EQ(e->gaps.size(), 2u);
-  EXPECT_EQ(e->gaps[0], std::make_pair(std::string("GREEDY-NCIS"),
-                                       std::string("GREEDY-NCIS-LEARN")));
+  EXPECT_EQ(e->gaps[0],
+            std::make_pair(std::string("GREEDY-NCIS"), std::string("GREEDY-NCIS-LEARN")));
   EXPECT_EQ(e->gaps[1], std::make_pair(std::string("GREEDY"), std::string("GREEDY-LEARN")));
   const auto w = LearningWindows(*e, e->settings[0]);
   ASSERT_EQ(w.size(), 12u);

@@ -33,8 +33,8 @@ absl::StatusOr<std::unique_ptr<LearningScheduler>> LearningScheduler::Create(
   absl::StatusOr<std::unique_ptr<ValueScheduler>> values = ValueScheduler::Create(
       view, std::vector<policy::CrawlPolicy>(priors.size(), options.policy), value_options);
   if (!values.ok()) return values.status();
-  return std::unique_ptr<LearningScheduler>(new LearningScheduler(
-      *std::move(values), std::move(model), std::move(learning), options));
+  return std::unique_ptr<LearningScheduler>(
+      new LearningScheduler(*std::move(values), std::move(model), std::move(learning), options));
 }
 
 LearningScheduler::LearningScheduler(std::unique_ptr<ValueScheduler> values,
@@ -106,8 +106,7 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
     model_[page] = fit.params;
     ++updates_;
   }
-  probes_.AfterCrawl(static_cast<uint32_t>(page), t, tau, changed, learning_[page],
-                     model_[page]);
+  probes_.AfterCrawl(static_cast<uint32_t>(page), t, tau, changed, learning_[page], model_[page]);
 }
 
 }  // namespace sim

@@ -76,8 +76,7 @@ class LearningScheduler : public Scheduler {
   int64_t rejected() const { return rejected_; }
 
  private:
-  LearningScheduler(std::unique_ptr<ValueScheduler> values,
-                    std::vector<policy::PageParams> model,
+  LearningScheduler(std::unique_ptr<ValueScheduler> values, std::vector<policy::PageParams> model,
                     std::vector<shard::LearningState> learning,
                     const LearningSchedulerOptions& options);
 

@@ -7,8 +7,8 @@
 #include "gtest/gtest.h"
 #include "sim/policies.h"
 #include "sim/simulator.h"
-#include "sim/value_scheduler.h"
 #include "sim/test_util.h"
+#include "sim/value_scheduler.h"
 #include "sim/world.h"
 
 namespace recrawl {

@@ -41,8 +41,8 @@ RunMetrics Evaluate(const Instance& instance, const Realization& world, const Cr
     const double mu = instance.pages[i].importance;
     if (mu <= 0) continue;
     Rng requests(seed, instance_number, i, Stream::kRequests);
-    int64_t crawl_idx = 0;          // crawls at or before the request
-    int64_t changes_at_crawl = 0;   // changes up to the last crawl
+    int64_t crawl_idx = 0;         // crawls at or before the request
+    int64_t changes_at_crawl = 0;  // changes up to the last crawl
     for (double s = requests.Exponential(mu); s <= world.horizon; s += requests.Exponential(mu)) {
       while (crawl_idx < num_crawls && crawls[crawl_idx] <= s) {
         changes_at_crawl = changes_upto(crawls[crawl_idx]);

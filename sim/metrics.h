@@ -19,7 +19,7 @@ struct RunMetrics {
   // the request and H(N) = 1 + 1/2 + ... + 1/N (Kolobov's harmonic penalty).
   double harmonic_cost_sum = 0.0;
   int64_t crawls = 0;
-  int64_t wasted_crawls = 0;       // crawls of a page unchanged since its last crawl
+  int64_t wasted_crawls = 0;         // crawls of a page unchanged since its last crawl
   std::vector<int64_t> page_crawls;  // per page
 
   double accuracy() const {

@@ -18,10 +18,11 @@ namespace {
 enum Column { kImportance, kChangeRate, kRecall, kFalseRate, kCompleteObs };
 
 const std::map<std::string, Column>& ColumnNames() {
-  static const auto* names = new std::map<std::string, Column>{
-      {"importance", kImportance}, {"change_rate", kChangeRate},
-      {"recall", kRecall},         {"false_rate", kFalseRate},
-      {"complete_obs", kCompleteObs}};
+  static const auto* names = new std::map<std::string, Column>{{"importance", kImportance},
+                                                               {"change_rate", kChangeRate},
+                                                               {"recall", kRecall},
+                                                               {"false_rate", kFalseRate},
+                                                               {"complete_obs", kCompleteObs}};
   return *names;
 }
 
@@ -43,10 +44,10 @@ absl::StatusOr<std::vector<PageRow>> ParsePagesCsv(absl::string_view text) {
         const std::string name = absl::AsciiStrToLower(absl::StripAsciiWhitespace(f));
         auto it = ColumnNames().find(name);
         if (it == ColumnNames().end()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "line ", line_no, ": unknown column '", name,
-              "' (expected importance, change_rate, recall, false_rate, "
-              "complete_obs)"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("line ", line_no, ": unknown column '", name,
+                           "' (expected importance, change_rate, recall, false_rate, "
+                           "complete_obs)"));
         }
         if (seen[it->second]) {
           return absl::InvalidArgumentError(
@@ -57,15 +58,13 @@ absl::StatusOr<std::vector<PageRow>> ParsePagesCsv(absl::string_view text) {
       }
       if (!seen[kImportance] || !seen[kChangeRate]) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "line ", line_no,
-            ": header must name the columns importance and change_rate"));
+            "line ", line_no, ": header must name the columns importance and change_rate"));
       }
       continue;
     }
     if (fields.size() != columns.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("line ", line_no, ": expected ", columns.size(),
-                       " fields, got ", fields.size()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "line ", line_no, ": expected ", columns.size(), " fields, got ", fields.size()));
     }
     PageRow row;
     for (size_t k = 0; k < fields.size(); ++k) {
@@ -79,8 +78,8 @@ absl::StatusOr<std::vector<PageRow>> ParsePagesCsv(absl::string_view text) {
         continue;  // optional value left empty: default
       }
       if (!absl::SimpleAtod(f, &value)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "line ", line_no, ", column ", name, ": not a number: '", f, "'"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("line ", line_no, ", column ", name, ": not a number: '", f, "'"));
       }
       switch (columns[k]) {
         case kImportance:
@@ -98,16 +97,14 @@ absl::StatusOr<std::vector<PageRow>> ParsePagesCsv(absl::string_view text) {
         case kCompleteObs:
           if (value != 0.0 && value != 1.0) {
             return absl::InvalidArgumentError(absl::StrCat(
-                "line ", line_no, ", column complete_obs: must be 0 or 1, got '",
-                f, "'"));
+                "line ", line_no, ", column complete_obs: must be 0 or 1, got '", f, "'"));
           }
           row.complete_obs = value == 1.0;
           break;
       }
     }
     if (absl::Status s = policy::PageModel::Create(row.params).status(); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("line ", line_no, ", column ", s.message()));
+      return absl::InvalidArgumentError(absl::StrCat("line ", line_no, ", column ", s.message()));
     }
     rows.push_back(row);
   }

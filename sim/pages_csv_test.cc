@@ -49,8 +49,7 @@ TEST(PagesCsvTest, ErrorsNameLineAndColumn) {
 }
 
 TEST(PagesCsvTest, MissingFileIsNotFound) {
-  EXPECT_EQ(ReadPagesCsv("/nonexistent/pages.csv").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(ReadPagesCsv("/nonexistent/pages.csv").status().code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace

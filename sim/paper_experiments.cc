@@ -102,8 +102,7 @@ const std::vector<std::string>& ExperimentNames() {
   return *names;
 }
 
-absl::StatusOr<Experiment> PaperExperiment(const std::string& name,
-                                           const ExperimentOverrides& o) {
+absl::StatusOr<Experiment> PaperExperiment(const std::string& name, const ExperimentOverrides& o) {
   auto ms = [&](std::vector<int> paper) { return o.m.empty() ? paper : o.m; };
   auto pol = [&](std::vector<std::string> paper) {
     return o.policies.empty() ? paper : o.policies;
@@ -113,8 +112,8 @@ absl::StatusOr<Experiment> PaperExperiment(const std::string& name,
   Experiment e;
   if (name == "fig3") {
     e = OverM("fig3", "Fig. 3: no signals (R = 100)", ms({100, 200, 500, 1000, 10000}),
-              pol({"BASELINE", "GREEDY", "LDS", "LAMBDACRAWL", "ROUND-ROBIN",
-                   "CHANGE-PROPORTIONAL", "NUTCH", "STORMCRAWLER"}),
+              pol({"BASELINE", "GREEDY", "LDS", "LAMBDACRAWL", "ROUND-ROBIN", "CHANGE-PROPORTIONAL",
+                   "NUTCH", "STORMCRAWLER"}),
               base);
   } else if (name == "fig4") {
     base.recall = Distribution::Beta(0.25, 0.25);

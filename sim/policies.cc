@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 #include "policy/crawl_policy.h"
 #include "policy/lambda_crawl.h"
 #include "policy/optimal_policy.h"
@@ -24,10 +24,9 @@ constexpr double kDiscardSlots = 5.0;
 // a negligible rate, as they would in the limit).
 constexpr double kTinyRate = 1e-12;
 
-absl::StatusOr<std::unique_ptr<Scheduler>> Values(
-    const std::vector<policy::PageParams>& pages,
-    const std::vector<policy::CrawlPolicy>& per_page,
-    ValueSchedulerOptions options) {
+absl::StatusOr<std::unique_ptr<Scheduler>> Values(const std::vector<policy::PageParams>& pages,
+                                                  const std::vector<policy::CrawlPolicy>& per_page,
+                                                  ValueSchedulerOptions options) {
   absl::StatusOr<std::unique_ptr<ValueScheduler>> s =
       ValueScheduler::Create(NormalisedImportance(pages), per_page, options);
   if (!s.ok()) return s.status();
@@ -63,16 +62,15 @@ std::vector<policy::PageParams> ShardDefaultPrior(const std::vector<policy::Page
   return out;
 }
 
-absl::StatusOr<std::unique_ptr<Scheduler>> Learning(
-    const std::vector<policy::PageParams>& priors, policy::CrawlPolicy valuation, bool learn,
-    ValueSchedulerOptions::Argmax argmax) {
+absl::StatusOr<std::unique_ptr<Scheduler>> Learning(const std::vector<policy::PageParams>& priors,
+                                                    policy::CrawlPolicy valuation, bool learn,
+                                                    ValueSchedulerOptions::Argmax argmax) {
   LearningSchedulerOptions options;
   options.policy = valuation;
   options.learn = learn;
   options.argmax = argmax;
   options.target_candidates = CandidatesForPages(priors.size());
-  absl::StatusOr<std::unique_ptr<LearningScheduler>> s =
-      LearningScheduler::Create(priors, options);
+  absl::StatusOr<std::unique_ptr<LearningScheduler>> s = LearningScheduler::Create(priors, options);
   if (!s.ok()) return s.status();
   return std::unique_ptr<Scheduler>(*std::move(s));
 }
@@ -80,18 +78,32 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Learning(
 }  // namespace
 
 const std::vector<std::string>& PolicyNames() {
-  static const auto* names = new std::vector<std::string>{
-      "BASELINE",   "BASELINE-NCIS", "GREEDY",      "GREEDY-CIS",          "GREEDY-NCIS",
-      "G-NCIS-APPROX-1", "G-NCIS-APPROX-2", "GREEDY-NCIS-D", "GREEDY-CIS+", "LDS",
-      "LAMBDACRAWL", "ROUND-ROBIN",  "CHANGE-PROPORTIONAL", "NUTCH",     "STORMCRAWLER",
-      "GREEDY-NCIS-LEARN", "GREEDY-LEARN", "GREEDY-NCIS-PRIOR", "GREEDY-NCIS-LEARN-DEFAULT",
-      "SHARDED-MERGE", "SHARDED-ADAPTIVE", "SHARDED-EQUAL"};
+  static const auto* names = new std::vector<std::string>{"BASELINE",
+                                                          "BASELINE-NCIS",
+                                                          "GREEDY",
+                                                          "GREEDY-CIS",
+                                                          "GREEDY-NCIS",
+                                                          "G-NCIS-APPROX-1",
+                                                          "G-NCIS-APPROX-2",
+                                                          "GREEDY-NCIS-D",
+                                                          "GREEDY-CIS+",
+                                                          "LDS",
+                                                          "LAMBDACRAWL",
+                                                          "ROUND-ROBIN",
+                                                          "CHANGE-PROPORTIONAL",
+                                                          "NUTCH",
+                                                          "STORMCRAWLER",
+                                                          "GREEDY-NCIS-LEARN",
+                                                          "GREEDY-LEARN",
+                                                          "GREEDY-NCIS-PRIOR",
+                                                          "GREEDY-NCIS-LEARN-DEFAULT",
+                                                          "SHARDED-MERGE",
+                                                          "SHARDED-ADAPTIVE",
+                                                          "SHARDED-EQUAL"};
   return *names;
 }
 
-bool IsAnalytic(const std::string& name) {
-  return name == "BASELINE" || name == "BASELINE-NCIS";
-}
+bool IsAnalytic(const std::string& name) { return name == "BASELINE" || name == "BASELINE-NCIS"; }
 
 bool HighQualitySignals(const policy::PageParams& page) {
   absl::StatusOr<policy::PageModel> m = policy::PageModel::Create(page);
@@ -136,9 +148,9 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
     }
     std::vector<int> shard_of(m);
     for (int i = 0; i < m; ++i) shard_of[i] = i % sharded.num_shards;
-    absl::StatusOr<std::unique_ptr<ShardedScheduler>> s = ShardedScheduler::Create(
-        NormalisedImportance(pages), shard_of, policy::CrawlPolicy::GreedyNcis(), bandwidth,
-        sharded);
+    absl::StatusOr<std::unique_ptr<ShardedScheduler>> s =
+        ShardedScheduler::Create(NormalisedImportance(pages), shard_of,
+                                 policy::CrawlPolicy::GreedyNcis(), bandwidth, sharded);
     if (!s.ok()) return s.status();
     return std::unique_ptr<Scheduler>(*std::move(s));
   }

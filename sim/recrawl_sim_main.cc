@@ -120,13 +120,11 @@ absl::Status RunPaperExperiment(const std::string& name) {
     }
     o.overrides.m.push_back(v);
   }
-  o.overrides.policies =
-      absl::StrSplit(absl::GetFlag(FLAGS_policies), ',', absl::SkipEmpty());
+  o.overrides.policies = absl::StrSplit(absl::GetFlag(FLAGS_policies), ',', absl::SkipEmpty());
   for (const std::string& p : o.overrides.policies) {
     if (!KnownPolicy(p)) {
-      return absl::InvalidArgumentError(absl::StrCat("--policies: unknown policy '", p,
-                                                     "' (known: ",
-                                                     absl::StrJoin(PolicyNames(), ","), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--policies: unknown policy '", p, "' (known: ", absl::StrJoin(PolicyNames(), ","), ")"));
     }
   }
   o.overrides.horizon = absl::GetFlag(FLAGS_horizon);
@@ -179,8 +177,7 @@ absl::Status Solve() {
   if (path.empty()) return absl::InvalidArgumentError("--pages is required");
   absl::StatusOr<std::vector<PageRow>> pages = ReadPagesCsv(path);
   if (!pages.ok()) {
-    return absl::Status(pages.status().code(),
-                        absl::StrCat("--pages: ", pages.status().message()));
+    return absl::Status(pages.status().code(), absl::StrCat("--pages: ", pages.status().message()));
   }
   return RunSolve(o, *pages, std::cout);
 }
@@ -200,7 +197,8 @@ int main(int argc, char** argv) {
       "  learn  GREEDY-NCIS with true parameters vs learnt online (App. E)");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() != 2) {
-    std::cerr << "error: expected exactly one command (value, solve or an experiment); see --help\n";
+    std::cerr
+        << "error: expected exactly one command (value, solve or an experiment); see --help\n";
     return 2;
   }
   const std::string command = args[1];

@@ -61,8 +61,7 @@ absl::Status WriteCsvTable(const Table& table, const std::string& path) {
   f << absl::StrJoin(table.header, ",") << "\n";
   for (const auto& row : table.rows) f << absl::StrJoin(row, ",") << "\n";
   f.close();
-  return f ? absl::OkStatus()
-           : absl::InternalError(absl::StrCat("--csv: error writing ", path));
+  return f ? absl::OkStatus() : absl::InternalError(absl::StrCat("--csv: error writing ", path));
 }
 
 absl::Status DrawPlot(const Plot& plot, const std::string& path) {
@@ -81,10 +80,9 @@ absl::Status DrawPlot(const Plot& plot, const std::string& path) {
     }
   }
   std::string script = absl::StrCat(
-      "set terminal pngcairo size 900,600 noenhanced\nset output ", Quote(path), "\n",
-      "set title ", Quote(plot.title), "\nset xlabel ", Quote(plot.xlabel), "\nset ylabel ",
-      Quote(plot.ylabel), "\n", plot.log_x ? "set logscale x\n" : "",
-      "set key outside right\nset grid\nplot ");
+      "set terminal pngcairo size 900,600 noenhanced\nset output ", Quote(path), "\n", "set title ",
+      Quote(plot.title), "\nset xlabel ", Quote(plot.xlabel), "\nset ylabel ", Quote(plot.ylabel),
+      "\n", plot.log_x ? "set logscale x\n" : "", "set key outside right\nset grid\nplot ");
   for (size_t k = 0; k < plot.lines.size(); ++k) {
     const PlotLine& line = plot.lines[k];
     absl::StrAppend(&script, k ? ", " : "", Quote(data), " index ", k,
@@ -109,10 +107,10 @@ absl::Status DrawPlot(const Plot& plot, const std::string& path) {
   std::remove(data.c_str());
   std::remove(script_path.c_str());
   if (rc != 0) {
-    std::string first(absl::StripAsciiWhitespace(
-        std::vector<std::string>(absl::StrSplit(output, '\n')).front()));
-    return absl::UnavailableError(absl::StrCat(
-        "--plot: gnuplot failed (is gnuplot-nox installed?)", first.empty() ? "" : ": ", first));
+    std::string first(
+        absl::StripAsciiWhitespace(std::vector<std::string>(absl::StrSplit(output, '\n')).front()));
+    return absl::UnavailableError(absl::StrCat("--plot: gnuplot failed (is gnuplot-nox installed?)",
+                                               first.empty() ? "" : ": ", first));
   }
   return absl::OkStatus();
 }

@@ -49,9 +49,7 @@ class Rng {
   }
 
   // Uniform on (0, 1): 53 random bits, never 0, so log() is finite.
-  double Uniform() {
-    return (static_cast<double>((*this)() >> 11) + 0.5) * 0x1.0p-53;
-  }
+  double Uniform() { return (static_cast<double>((*this)() >> 11) + 0.5) * 0x1.0p-53; }
   double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
   // Exponential with the given rate (> 0).
   double Exponential(double rate) { return -std::log(Uniform()) / rate; }

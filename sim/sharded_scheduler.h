@@ -56,8 +56,8 @@ class ShardedScheduler : public Scheduler {
     std::vector<int> global;  // local page id → global page id
   };
 
-  ShardedScheduler(std::vector<Shard> shards, std::vector<int> shard_of,
-                   std::vector<int> local, const coordinator::CoordinatorOptions& options);
+  ShardedScheduler(std::vector<Shard> shards, std::vector<int> shard_of, std::vector<int> local,
+                   const coordinator::CoordinatorOptions& options);
 
   std::vector<Shard> shards_;
   std::vector<int> shard_of_;

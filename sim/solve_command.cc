@@ -21,11 +21,8 @@ struct Row {
 void Print(const std::vector<Row>& rows, double objective, std::ostream& out) {
   out << "index,rate,probability\n";
   for (size_t i = 0; i < rows.size(); ++i) {
-    out << i << ","
-        << (rows[i].rate ? absl::StrFormat("%.17g", *rows[i].rate) : "") << ","
-        << (rows[i].probability ? absl::StrFormat("%.17g", *rows[i].probability)
-                                : "")
-        << "\n";
+    out << i << "," << (rows[i].rate ? absl::StrFormat("%.17g", *rows[i].rate) : "") << ","
+        << (rows[i].probability ? absl::StrFormat("%.17g", *rows[i].probability) : "") << "\n";
   }
   out << absl::StrFormat("# objective=%.17g\n", objective);
 }
@@ -36,13 +33,11 @@ std::vector<Row> RateRows(const std::vector<double>& rates) {
   return rows;
 }
 
-absl::Status SolveLambdaCrawl(const SolveOptions& options,
-                              const std::vector<PageRow>& pages,
+absl::Status SolveLambdaCrawl(const SolveOptions& options, const std::vector<PageRow>& pages,
                               std::ostream& out) {
   std::vector<policy::LambdaCrawlPage> lc(pages.size());
   for (size_t i = 0; i < pages.size(); ++i) {
-    lc[i] = {pages[i].params.importance, pages[i].params.change_rate,
-             pages[i].complete_obs};
+    lc[i] = {pages[i].params.importance, pages[i].params.change_rate, pages[i].complete_obs};
   }
   absl::StatusOr<policy::LambdaCrawlSolution> solution;
   if (options.solver == "lambdacrawl") {
@@ -70,11 +65,11 @@ absl::Status SolveLambdaCrawl(const SolveOptions& options,
 
 }  // namespace
 
-absl::Status RunSolve(const SolveOptions& options,
-                      const std::vector<PageRow>& pages, std::ostream& out) {
+absl::Status RunSolve(const SolveOptions& options, const std::vector<PageRow>& pages,
+                      std::ostream& out) {
   if (!(options.bandwidth > 0.0) || std::isinf(options.bandwidth)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--bandwidth must be a finite number > 0, got ", options.bandwidth));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--bandwidth must be a finite number > 0, got ", options.bandwidth));
   }
   if (pages.empty()) {
     return absl::InvalidArgumentError("--pages has no pages");
@@ -84,9 +79,8 @@ absl::Status RunSolve(const SolveOptions& options,
 
   if (options.solver == "baseline" || options.solver == "baseline_ncis") {
     absl::StatusOr<policy::ContinuousPolicy> solution =
-        options.solver == "baseline"
-            ? policy::SolveNoSignalBaseline(params, options.bandwidth)
-            : policy::SolveWithSignals(params, options.bandwidth);
+        options.solver == "baseline" ? policy::SolveNoSignalBaseline(params, options.bandwidth)
+                                     : policy::SolveWithSignals(params, options.bandwidth);
     if (!solution.ok()) return solution.status();
     Print(RateRows(solution->rates), solution->accuracy, out);
     return absl::OkStatus();
@@ -102,10 +96,10 @@ absl::Status RunSolve(const SolveOptions& options,
       options.solver == "lambdacrawl_compl") {
     return SolveLambdaCrawl(options, pages, out);
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--solver must be one of baseline, baseline_ncis, azar2, lambdacrawl, "
-      "lambdacrawl_incompl, lambdacrawl_compl; got '",
-      options.solver, "'"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--solver must be one of baseline, baseline_ncis, azar2, lambdacrawl, "
+                   "lambdacrawl_incompl, lambdacrawl_compl; got '",
+                   options.solver, "'"));
 }
 
 }  // namespace sim

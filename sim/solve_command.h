@@ -26,8 +26,8 @@ struct SolveOptions {
 // for baseline, baseline_ncis and azar2 (Azar's randomized objective F2/Σμ),
 // the harmonic cost averaged over pages (Σ μ_w cost_w / n) for the LambdaCrawl
 // solvers. Numbers have 17 significant digits.
-absl::Status RunSolve(const SolveOptions& options,
-                      const std::vector<PageRow>& pages, std::ostream& out);
+absl::Status RunSolve(const SolveOptions& options, const std::vector<PageRow>& pages,
+                      std::ostream& out);
 
 }  // namespace sim
 }  // namespace recrawl

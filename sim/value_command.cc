@@ -12,15 +12,12 @@ namespace recrawl {
 namespace sim {
 
 absl::Status RunValue(const ValueOptions& options, std::ostream& out) {
-  absl::StatusOr<policy::CrawlPolicy> crawl_policy =
-      policy::CrawlPolicy::Parse(options.policy);
+  absl::StatusOr<policy::CrawlPolicy> crawl_policy = policy::CrawlPolicy::Parse(options.policy);
   if (!crawl_policy.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", crawl_policy.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat("--", crawl_policy.status().message()));
   }
   absl::StatusOr<policy::PageModel> page = policy::PageModel::Create(
-      {options.importance, options.change_rate, options.recall,
-       options.false_rate});
+      {options.importance, options.change_rate, options.recall, options.false_rate});
   if (!page.ok()) {
     // PageModel names the field exactly as the flag is named.
     return absl::InvalidArgumentError(absl::StrCat("--", page.status().message()));
@@ -33,8 +30,7 @@ absl::Status RunValue(const ValueOptions& options, std::ostream& out) {
     return absl::InvalidArgumentError(
         absl::StrCat("--cis_count must be >= 0, got ", options.cis_count));
   }
-  const double value =
-      policy::CrawlValue(*crawl_policy, *page, options.tau, options.cis_count);
+  const double value = policy::CrawlValue(*crawl_policy, *page, options.tau, options.cis_count);
   out << absl::StrFormat("%.17g\n", value);
   return absl::OkStatus();
 }

@@ -12,13 +12,13 @@ namespace recrawl {
 namespace sim {
 
 struct ValueOptions {
-  std::string policy;    // greedy | greedy_cis | greedy_ncis | approx1 | approx2 ...
-  double importance;     // normalised importance μ̃
-  double change_rate;    // Δ
-  double recall;         // λ
-  double false_rate;     // ν
-  double tau;            // τ_elap, time since the last crawl
-  int64_t cis_count;     // n_cis, signals since the last crawl
+  std::string policy;  // greedy | greedy_cis | greedy_ncis | approx1 | approx2 ...
+  double importance;   // normalised importance μ̃
+  double change_rate;  // Δ
+  double recall;       // λ
+  double false_rate;   // ν
+  double tau;          // τ_elap, time since the last crawl
+  int64_t cis_count;   // n_cis, signals since the last crawl
 };
 
 // Validates the options (errors name the flag, e.g. "--recall must be in

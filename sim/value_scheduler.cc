@@ -14,8 +14,8 @@ namespace {
 
 // What the index is given for `page` under `policy`: the page as the policy
 // models it, and whether that model reads signals.
-absl::StatusOr<std::pair<policy::PageParams, bool>> IndexBelief(
-    const policy::PageParams& page, const policy::CrawlPolicy& policy) {
+absl::StatusOr<std::pair<policy::PageParams, bool>> IndexBelief(const policy::PageParams& page,
+                                                                const policy::CrawlPolicy& policy) {
   absl::StatusOr<policy::PageModel> model = policy::PageModel::Create(page);
   if (!model.ok()) return model.status();
   const policy::PageModel belief = policy.Belief(*model);
@@ -41,8 +41,7 @@ std::vector<policy::PageParams> NormalisedImportance(std::vector<policy::PagePar
 }
 
 absl::StatusOr<std::unique_ptr<ValueScheduler>> ValueScheduler::Create(
-    const std::vector<policy::PageParams>& pages,
-    const std::vector<policy::CrawlPolicy>& per_page,
+    const std::vector<policy::PageParams>& pages, const std::vector<policy::CrawlPolicy>& per_page,
     ValueSchedulerOptions options) {
   if (pages.size() != per_page.size()) {
     return absl::InvalidArgumentError("one policy per page is needed");
@@ -50,15 +49,13 @@ absl::StatusOr<std::unique_ptr<ValueScheduler>> ValueScheduler::Create(
   const int terms = per_page.empty() ? 0 : per_page[0].MaxTerms();
   for (const policy::CrawlPolicy& p : per_page) {
     if (p.MaxTerms() != terms) {
-      return absl::InvalidArgumentError(
-          "per-page policies must use the same number of NCIS terms");
+      return absl::InvalidArgumentError("per-page policies must use the same number of NCIS terms");
     }
   }
   // The belief carries the policy (GREEDY drops the signals, GREEDY-CIS the
   // false positives), so the index values every page by the NCIS formula.
-  const policy::CrawlPolicy valuation = terms > 0
-                                            ? policy::CrawlPolicy::Approx(terms)
-                                            : policy::CrawlPolicy::GreedyNcis();
+  const policy::CrawlPolicy valuation =
+      terms > 0 ? policy::CrawlPolicy::Approx(terms) : policy::CrawlPolicy::GreedyNcis();
   std::unique_ptr<shard::CrawlIndex> index;
   if (options.argmax == ValueSchedulerOptions::Argmax::kBruteForce) {
     index = std::make_unique<shard::BruteForceIndex>(valuation);
@@ -74,26 +71,22 @@ absl::StatusOr<std::unique_ptr<ValueScheduler>> ValueScheduler::Create(
   }
   std::vector<char> informative(pages.size());
   for (size_t i = 0; i < pages.size(); ++i) {
-    absl::StatusOr<std::pair<policy::PageParams, bool>> belief =
-        IndexBelief(pages[i], per_page[i]);
+    absl::StatusOr<std::pair<policy::PageParams, bool>> belief = IndexBelief(pages[i], per_page[i]);
     if (!belief.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("page ", i, ": ", belief.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat("page ", i, ": ", belief.status().message()));
     }
     informative[i] = belief->second;
     // Every page is crawled at t = 0 and has its own host (no politeness in
     // the paper's experiments).
-    index->Upsert(static_cast<shard::PageId>(i), belief->first,
-                  static_cast<shard::HostId>(i), 0.0);
+    index->Upsert(static_cast<shard::PageId>(i), belief->first, static_cast<shard::HostId>(i), 0.0);
   }
-  return std::unique_ptr<ValueScheduler>(new ValueScheduler(
-      std::move(index), per_page, std::move(informative), options));
+  return std::unique_ptr<ValueScheduler>(
+      new ValueScheduler(std::move(index), per_page, std::move(informative), options));
 }
 
 ValueScheduler::ValueScheduler(std::unique_ptr<shard::CrawlIndex> index,
                                std::vector<policy::CrawlPolicy> per_page,
-                               std::vector<char> informative,
-                               ValueSchedulerOptions options)
+                               std::vector<char> informative, ValueSchedulerOptions options)
     : index_(std::move(index)),
       per_page_(std::move(per_page)),
       informative_(std::move(informative)),
@@ -105,14 +98,13 @@ double ValueScheduler::Value(int page, double t) const {
 }
 
 absl::Status ValueScheduler::UpdateModel(int page, const policy::PageParams& params) {
-  absl::StatusOr<std::pair<policy::PageParams, bool>> belief =
-      IndexBelief(params, per_page_[page]);
+  absl::StatusOr<std::pair<policy::PageParams, bool>> belief = IndexBelief(params, per_page_[page]);
   if (!belief.ok()) return belief.status();
   informative_[page] = belief->second;
   // An existing page keeps its crawl state (last crawl, n_cis) in the index;
   // only the model it is valued by changes.
-  index_->Upsert(static_cast<shard::PageId>(page), belief->first,
-                 static_cast<shard::HostId>(page), last_crawl_[page]);
+  index_->Upsert(static_cast<shard::PageId>(page), belief->first, static_cast<shard::HostId>(page),
+                 last_crawl_[page]);
   return absl::OkStatus();
 }
 
@@ -128,7 +120,6 @@ int ValueScheduler::Next(double t) {
   last_value_ = pick[0].value;
   return static_cast<int>(pick[0].page);
 }
-
 
 void ValueScheduler::OnCrawl(int page, double t, bool) {
   last_crawl_[page] = t;

@@ -57,8 +57,7 @@ class ValueScheduler : public Scheduler {
   // the number of NCIS terms (exact or the same J).
   static absl::StatusOr<std::unique_ptr<ValueScheduler>> Create(
       const std::vector<policy::PageParams>& pages,
-      const std::vector<policy::CrawlPolicy>& per_page,
-      ValueSchedulerOptions options);
+      const std::vector<policy::CrawlPolicy>& per_page, ValueSchedulerOptions options);
 
   void OnSignal(int page, double t) override;
   int Next(double t) override;
@@ -81,8 +80,8 @@ class ValueScheduler : public Scheduler {
 
  private:
   ValueScheduler(std::unique_ptr<shard::CrawlIndex> index,
-                 std::vector<policy::CrawlPolicy> per_page,
-                 std::vector<char> informative, ValueSchedulerOptions options);
+                 std::vector<policy::CrawlPolicy> per_page, std::vector<char> informative,
+                 ValueSchedulerOptions options);
 
   std::unique_ptr<shard::CrawlIndex> index_;
   std::vector<policy::CrawlPolicy> per_page_;

@@ -56,10 +56,10 @@ std::vector<double> AccuracyOverLastCrawls(const RequestTimeline& requests,
     const double from = crawls >= window_crawls ? crawl_times[crawls - window_crawls] : 0.0;
     const int64_t lo = std::upper_bound(times.begin(), times.end(), from) - times.begin();
     const int64_t hi = std::upper_bound(times.begin(), times.end(), t) - times.begin();
-    out.push_back(hi > lo ? static_cast<double>(requests.fresh_before[hi] -
-                                                requests.fresh_before[lo]) /
-                                (hi - lo)
-                          : std::numeric_limits<double>::quiet_NaN());
+    out.push_back(hi > lo
+                      ? static_cast<double>(requests.fresh_before[hi] - requests.fresh_before[lo]) /
+                            (hi - lo)
+                      : std::numeric_limits<double>::quiet_NaN());
   }
   return out;
 }

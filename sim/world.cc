@@ -39,13 +39,15 @@ double Draw(const Distribution& d, Rng& rng) {
 absl::StatusOr<Distribution> Distribution::Parse(const std::string& text) {
   std::vector<std::string> kv = absl::StrSplit(text, absl::MaxSplits(':', 1));
   if (kv.size() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat("distribution '", text, "': expected kind:args"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("distribution '", text, "': expected kind:args"));
   }
   std::vector<double> args;
   for (absl::string_view s : absl::StrSplit(kv[1], ',')) {
     double v;
     if (!absl::SimpleAtod(s, &v) || !std::isfinite(v)) {
-      return absl::InvalidArgumentError(absl::StrCat("distribution '", text, "': bad number '", s, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("distribution '", text, "': bad number '", s, "'"));
     }
     args.push_back(v);
   }
@@ -65,17 +67,24 @@ absl::StatusOr<Distribution> Distribution::Parse(const std::string& text) {
   if (kind == "uniform" && args[0] <= args[1]) return Uniform(args[0], args[1]);
   if (kind == "beta" && args[0] > 0 && args[1] > 0) return Beta(args[0], args[1]);
   if (kind == "pareto" && args[0] > 0 && args[1] > 0) return Pareto(args[0], args[1]);
-  if (kind == "loguniform" && args[0] > 0 && args[0] <= args[1]) return LogUniform(args[0], args[1]);
-  return absl::InvalidArgumentError(absl::StrCat("distribution '", text, "': unknown kind or bad range"));
+  if (kind == "loguniform" && args[0] > 0 && args[0] <= args[1])
+    return LogUniform(args[0], args[1]);
+  return absl::InvalidArgumentError(
+      absl::StrCat("distribution '", text, "': unknown kind or bad range"));
 }
 
 std::string Distribution::ToString() const {
   switch (kind) {
-    case Kind::kConstant: return absl::StrCat("const:", a);
-    case Kind::kUniform: return absl::StrCat("uniform:", a, ",", b);
-    case Kind::kBeta: return absl::StrCat("beta:", a, ",", b);
-    case Kind::kPareto: return absl::StrCat("pareto:", a, ",", b);
-    case Kind::kLogUniform: return absl::StrCat("loguniform:", a, ",", b);
+    case Kind::kConstant:
+      return absl::StrCat("const:", a);
+    case Kind::kUniform:
+      return absl::StrCat("uniform:", a, ",", b);
+    case Kind::kBeta:
+      return absl::StrCat("beta:", a, ",", b);
+    case Kind::kPareto:
+      return absl::StrCat("pareto:", a, ",", b);
+    case Kind::kLogUniform:
+      return absl::StrCat("loguniform:", a, ",", b);
   }
   return "";
 }
@@ -147,8 +156,7 @@ class SlotLocator {
     const size_t lo = first_[c];
     const size_t hi = std::min(slots_.size(), first_[c + 1] + 1);
     // Rounding in s / width_ can put s one cell off; then search it all.
-    const bool bracketed =
-        lo < hi && (lo == 0 || slots_[lo - 1] < s) && slots_[hi - 1] >= s;
+    const bool bracketed = lo < hi && (lo == 0 || slots_[lo - 1] < s) && slots_[hi - 1] >= s;
     const auto begin = bracketed ? slots_.begin() + lo : slots_.begin();
     const auto end = bracketed ? slots_.begin() + hi : slots_.end();
     return std::lower_bound(begin, end, s) - slots_.begin();
@@ -200,7 +208,8 @@ Realization Realize(const WorldConfig& config, const Instance& instance, uint64_
         if (!(recall.Uniform() < p.recall)) continue;
         double s = t;
         switch (config.delay.kind) {
-          case SignalDelay::Kind::kNone: break;
+          case SignalDelay::Kind::kNone:
+            break;
           case SignalDelay::Kind::kPoissonSlots:
             s += poisson_delay(delays) / slot_rate0;
             break;

@@ -23,10 +23,10 @@ namespace sim {
 // A distribution of one per-page parameter.
 struct Distribution {
   enum class Kind {
-    kConstant,  // a
-    kUniform,   // U[a, b]
-    kBeta,      // Beta(a, b)
-    kPareto,    // Pareto with shape a, scale (minimum) b: heavy-tailed
+    kConstant,    // a
+    kUniform,     // U[a, b]
+    kBeta,        // Beta(a, b)
+    kPareto,      // Pareto with shape a, scale (minimum) b: heavy-tailed
     kLogUniform,  // exp(U[log a, log b])
   };
   Kind kind = Kind::kConstant;
@@ -36,12 +36,8 @@ struct Distribution {
   static Distribution Constant(double v) { return {Kind::kConstant, v, v}; }
   static Distribution Uniform(double lo, double hi) { return {Kind::kUniform, lo, hi}; }
   static Distribution Beta(double a, double b) { return {Kind::kBeta, a, b}; }
-  static Distribution Pareto(double shape, double scale) {
-    return {Kind::kPareto, shape, scale};
-  }
-  static Distribution LogUniform(double lo, double hi) {
-    return {Kind::kLogUniform, lo, hi};
-  }
+  static Distribution Pareto(double shape, double scale) { return {Kind::kPareto, shape, scale}; }
+  static Distribution LogUniform(double lo, double hi) { return {Kind::kLogUniform, lo, hi}; }
   // "const:v", "uniform:lo,hi", "beta:a,b", "pareto:shape,scale",
   // "loguniform:lo,hi".
   static absl::StatusOr<Distribution> Parse(const std::string& text);
@@ -72,7 +68,7 @@ struct BandwidthSchedule {
 };
 
 struct WorldConfig {
-  int num_pages = 100;                                      // m
+  int num_pages = 100;                                     // m
   Distribution importance = Distribution::Uniform(0, 1);   // μ
   Distribution change_rate = Distribution::Uniform(0, 1);  // Δ
   Distribution recall = Distribution::Constant(0);         // λ

@@ -57,7 +57,8 @@ TEST(WorldTest, SameSeedSameWorldDifferentSeedDifferentWorld) {
   Instance big = GenerateInstance(bigger, 1, 3);
   EXPECT_EQ(big.pages[10].change_rate, a.pages[10].change_rate);
   Realization rbig = Realize(bigger, big, 1, 3);
-  EXPECT_EQ(rbig.change_begin[11] - rbig.change_begin[10], ra.change_begin[11] - ra.change_begin[10]);
+  EXPECT_EQ(rbig.change_begin[11] - rbig.change_begin[10],
+            ra.change_begin[11] - ra.change_begin[10]);
 }
 
 TEST(WorldTest, ProcessRatesMatchTheModel) {

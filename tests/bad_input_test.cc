@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "client/credentials.h"
 #include "absl/strings/str_cat.h"
 #include "client/admin_client.h"
+#include "client/credentials.h"
 #include "client/fetcher_client.h"
 #include "client/ping_client.h"
 #include "gmock/gmock.h"
@@ -43,8 +43,7 @@ class BadInputTest : public ClusterTest {
   void SetUp() override {
     deploy::LocalClusterOptions o = TestClusterOptions(2);
     o.bandwidth = 50;
-    o.coordinator_flags.push_back(
-        absl::StrCat("--max_batch_items=", kMaxBatch));
+    o.coordinator_flags.push_back(absl::StrCat("--max_batch_items=", kMaxBatch));
     o.coordinator_flags.push_back("--max_lease_batch=50");
     StartCluster(std::move(o));
     UpsertHosts(0, 10, cluster_->Now() - 3600);
@@ -66,9 +65,8 @@ class BadInputTest : public ClusterTest {
       absl::StatusOr<UrlState> s = Admin().GetUrlState(HostUrl(i));
       EXPECT_TRUE(s.ok()) << HostUrl(i) << ": " << s.status();
       if (!s.ok()) continue;
-      absl::StrAppend(&all, s->url(), " ", s->importance(), " ",
-                      s->last_crawl_time(), " ", s->signals_since_crawl(), " ",
-                      s->observed_crawls(), "\n");
+      absl::StrAppend(&all, s->url(), " ", s->importance(), " ", s->last_crawl_time(), " ",
+                      s->signals_since_crawl(), " ", s->observed_crawls(), "\n");
     }
     return all;
   }
@@ -76,11 +74,9 @@ class BadInputTest : public ClusterTest {
   // Every process still runs, and the cluster answers with every shard.
   void ExpectAllUp() {
     for (int s = 0; s < cluster_->num_shards(); ++s) {
-      EXPECT_EQ(kill(cluster_->shard_pid(s), 0), 0)
-          << "shard " << s << LogTail("shard0");
+      EXPECT_EQ(kill(cluster_->shard_pid(s), 0), 0) << "shard " << s << LogTail("shard0");
     }
-    EXPECT_EQ(kill(cluster_->coordinator_pid(), 0), 0)
-        << LogTail("coordinator");
+    EXPECT_EQ(kill(cluster_->coordinator_pid(), 0), 0) << LogTail("coordinator");
     absl::StatusOr<ClusterStats> stats = Admin().GetClusterStats();
     ASSERT_TRUE(stats.ok()) << stats.status();
     EXPECT_EQ(stats->live_shards(), 2u);
@@ -111,13 +107,11 @@ TEST_F(BadInputTest, MalformedUrlsAndImportanceAreRejectedByItem) {
   for (int k = 0; k < 7; ++k) {
     const ItemStatus& r = response->result().rejected(k);
     EXPECT_EQ(r.index(), static_cast<uint32_t>(k + 1));
-    EXPECT_EQ(r.code(), static_cast<int>(absl::StatusCode::kInvalidArgument))
-        << r.message();
+    EXPECT_EQ(r.code(), static_cast<int>(absl::StatusCode::kInvalidArgument)) << r.message();
     EXPECT_THAT(r.message(), HasSubstr(fields[k])) << "item " << k + 1;
   }
   for (int i : {22, 23, 24, 25}) {
-    EXPECT_EQ(Admin().GetUrlState(HostUrl(i)).status().code(),
-              absl::StatusCode::kNotFound);
+    EXPECT_EQ(Admin().GetUrlState(HostUrl(i)).status().code(), absl::StatusCode::kNotFound);
   }
 
   // Reports and signals with bad fields, by item.
@@ -133,12 +127,9 @@ TEST_F(BadInputTest, MalformedUrlsAndImportanceAreRejectedByItem) {
   ASSERT_TRUE(reported.ok()) << reported.status();
   EXPECT_EQ(reported->result().applied(), 0u);
   ASSERT_EQ(reported->result().rejected_size(), 4);
-  EXPECT_THAT(reported->result().rejected(0).message(),
-              HasSubstr("fetch_time"));
-  EXPECT_THAT(reported->result().rejected(1).message(),
-              HasSubstr("fetch_time"));
-  EXPECT_THAT(reported->result().rejected(2).message(),
-              HasSubstr("names shard 200"));
+  EXPECT_THAT(reported->result().rejected(0).message(), HasSubstr("fetch_time"));
+  EXPECT_THAT(reported->result().rejected(1).message(), HasSubstr("fetch_time"));
+  EXPECT_THAT(reported->result().rejected(2).message(), HasSubstr("names shard 200"));
   EXPECT_THAT(reported->result().rejected(3).message(), HasSubstr("url"));
 
   auto pinger = client::PingClient::Create(Options(cluster::Role::kPinger), {});
@@ -155,8 +146,7 @@ TEST_F(BadInputTest, MalformedUrlsAndImportanceAreRejectedByItem) {
     ASSERT_TRUE((*pinger)->Add(s).ok());
   }
   ASSERT_TRUE((*pinger)->Flush().ok());
-  const std::vector<client::RejectedSignal> rejected =
-      (*pinger)->TakeRejected();
+  const std::vector<client::RejectedSignal> rejected = (*pinger)->TakeRejected();
   ASSERT_EQ(rejected.size(), 3u);
   EXPECT_THAT(rejected[0].status.message(), HasSubstr("time"));
   EXPECT_THAT(rejected[1].status.message(), HasSubstr("time"));
@@ -172,10 +162,10 @@ TEST_F(BadInputTest, MalformedUrlsAndImportanceAreRejectedByItem) {
 // a client repeating it does not flood the servers' logs.
 TEST_F(BadInputTest, InvalidUtf8IsAnInvalidArgumentNamingTheField) {
   const std::string bad_url = "https://host1.example/\xff";
-  auto coordinator = CoordinatorService::NewStub(grpc::CreateChannel(
-      cluster_->coordinator_address(), grpc::InsecureChannelCredentials()));
-  auto shard = ShardService::NewStub(grpc::CreateChannel(
-      cluster_->shard_address(0), grpc::InsecureChannelCredentials()));
+  auto coordinator = CoordinatorService::NewStub(
+      grpc::CreateChannel(cluster_->coordinator_address(), grpc::InsecureChannelCredentials()));
+  auto shard = ShardService::NewStub(
+      grpc::CreateChannel(cluster_->shard_address(0), grpc::InsecureChannelCredentials()));
   constexpr int kTimes = 200;
   for (int i = 0; i < kTimes; ++i) {
     UpsertUrlsRequest request;
@@ -185,8 +175,7 @@ TEST_F(BadInputTest, InvalidUtf8IsAnInvalidArgumentNamingTheField) {
       client::AttachToken(&context, cluster_->TokenOf(cluster::Role::kOperator));
       UpsertUrlsResponse response;
       const grpc::Status status = coordinator->UpsertUrls(&context, request, &response);
-      ASSERT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
-          << status.error_message();
+      ASSERT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
       EXPECT_THAT(status.error_message(), HasSubstr("url: not valid UTF-8"));
     }
     if (i > 0) continue;
@@ -235,12 +224,10 @@ TEST_F(BadInputTest, OversizedBatchesAreRefusedWhole) {
   for (int i = 100; i < 100 + kMaxBatch + 1; ++i) {
     urls.push_back(HostSpec(i, cluster_->Now()));
   }
-  absl::StatusOr<UpsertUrlsResponse> response =
-      client::AdminClient(big).UpsertUrls(urls);
+  absl::StatusOr<UpsertUrlsResponse> response = client::AdminClient(big).UpsertUrls(urls);
   EXPECT_EQ(response.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(response.status().message(), HasSubstr("urls: 101 items"));
-  EXPECT_EQ(Admin().GetUrlState(HostUrl(100)).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(Admin().GetUrlState(HostUrl(100)).status().code(), absl::StatusCode::kNotFound);
   // Split into batches the coordinator takes, the same URLs all go in.
   client::ClientOptions split = Options(cluster::Role::kOperator);
   split.max_batch_items = kMaxBatch;
@@ -266,8 +253,7 @@ TEST_F(BadInputTest, OversizedBatchesAreRefusedWhole) {
     (*pinger)->Add(s).IgnoreError();
   }
   (*pinger)->Flush().IgnoreError();
-  const std::vector<client::RejectedSignal> rejected =
-      (*pinger)->TakeRejected();
+  const std::vector<client::RejectedSignal> rejected = (*pinger)->TakeRejected();
   ASSERT_EQ(rejected.size(), static_cast<size_t>(kMaxBatch + 1));
   EXPECT_EQ(rejected[0].status.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(rejected[0].status.message(), HasSubstr("signals: 101 items"));
@@ -283,30 +269,26 @@ TEST_F(BadInputTest, WrongOrMissingTokensAreRefused) {
   auto set = client::AdminClient(WithToken(cluster_->TokenOf(cluster::Role::kFetcher)))
                  .SetBandwidth(5, {});
   EXPECT_EQ(set.status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(set.status().message(),
-              HasSubstr("SetBandwidth needs a token of role operator"));
-  set = client::AdminClient(WithToken("no-such-token-0123456789"))
-            .SetBandwidth(5, {});
+  EXPECT_THAT(set.status().message(), HasSubstr("SetBandwidth needs a token of role operator"));
+  set = client::AdminClient(WithToken("no-such-token-0123456789")).SetBandwidth(5, {});
   EXPECT_EQ(set.status().code(), absl::StatusCode::kUnauthenticated);
   set = client::AdminClient(WithToken("")).SetBandwidth(5, {});
   EXPECT_EQ(set.status().code(), absl::StatusCode::kUnauthenticated);
   // A pinger may not lease, a fetcher may not delete URLs.
   client::FetcherOptions f;
   f.holder = "intruder";
-  EXPECT_EQ(
-      client::FetcherClient(WithToken(cluster_->TokenOf(cluster::Role::kPinger)), f)
-          .LeaseOnce(1)
-          .status()
-          .code(),
-      absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(client::FetcherClient(WithToken(cluster_->TokenOf(cluster::Role::kPinger)), f)
+                .LeaseOnce(1)
+                .status()
+                .code(),
+            absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(client::AdminClient(WithToken(cluster_->TokenOf(cluster::Role::kFetcher)))
                 .DeleteUrls({HostUrl(1)})
                 .status()
                 .code(),
             absl::StatusCode::kPermissionDenied);
   // A signal stream with a wrong token: rejected with the reason.
-  auto pinger =
-      client::PingClient::Create(WithToken("no-such-token-0123456789"), {});
+  auto pinger = client::PingClient::Create(WithToken("no-such-token-0123456789"), {});
   if (pinger.ok()) {
     Signal s;
     s.set_url(HostUrl(1));
@@ -319,20 +301,17 @@ TEST_F(BadInputTest, WrongOrMissingTokensAreRefused) {
 
   // A shard takes only the internal role: not even an operator's token.
   for (int s = 0; s < cluster_->num_shards(); ++s) {
-    auto shard = ShardService::NewStub(grpc::CreateChannel(
-        cluster_->shard_address(s), grpc::InsecureChannelCredentials()));
-    for (const std::string& token :
-         {std::string(), cluster_->TokenOf(cluster::Role::kOperator)}) {
+    auto shard = ShardService::NewStub(
+        grpc::CreateChannel(cluster_->shard_address(s), grpc::InsecureChannelCredentials()));
+    for (const std::string& token : {std::string(), cluster_->TokenOf(cluster::Role::kOperator)}) {
       grpc::ClientContext context;
       client::AttachToken(&context, token);
       DeleteUrlsRequest request;
       request.add_urls(HostUrl(1));
       DeleteUrlsResponse response;
-      const grpc::Status status =
-          shard->DeleteUrls(&context, request, &response);
-      EXPECT_EQ(status.error_code(), token.empty()
-                                         ? grpc::StatusCode::UNAUTHENTICATED
-                                         : grpc::StatusCode::PERMISSION_DENIED)
+      const grpc::Status status = shard->DeleteUrls(&context, request, &response);
+      EXPECT_EQ(status.error_code(), token.empty() ? grpc::StatusCode::UNAUTHENTICATED
+                                                   : grpc::StatusCode::PERMISSION_DENIED)
           << "shard " << s << ": " << status.error_message();
     }
   }
@@ -355,8 +334,7 @@ std::string RawExchange(int port, const std::string& bytes) {
   address.sin_port = htons(static_cast<uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string answer;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) ==
-      0) {
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
     (void)!write(fd, bytes.data(), bytes.size());
     timeval timeout{1, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
@@ -368,9 +346,7 @@ std::string RawExchange(int port, const std::string& bytes) {
   return answer;
 }
 
-int PortOf(const std::string& address) {
-  return std::stoi(address.substr(address.rfind(':') + 1));
-}
+int PortOf(const std::string& address) { return std::stoi(address.substr(address.rfind(':') + 1)); }
 
 TEST_F(BadInputTest, GarbageOnThePortsLeavesTheServersUpAndTheStateIntact) {
   const std::string before = Snapshot();
@@ -382,8 +358,7 @@ TEST_F(BadInputTest, GarbageOnThePortsLeavesTheServersUpAndTheStateIntact) {
   std::string noise(64 << 10, '\0');
   for (char& c : noise) c = static_cast<char>(rng());
   // The HTTP/2 preface, then a frame header claiming a huge frame.
-  const std::string preface("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\xff\xff\xff\x01",
-                            28);
+  const std::string preface("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\xff\xff\xff\x01", 28);
   for (int port : ports) {
     RawExchange(port, noise);
     RawExchange(port, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
@@ -396,8 +371,7 @@ TEST_F(BadInputTest, GarbageOnThePortsLeavesTheServersUpAndTheStateIntact) {
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(ports[0]));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(
-      connect(idle, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(connect(idle, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
   (void)!write(idle, preface.data(), 20);
 
   ExpectAllUp();

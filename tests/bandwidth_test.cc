@@ -36,8 +36,7 @@ struct Slot {
   int fetcher;
 };
 
-class BandwidthTest : public ClusterTest,
-                      public ::testing::WithParamInterface<std::string> {
+class BandwidthTest : public ClusterTest, public ::testing::WithParamInterface<std::string> {
  protected:
   void SetUp() override {
     deploy::LocalClusterOptions o = TestClusterOptions(2);
@@ -78,8 +77,7 @@ class BandwidthTest : public ClusterTest,
   // takes effect at or after it).
   double SetRate(double rate) {
     const double before = cluster_->Now();
-    absl::StatusOr<BandwidthState> state =
-        Admin().SetBandwidth(rate, COORDINATOR_MODE_UNSPECIFIED);
+    absl::StatusOr<BandwidthState> state = Admin().SetBandwidth(rate, COORDINATOR_MODE_UNSPECIFIED);
     EXPECT_TRUE(state.ok()) << state.status();
     if (state.ok()) {
       EXPECT_EQ(state->bandwidth(), rate);
@@ -125,9 +123,8 @@ TEST_P(BandwidthTest, LeaseRateFollowsRAndNeverExceedsIt) {
 
   // Never above R: count the slots of [t, t + 1] for every slot time t.
   auto in_window = [&](size_t i) {
-    return std::upper_bound(
-               slots_.begin(), slots_.end(), slots_[i].time + 1.0,
-               [](double t, const Slot& s) { return t < s.time; }) -
+    return std::upper_bound(slots_.begin(), slots_.end(), slots_[i].time + 1.0,
+                            [](double t, const Slot& s) { return t < s.time; }) -
            (slots_.begin() + i);
   };
   for (size_t i = 0; i < slots_.size(); ++i) {
@@ -138,8 +135,8 @@ TEST_P(BandwidthTest, LeaseRateFollowsRAndNeverExceedsIt) {
     // higher rate are gone.
     if (t >= down_done + 1.0) rate = kLowRate;
     EXPECT_LE(in_window(i), static_cast<ptrdiff_t>(rate + 1))
-        << "window [" << t << ", " << t + 1 << "] under R=" << rate
-        << " (raised at " << up_asked << ", lowered at " << down_asked << ")";
+        << "window [" << t << ", " << t + 1 << "] under R=" << rate << " (raised at " << up_asked
+        << ", lowered at " << down_asked << ")";
   }
 
   // Follows a raise within one second: from then on, slots come at about
@@ -147,25 +144,21 @@ TEST_P(BandwidthTest, LeaseRateFollowsRAndNeverExceedsIt) {
   // on any machine this runs on; they need ~12 calls per second).
   const double from = up_done + 1.0;
   const double to = down_asked;
-  const auto count = std::count_if(
-      slots_.begin(), slots_.end(),
-      [&](const Slot& s) { return s.time >= from && s.time < to; });
+  const auto count = std::count_if(slots_.begin(), slots_.end(),
+                                   [&](const Slot& s) { return s.time >= from && s.time < to; });
   EXPECT_GE(count / (to - from), (kStartRate + kHighRate) / 2)
       << count << " slots in [" << from << ", " << to << ")";
   // And after lowering it, they still come, at the lower rate.
-  const auto late =
-      std::count_if(slots_.begin(), slots_.end(),
-                    [&](const Slot& s) { return s.time >= down_done + 1.0; });
+  const auto late = std::count_if(slots_.begin(), slots_.end(),
+                                  [&](const Slot& s) { return s.time >= down_done + 1.0; });
   EXPECT_GT(late, 0);
   std::printf(
       "%zu slots (%d + %d by the two fetchers), %.1f/s after the "
       "raise to %g\n",
-      slots_.size(), by_fetcher[0], by_fetcher[1], count / (to - from),
-      kHighRate);
+      slots_.size(), by_fetcher[0], by_fetcher[1], count / (to - from), kHighRate);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, BandwidthTest,
-                         ::testing::Values("merge", "adaptive"));
+INSTANTIATE_TEST_SUITE_P(Modes, BandwidthTest, ::testing::Values("merge", "adaptive"));
 
 }  // namespace
 }  // namespace tests

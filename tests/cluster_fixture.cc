@@ -16,9 +16,8 @@ namespace tests {
 
 deploy::LocalClusterOptions TestClusterOptions(int shards) {
   deploy::LocalClusterOptions o;
-  o.data_dir = absl::StrCat(
-      ::testing::TempDir(), "e2e_",
-      ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  o.data_dir = absl::StrCat(::testing::TempDir(), "e2e_",
+                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::filesystem::remove_all(o.data_dir);
   // Runfiles paths: the test runs from the workspace's runfiles root.
   o.shard_server = "services/shard_server";
@@ -32,8 +31,7 @@ deploy::LocalClusterOptions TestClusterOptions(int shards) {
 }
 
 bool WaitFor(const std::function<bool()>& done, double seconds) {
-  const auto end =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
     if (done()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -95,14 +93,12 @@ void ClusterTest::UpsertHosts(int first, int n, double last_crawl) {
   absl::StatusOr<UpsertUrlsResponse> response = Admin().UpsertUrls(urls);
   ASSERT_TRUE(response.ok()) << response.status();
   ASSERT_EQ(response->result().applied(), static_cast<uint32_t>(n))
-      << (response->result().rejected().empty()
-              ? std::string()
-              : response->result().rejected(0).message());
+      << (response->result().rejected().empty() ? std::string()
+                                                : response->result().rejected(0).message());
 }
 
 std::string ClusterTest::LogTail(const std::string& name) const {
-  std::ifstream in(
-      absl::StrCat(cluster_->options().data_dir, "/", name, ".log"));
+  std::ifstream in(absl::StrCat(cluster_->options().data_dir, "/", name, ".log"));
   std::stringstream text;
   text << in.rdbuf();
   const std::string all = text.str();

@@ -45,8 +45,7 @@ class CrawlCycleTest : public ClusterTest {
   }
 
   // Leases until `count` URLs are out (or the fetcher gives up).
-  std::vector<CoordinatorLease> LeaseAtLeast(client::FetcherClient& fetcher,
-                                             int count) {
+  std::vector<CoordinatorLease> LeaseAtLeast(client::FetcherClient& fetcher, int count) {
     std::vector<CoordinatorLease> leased;
     while (static_cast<int>(leased.size()) < count) {
       absl::StatusOr<std::vector<CoordinatorLease>> urls =
@@ -92,8 +91,7 @@ TEST_F(CrawlCycleTest, LeaseAndReportThroughTheFetcherClient) {
   response = fetcher.Report({reports[0]});
   ASSERT_TRUE(response.ok()) << response.status();
   ASSERT_EQ(response->result().rejected_size(), 1);
-  EXPECT_EQ(response->result().rejected(0).code(),
-            static_cast<int>(absl::StatusCode::kNotFound));
+  EXPECT_EQ(response->result().rejected(0).code(), static_cast<int>(absl::StatusCode::kNotFound));
 
   absl::StatusOr<UrlState> state = Admin().GetUrlState(leased[0].url());
   ASSERT_TRUE(state.ok()) << state.status();
@@ -217,16 +215,14 @@ TEST_F(CrawlCycleTest, AFetcherChoosesRenewsAndReleasesItsLeases) {
   renewed = fetcher.Renew({leased[2].lease_id()}, 60);
   ASSERT_TRUE(renewed.ok()) << renewed.status();
   ASSERT_EQ(renewed->result().rejected_size(), 1);
-  EXPECT_EQ(renewed->result().rejected(0).code(),
-            static_cast<int>(absl::StatusCode::kNotFound));
+  EXPECT_EQ(renewed->result().rejected(0).code(), static_cast<int>(absl::StatusCode::kNotFound));
 }
 
 TEST_F(CrawlCycleTest, UrlsNobodyRegisteredAreNamedAndNeverLeased) {
   UpsertHosts(0, 3, cluster_->Now() - 3600);
   const std::string unknown = HostUrl(777);
   absl::StatusOr<UrlState> state = Admin().GetUrlState(unknown);
-  EXPECT_EQ(state.status().code(), absl::StatusCode::kNotFound)
-      << state.status();
+  EXPECT_EQ(state.status().code(), absl::StatusCode::kNotFound) << state.status();
 
   // A signal for it is acknowledged and skipped (the shards run without
   // --register_unknown_urls), not counted; the pinger learns which one it
@@ -260,21 +256,18 @@ TEST_F(CrawlCycleTest, UrlsNobodyRegisteredAreNamedAndNeverLeased) {
   EXPECT_EQ(reported->result().applied(), 1u);
   ASSERT_EQ(reported->result().rejected_size(), 1);
   EXPECT_EQ(reported->result().rejected(0).index(), 0u);
-  EXPECT_EQ(reported->result().rejected(0).code(),
-            static_cast<int>(absl::StatusCode::kNotFound));
+  EXPECT_EQ(reported->result().rejected(0).code(), static_cast<int>(absl::StatusCode::kNotFound));
 
   // Deleting it is NOT_FOUND too; and it is never leased: every lease is
   // one of the three registered URLs.
   absl::StatusOr<DeleteUrlsResponse> deleted = Admin().DeleteUrls({unknown});
   ASSERT_TRUE(deleted.ok()) << deleted.status();
   ASSERT_EQ(deleted->result().rejected_size(), 1);
-  EXPECT_EQ(deleted->result().rejected(0).code(),
-            static_cast<int>(absl::StatusCode::kNotFound));
+  EXPECT_EQ(deleted->result().rejected(0).code(), static_cast<int>(absl::StatusCode::kNotFound));
   const std::vector<CoordinatorLease> leased = LeaseAtLeast(fetcher, 3);
   ASSERT_EQ(leased.size(), 3u);
   for (const CoordinatorLease& l : leased) EXPECT_LT(HostOfUrl(l.url()), 3);
-  EXPECT_EQ(Admin().GetUrlState(unknown).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(Admin().GetUrlState(unknown).status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_F(CrawlCycleTest, AHostsMinimumDelayAndBlockAreRespected) {
@@ -298,8 +291,7 @@ TEST_F(CrawlCycleTest, AHostsMinimumDelayAndBlockAreRespected) {
   hosts[0].set_min_delay(kDelay);
   hosts[1].set_host("host1.example");
   hosts[1].set_blocked_until(cluster_->Now() + 1e6);
-  absl::StatusOr<SetHostPolitenessResponse> set =
-      Admin().SetHostPoliteness(hosts);
+  absl::StatusOr<SetHostPolitenessResponse> set = Admin().SetHostPoliteness(hosts);
   ASSERT_TRUE(set.ok()) << set.status();
   ASSERT_EQ(set->result().applied(), 2u);
 
@@ -326,8 +318,7 @@ TEST_F(CrawlCycleTest, AHostsMinimumDelayAndBlockAreRespected) {
   std::sort(host0_slots.begin(), host0_slots.end());
   for (size_t k = 1; k < host0_slots.size(); ++k) {
     EXPECT_GE(host0_slots[k] - host0_slots[k - 1], kDelay - 1e-6)
-        << "host 0 leased at " << host0_slots[k - 1] << " and "
-        << host0_slots[k];
+        << "host 0 leased at " << host0_slots[k - 1] << " and " << host0_slots[k];
   }
   // The other hosts filled the slots in between.
   EXPECT_GT(leased, 4);
@@ -353,27 +344,22 @@ int RunCtl(const std::string& args, std::string* output) {
 
 TEST_F(CrawlCycleTest, RecrawlctlExitCodes) {
   const std::string target = "--target=" + cluster_->coordinator_address();
-  const std::string operator_token =
-      " --token=" + cluster_->TokenOf(cluster::Role::kOperator);
+  const std::string operator_token = " --token=" + cluster_->TokenOf(cluster::Role::kOperator);
   const std::string csv = cluster_->options().data_dir + "/urls.csv";
   std::ofstream(csv) << "url,importance\n" << HostUrl(1) << ",2\nftp://x/,1\n";
   std::string out;
-  EXPECT_EQ(
-      RunCtl(absl::StrCat(target, operator_token, " urls add ", csv), &out), 1)
-      << out;
+  EXPECT_EQ(RunCtl(absl::StrCat(target, operator_token, " urls add ", csv), &out), 1) << out;
   EXPECT_THAT(out, HasSubstr("urls.csv:3: INVALID_ARGUMENT"));
   EXPECT_THAT(out, HasSubstr("1 URLs upserted (1 new)"));
   out.clear();
-  EXPECT_EQ(RunCtl(absl::StrCat(target,
-                                " --token=", cluster_->TokenOf(cluster::Role::kFetcher),
+  EXPECT_EQ(RunCtl(absl::StrCat(target, " --token=", cluster_->TokenOf(cluster::Role::kFetcher),
                                 " bandwidth set 3"),
                    &out),
             1)
       << out;
   EXPECT_THAT(out, HasSubstr("PERMISSION_DENIED"));
   out.clear();
-  EXPECT_EQ(RunCtl(absl::StrCat(target, operator_token, " stats"), &out), 0)
-      << out;
+  EXPECT_EQ(RunCtl(absl::StrCat(target, operator_token, " stats"), &out), 0) << out;
   EXPECT_THAT(out, HasSubstr("shards 2 live of 2"));
   out.clear();
   EXPECT_EQ(RunCtl(target + " urls", &out), 2) << out;

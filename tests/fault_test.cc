@@ -42,7 +42,7 @@ using cluster::Role;
 
 constexpr int kShards = 3;
 constexpr int kCrawlHosts = 300;       // hosts 0..299: leased, reported
-constexpr int kLeaseBatch = 10;         // URLs a fetcher leases at once
+constexpr int kLeaseBatch = 10;        // URLs a fetcher leases at once
 constexpr int kSignalHostBase = 1000;  // 1000..1199: blocked, signalled
 constexpr int kSignalHosts = 200;
 constexpr int kUpsertHostBase = 5000;  // upserted while the load runs
@@ -92,8 +92,7 @@ class FaultTest : public ClusterTest {
     absl::StatusOr<UpsertUrlsResponse> up = Admin().UpsertUrls(signalled);
     ASSERT_TRUE(up.ok()) << up.status();
     ASSERT_EQ(up->result().applied(), static_cast<uint32_t>(kSignalHosts));
-    absl::StatusOr<SetHostPolitenessResponse> set =
-        Admin().SetHostPoliteness(blocked);
+    absl::StatusOr<SetHostPolitenessResponse> set = Admin().SetHostPoliteness(blocked);
     ASSERT_TRUE(set.ok()) << set.status();
     ASSERT_EQ(set->result().applied(), static_cast<uint32_t>(kSignalHosts));
   }
@@ -105,8 +104,7 @@ class FaultTest : public ClusterTest {
 
   void Error(const std::string& what) {
     absl::MutexLock lock(&ledger_.mu);
-    ledger_.errors.push_back(
-        absl::StrCat("t=", cluster_->Now() - start_, ": ", what));
+    ledger_.errors.push_back(absl::StrCat("t=", cluster_->Now() - start_, ": ", what));
   }
 
   // Leases up to 10 URLs at a time; keeps one in eight unreported, reports
@@ -120,8 +118,7 @@ class FaultTest : public ClusterTest {
     std::mt19937 rng(k);
     while (!stop_) {
       const double asked = cluster_->Now();
-      absl::StatusOr<std::vector<CoordinatorLease>> leased =
-          fetcher.Lease(kLeaseBatch);
+      absl::StatusOr<std::vector<CoordinatorLease>> leased = fetcher.Lease(kLeaseBatch);
       if (!leased.ok()) {
         Error(absl::StrCat("Lease: ", leased.status().ToString()));
         continue;
@@ -139,8 +136,7 @@ class FaultTest : public ClusterTest {
           CrawlReport r;
           r.set_lease_id(l.lease_id());
           r.set_fetch_time(cluster_->Now());
-          r.set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED
-                                  : CRAWL_OUTCOME_UNCHANGED);
+          r.set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED);
           reports.push_back(r);
           urls.push_back(l.url());
         }
@@ -150,14 +146,12 @@ class FaultTest : public ClusterTest {
       absl::MutexLock lock(&ledger_.mu);
       std::set<uint32_t> rejected;
       if (!response.ok()) {
-        ledger_.errors.push_back(
-            absl::StrCat("Report: ", response.status().ToString()));
+        ledger_.errors.push_back(absl::StrCat("Report: ", response.status().ToString()));
         for (uint32_t i = 0; i < reports.size(); ++i) rejected.insert(i);
       } else {
         for (const ItemStatus& r : response->result().rejected()) {
           rejected.insert(r.index());
-          ledger_.errors.push_back(
-              absl::StrCat("Report of ", urls[r.index()], ": ", r.message()));
+          ledger_.errors.push_back(absl::StrCat("Report of ", urls[r.index()], ": ", r.message()));
         }
       }
       for (uint32_t i = 0; i < reports.size(); ++i) {
@@ -189,8 +183,8 @@ class FaultTest : public ClusterTest {
         absl::MutexLock lock(&ledger_.mu);
         --ledger_.signals_sent[r.signal.url()];
         ++ledger_.signals_rejected;
-        ledger_.errors.push_back(absl::StrCat("signal for ", r.signal.url(),
-                                              ": ", r.status.ToString()));
+        ledger_.errors.push_back(
+            absl::StrCat("signal for ", r.signal.url(), ": ", r.status.ToString()));
       }
     };
     for (int n = 1; !stop_; ++n) {
@@ -232,8 +226,7 @@ class FaultTest : public ClusterTest {
       absl::StatusOr<UpsertUrlsResponse> response = admin.UpsertUrls(urls);
       absl::MutexLock lock(&ledger_.mu);
       if (!response.ok()) {
-        ledger_.errors.push_back(
-            absl::StrCat("Upsert: ", response.status().ToString()));
+        ledger_.errors.push_back(absl::StrCat("Upsert: ", response.status().ToString()));
         continue;
       }
       std::set<uint32_t> rejected;
@@ -241,8 +234,8 @@ class FaultTest : public ClusterTest {
         rejected.insert(r.index());
         // A shard that is out refuses its items; they were not taken.
         if (r.code() != static_cast<int>(absl::StatusCode::kUnavailable)) {
-          ledger_.errors.push_back(absl::StrCat(
-              "Upsert of ", urls[r.index()].url(), ": ", r.message()));
+          ledger_.errors.push_back(
+              absl::StrCat("Upsert of ", urls[r.index()].url(), ": ", r.message()));
         }
       }
       for (uint32_t i = 0; i < urls.size(); ++i) {
@@ -269,8 +262,7 @@ class FaultTest : public ClusterTest {
     absl::MutexLock lock(&ledger_.mu);
     return std::count_if(ledger_.lease_log.begin(), ledger_.lease_log.end(),
                          [&](const std::pair<double, int>& l) {
-                           return l.first > after &&
-                                  (shard < 0 || l.second == shard);
+                           return l.first > after && (shard < 0 || l.second == shard);
                          });
   }
 
@@ -280,8 +272,7 @@ class FaultTest : public ClusterTest {
     client::AdminClient admin = Admin();
     ASSERT_TRUE(WaitFor([&] {
       absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
-      return stats.ok() &&
-             stats->live_shards() == static_cast<uint32_t>(live) &&
+      return stats.ok() && stats->live_shards() == static_cast<uint32_t>(live) &&
              stats->pending_reports() == 0;
     })) << LogTail("coordinator");
   }
@@ -304,25 +295,22 @@ class FaultTest : public ClusterTest {
       auto acked = ledger_.crawled.find(url);
       const std::vector<double>& maybe = ledger_.maybe_crawled[url];
       if (acked != ledger_.crawled.end()) {
-        const bool later_maybe =
-            state->last_crawl_time() > acked->second &&
-            std::count(maybe.begin(), maybe.end(), state->last_crawl_time());
+        const bool later_maybe = state->last_crawl_time() > acked->second &&
+                                 std::count(maybe.begin(), maybe.end(), state->last_crawl_time());
         EXPECT_TRUE(state->last_crawl_time() == acked->second || later_maybe)
-            << url << ": last crawl " << state->last_crawl_time()
-            << ", acknowledged " << acked->second;
+            << url << ": last crawl " << state->last_crawl_time() << ", acknowledged "
+            << acked->second;
       } else if (!ledger_.upserted.count(url)) {
         // A URL registered before the load: its registered crawl time, or
         // a report whose answer was lost.
-        const bool as_registered =
-            std::abs(state->last_crawl_time() - (start_ - 3600)) < 1e-3;
-        EXPECT_TRUE(as_registered || std::count(maybe.begin(), maybe.end(),
-                                                state->last_crawl_time()))
+        const bool as_registered = std::abs(state->last_crawl_time() - (start_ - 3600)) < 1e-3;
+        EXPECT_TRUE(as_registered ||
+                    std::count(maybe.begin(), maybe.end(), state->last_crawl_time()))
             << url << ": last crawl " << state->last_crawl_time();
       }
       auto held = held_by_url.find(url);
       if (held != held_by_url.end()) {
-        EXPECT_TRUE(state->has_lease())
-            << url << " lost lease " << held->second;
+        EXPECT_TRUE(state->has_lease()) << url << " lost lease " << held->second;
         EXPECT_EQ(state->lease().lease_id(), held->second) << url;
       } else if (state->has_lease()) {
         ++unknown_leases;  // granted by a Lease whose answer was lost
@@ -342,8 +330,7 @@ class FaultTest : public ClusterTest {
     ASSERT_TRUE(reported.ok()) << reported.status();
     EXPECT_EQ(reported->result().applied(), reports.size());
     for (const ItemStatus& r : reported->result().rejected()) {
-      ADD_FAILURE() << "held lease " << reports[r.index()].lease_id() << ": "
-                    << r.message();
+      ADD_FAILURE() << "held lease " << reports[r.index()].lease_id() << ": " << r.message();
     }
 
     // Signals: each URL has at most what was sent to it and not rejected;
@@ -362,8 +349,7 @@ class FaultTest : public ClusterTest {
       in_state += state->signals_since_crawl();
     }
     EXPECT_GE(in_state, static_cast<int64_t>(ledger_.ping.counted));
-    EXPECT_LE(in_state, static_cast<int64_t>(ledger_.ping.counted +
-                                             ledger_.ping.duplicate));
+    EXPECT_LE(in_state, static_cast<int64_t>(ledger_.ping.counted + ledger_.ping.duplicate));
     EXPECT_EQ(ledger_.signals_rejected, 0);
 
     std::printf(
@@ -371,17 +357,14 @@ class FaultTest : public ClusterTest {
         "leases, %llu signals counted (%llu duplicate, %llu resent "
         "batches, %llu reconnects), %lld in state, %zu URLs upserted, "
         "%lld leases nobody heard of, %zu errors\n",
-        static_cast<long long>(checked),
-        static_cast<long long>(ledger_.reports), ledger_.held.size(),
-        static_cast<long long>(ledger_.lease_log.size()),
+        static_cast<long long>(checked), static_cast<long long>(ledger_.reports),
+        ledger_.held.size(), static_cast<long long>(ledger_.lease_log.size()),
         static_cast<unsigned long long>(ledger_.ping.counted),
         static_cast<unsigned long long>(ledger_.ping.duplicate),
         static_cast<unsigned long long>(ledger_.ping.resent_batches),
-        static_cast<unsigned long long>(ledger_.ping.reconnects),
-        static_cast<long long>(in_state), ledger_.upserted.size(),
-        static_cast<long long>(unknown_leases), ledger_.errors.size());
-    for (const std::string& e : ledger_.errors)
-      std::printf("  %s\n", e.c_str());
+        static_cast<unsigned long long>(ledger_.ping.reconnects), static_cast<long long>(in_state),
+        ledger_.upserted.size(), static_cast<long long>(unknown_leases), ledger_.errors.size());
+    for (const std::string& e : ledger_.errors) std::printf("  %s\n", e.c_str());
   }
 
   std::vector<std::string> Errors() {
@@ -418,8 +401,7 @@ TEST_F(FaultTest, AShardKilledUnderLoadLosesNothingAcknowledged) {
   ASSERT_TRUE(restarted.ok()) << restarted;
   const double back = cluster_->Now();
   // Rejoins: its URLs are leased again.
-  ASSERT_TRUE(WaitFor([&] { return LeasesFrom(kVictim, back) >= 20; }))
-      << LogTail("coordinator");
+  ASSERT_TRUE(WaitFor([&] { return LeasesFrom(kVictim, back) >= 20; })) << LogTail("coordinator");
   StopLoad();
   WaitForCluster(kShards);
   CheckLedger();
@@ -437,8 +419,7 @@ TEST_F(FaultTest, FetchersAndPingersCarryOnAcrossACoordinatorKill) {
   ASSERT_TRUE(restarted.ok()) << restarted;
   const double back = cluster_->Now();
   // The same clients reconnect and go on.
-  ASSERT_TRUE(WaitFor([&] { return LeasesFrom(-1, back) >= 100; }))
-      << LogTail("coordinator");
+  ASSERT_TRUE(WaitFor([&] { return LeasesFrom(-1, back) >= 100; })) << LogTail("coordinator");
   StopLoad();
   WaitForCluster(kShards);
   CheckLedger();
@@ -449,8 +430,7 @@ TEST_F(FaultTest, FetchersAndPingersCarryOnAcrossACoordinatorKill) {
   // two Lease errors or two batches of up to kLeaseBatch reports.
   for (const std::string& e : Errors()) {
     EXPECT_TRUE(e.find("Lease:") != std::string::npos ||
-                (e.find("Report") != std::string::npos &&
-                 e.find("no lease") != std::string::npos))
+                (e.find("Report") != std::string::npos && e.find("no lease") != std::string::npos))
         << e;
   }
   EXPECT_LE(Errors().size(), 2u * kLeaseBatch);
@@ -468,8 +448,7 @@ class StalledShardTest : public ClusterTest {
   // that long, and with `lease_after` a fetcher leases again at once, while
   // the held reports are being delivered. Then every report must be in
   // shard 0's state.
-  void StallAndReport(std::chrono::milliseconds stall, double lease_duration,
-                      bool lease_after) {
+  void StallAndReport(std::chrono::milliseconds stall, double lease_duration, bool lease_after) {
     deploy::LocalClusterOptions o = TestClusterOptions(2);
     o.bandwidth = 100;
     o.coordinator_flags.push_back("--shard_deadline=0.1");
@@ -544,7 +523,6 @@ class StalledShardTest : public ClusterTest {
     }
   }
 };
-
 
 TEST_F(StalledShardTest, GetsTheReportsHeldWhileItStalled) {
   StallAndReport(std::chrono::milliseconds(300), /*lease_duration=*/0, /*lease_after=*/false);

@@ -70,8 +70,7 @@ TEST_F(LeaseAccountingTest, EveryGrantedLeaseIsDeliveredOrReleased) {
       f.max_wait = absl::Seconds(1);
       client::FetcherClient fetcher(Options(cluster::Role::kFetcher), f);
       while (!stop && received < kLeases) {
-        absl::StatusOr<std::vector<CoordinatorLease>> leases =
-            fetcher.Lease(1000);
+        absl::StatusOr<std::vector<CoordinatorLease>> leases = fetcher.Lease(1000);
         if (!leases.ok()) {
           ++lease_errors;
           continue;
@@ -120,30 +119,28 @@ TEST_F(LeaseAccountingTest, EveryGrantedLeaseIsDeliveredOrReleased) {
         stats = *s;
         return stats.pending_lease_releases() == 0 &&
                stats.total().leases_total() ==
-                   stats.leases_delivered() +
-                       stats.total().released_leases_total();
+                   stats.leases_delivered() + stats.total().released_leases_total();
       },
       30);
-  EXPECT_TRUE(balanced) << "granted " << stats.total().leases_total()
-                        << ", delivered " << stats.leases_delivered()
-                        << ", released " << stats.total().released_leases_total()
-                        << ", pending " << stats.pending_lease_releases()
-                        << "\n" << LogTail("coordinator");
+  EXPECT_TRUE(balanced) << "granted " << stats.total().leases_total() << ", delivered "
+                        << stats.leases_delivered() << ", released "
+                        << stats.total().released_leases_total() << ", pending "
+                        << stats.pending_lease_releases() << "\n"
+                        << LogTail("coordinator");
   EXPECT_EQ(stats.leases_delivered(), static_cast<uint64_t>(received.load()));
   // The overload was real: calls were given up on, and what they granted
   // was released.
   EXPECT_GT(stats.lease_requests_abandoned(), 0u);
   EXPECT_GT(stats.total().released_leases_total(), 0u);
   EXPECT_EQ(out_samples, 0) << LogTail("coordinator");
-  std::printf("granted %llu, delivered %llu, released %llu (%llu requests "
-              "abandoned, %llu leases undelivered), %d fetcher errors\n",
-              static_cast<unsigned long long>(stats.total().leases_total()),
-              static_cast<unsigned long long>(stats.leases_delivered()),
-              static_cast<unsigned long long>(
-                  stats.total().released_leases_total()),
-              static_cast<unsigned long long>(stats.lease_requests_abandoned()),
-              static_cast<unsigned long long>(stats.leases_undelivered()),
-              lease_errors.load());
+  std::printf(
+      "granted %llu, delivered %llu, released %llu (%llu requests "
+      "abandoned, %llu leases undelivered), %d fetcher errors\n",
+      static_cast<unsigned long long>(stats.total().leases_total()),
+      static_cast<unsigned long long>(stats.leases_delivered()),
+      static_cast<unsigned long long>(stats.total().released_leases_total()),
+      static_cast<unsigned long long>(stats.lease_requests_abandoned()),
+      static_cast<unsigned long long>(stats.leases_undelivered()), lease_errors.load());
 }
 
 }  // namespace

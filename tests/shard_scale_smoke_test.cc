@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_support.h"
 #include "gtest/gtest.h"
 #include "shard/shard.h"
-#include "bench/bench_support.h"
 #include "shard/store/url_store.h"
 
 namespace recrawl {
@@ -74,8 +74,7 @@ struct Phase {
 class PhaseTimer {
  public:
   PhaseTimer(const Shard& shard, const char* name)
-      : name_(name), start_(Clock::now()), cpu_(CpuSeconds()),
-        work_(WorkOf(shard)) {}
+      : name_(name), start_(Clock::now()), cpu_(CpuSeconds()), work_(WorkOf(shard)) {}
   // `shard` may be another object than at the start (a restart), whose
   // counters start at 0.
   Phase End(const Shard& shard, double items, bool fresh_counters = false) {
@@ -84,22 +83,20 @@ class PhaseTimer {
     Phase p;
     p.name = name_;
     p.items = items;
-    p.per_item = {(now.valuations - before.valuations) / items,
-                  (now.wakeups - before.wakeups) / items,
-                  (now.refinements - before.refinements) / items,
-                  (now.splits - before.splits) / items,
-                  (now.queue_upkeep - before.queue_upkeep) / items, 0};
+    p.per_item = {
+        (now.valuations - before.valuations) / items,     (now.wakeups - before.wakeups) / items,
+        (now.refinements - before.refinements) / items,   (now.splits - before.splits) / items,
+        (now.queue_upkeep - before.queue_upkeep) / items, 0};
     p.rebuilds = now.rebuilds - before.rebuilds;
-    p.seconds =
-        std::chrono::duration<double>(Clock::now() - start_).count();
+    p.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
     p.cpu_seconds = CpuSeconds() - cpu_;
-    std::printf("  %-8s %9.0f items  %7.2f s (%6.2f s CPU, %8.0f/s)  "
-                "per item: %6.2f valuations %5.2f wake-ups %5.2f solves "
-                "%6.2f queue splits %5.2f queue upkeep; %.0f rebuilds\n",
-                p.name.c_str(), items, p.seconds, p.cpu_seconds,
-                items / p.seconds, p.per_item.valuations, p.per_item.wakeups,
-                p.per_item.refinements, p.per_item.splits,
-                p.per_item.queue_upkeep, p.rebuilds);
+    std::printf(
+        "  %-8s %9.0f items  %7.2f s (%6.2f s CPU, %8.0f/s)  "
+        "per item: %6.2f valuations %5.2f wake-ups %5.2f solves "
+        "%6.2f queue splits %5.2f queue upkeep; %.0f rebuilds\n",
+        p.name.c_str(), items, p.seconds, p.cpu_seconds, items / p.seconds, p.per_item.valuations,
+        p.per_item.wakeups, p.per_item.refinements, p.per_item.splits, p.per_item.queue_upkeep,
+        p.rebuilds);
     return p;
   }
 
@@ -124,8 +121,7 @@ std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
 // day (batches of 256), and restarts; returns the phases.
 std::vector<Phase> RunAt(int64_t m) {
   std::printf("%lld URLs:\n", static_cast<long long>(m));
-  const std::string dir =
-      absl::StrCat(::testing::TempDir(), "scale_smoke_", m);
+  const std::string dir = absl::StrCat(::testing::TempDir(), "scale_smoke_", m);
   std::filesystem::remove_all(dir);
   std::vector<Phase> phases;
   std::mt19937_64 rng(1);
@@ -193,13 +189,10 @@ std::vector<Phase> RunAt(int64_t m) {
         CrawlReport* c = report.add_reports();
         c->set_lease_id(l.lease_id());
         c->set_fetch_time(l.slot_time());
-        c->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED
-                                 : CRAWL_OUTCOME_UNCHANGED);
+        c->set_outcome(rng() % 2 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED);
       }
-      absl::StatusOr<ReportCrawlsResponse> reported =
-          shard->ReportCrawls(report, now);
-      EXPECT_TRUE(reported.ok() &&
-                  reported->result().applied() == report.reports_size());
+      absl::StatusOr<ReportCrawlsResponse> reported = shard->ReportCrawls(report, now);
+      EXPECT_TRUE(reported.ok() && reported->result().applied() == report.reports_size());
       crawled += leased->leases_size();
     }
     phases.push_back(timer.End(*shard, crawled));

@@ -42,8 +42,7 @@ double EnvSeconds(const char* name, double fallback) {
   char* end = nullptr;
   const double seconds = std::strtod(value, &end);
   if (*end != '\0' || !(seconds > 0)) {
-    ADD_FAILURE() << name << ": must be a positive number of seconds, got \""
-                  << value << "\"";
+    ADD_FAILURE() << name << ": must be a positive number of seconds, got \"" << value << "\"";
     return fallback;
   }
   return seconds;
@@ -74,8 +73,7 @@ class SoakTest : public ClusterTest {
         CrawlReport r;
         r.set_lease_id(l.lease_id());
         r.set_fetch_time(cluster_->Now());
-        r.set_outcome(reports.size() % 3 == 0 ? CRAWL_OUTCOME_CHANGED
-                                              : CRAWL_OUTCOME_UNCHANGED);
+        r.set_outcome(reports.size() % 3 == 0 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED);
         reports.push_back(r);
       }
       absl::StatusOr<ReportCrawlsResponse> reported = fetcher.Report(reports);
@@ -83,8 +81,7 @@ class SoakTest : public ClusterTest {
         Fail(absl::StrCat("Report: ", reported.status().ToString()));
       } else if (reported->result().rejected_size() > 0) {
         const ItemStatus& r = reported->result().rejected(0);
-        Fail(
-            absl::StrCat("Report rejected: code ", r.code(), " ", r.message()));
+        Fail(absl::StrCat("Report rejected: code ", r.code(), " ", r.message()));
       }
       leases_ += leased->size();
     }
@@ -144,10 +141,9 @@ class SoakTest : public ClusterTest {
         }
         std::vector<UrlSpec> again;
         for (const ItemStatus& r : up->result().rejected()) {
-          if (r.code() != static_cast<int>(absl::StatusCode::kUnavailable) ||
-              attempt == 10) {
-            Fail(absl::StrCat("Upsert rejected ", urls[r.index()].url(),
-                              ": code ", r.code(), " ", r.message()));
+          if (r.code() != static_cast<int>(absl::StatusCode::kUnavailable) || attempt == 10) {
+            Fail(absl::StrCat("Upsert rejected ", urls[r.index()].url(), ": code ", r.code(), " ",
+                              r.message()));
           } else {
             again.push_back(urls[r.index()]);
           }
@@ -160,8 +156,7 @@ class SoakTest : public ClusterTest {
       }
       absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
       if (!stats.ok() || stats->live_shards() != kShards) {
-        Fail(absl::StrCat("stats: ", stats.ok() ? "a shard is out"
-                                                : stats.status().ToString()));
+        Fail(absl::StrCat("stats: ", stats.ok() ? "a shard is out" : stats.status().ToString()));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -170,8 +165,7 @@ class SoakTest : public ClusterTest {
   // VmRSS of the shards, then the coordinator.
   std::vector<long> Rss() const {
     std::vector<long> kb;
-    for (int s = 0; s < kShards; ++s)
-      kb.push_back(RssKb(cluster_->shard_pid(s)));
+    for (int s = 0; s < kShards; ++s) kb.push_back(RssKb(cluster_->shard_pid(s)));
     kb.push_back(RssKb(cluster_->coordinator_pid()));
     return kb;
   }
@@ -180,8 +174,7 @@ class SoakTest : public ClusterTest {
     std::string text;
     for (size_t i = 0; i < kb.size(); ++i) {
       absl::StrAppend(&text,
-                      i + 1 < kb.size() ? absl::StrCat("shard", i)
-                                        : std::string("coordinator"),
+                      i + 1 < kb.size() ? absl::StrCat("shard", i) : std::string("coordinator"),
                       " ", kb[i] / 1024.0, " MiB  ");
     }
     return text;
@@ -236,11 +229,9 @@ TEST_F(SoakTest, SteadyLoadRunsWithoutErrorsAndFlatMemory) {
     std::this_thread::sleep_for(std::chrono::seconds(5));
     const std::vector<long> now = Rss();
     for (size_t i = 0; i < now.size(); ++i) peak[i] = std::max(peak[i], now[i]);
-    std::printf(
-        "t=%.0f s: %s\n",
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count(),
-        Show(now).c_str());
+    std::printf("t=%.0f s: %s\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                Show(now).c_str());
   }
   const std::vector<long> at_end = Rss();
   stop_ = true;
@@ -268,8 +259,8 @@ TEST_F(SoakTest, SteadyLoadRunsWithoutErrorsAndFlatMemory) {
   for (size_t i = 0; measure && i < at_end.size(); ++i) {
     ASSERT_GT(after_warmup[i], 0);
     EXPECT_LE(at_end[i], after_warmup[i] * 1.10)
-        << "process " << i << " grew from " << after_warmup[i] << " kB to "
-        << at_end[i] << " kB (peak " << peak[i] << " kB)";
+        << "process " << i << " grew from " << after_warmup[i] << " kB to " << at_end[i]
+        << " kB (peak " << peak[i] << " kB)";
   }
   EXPECT_TRUE(cluster_->Stop().ok()) << LogTail("coordinator");
 }

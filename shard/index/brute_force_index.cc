@@ -9,18 +9,16 @@
 namespace recrawl {
 namespace shard {
 
-BruteForceIndex::BruteForceIndex(const policy::CrawlPolicy& policy)
-    : policy_(policy) {}
+BruteForceIndex::BruteForceIndex(const policy::CrawlPolicy& policy) : policy_(policy) {}
 
-void BruteForceIndex::Upsert(PageId page, const policy::PageParams& params,
-                             HostId host, double last_crawl) {
+void BruteForceIndex::Upsert(PageId page, const policy::PageParams& params, HostId host,
+                             double last_crawl) {
   if (page >= pages_.size()) {
-    pages_.resize(static_cast<size_t>(page) + 1, Page{false, false, 0, 0, 0.0,
-                                                      ZeroModel(), ZeroModel()});
+    pages_.resize(static_cast<size_t>(page) + 1,
+                  Page{false, false, 0, 0, 0.0, ZeroModel(), ZeroModel()});
   }
   Page& p = pages_[page];
-  const policy::PageModel model =
-      policy::PageModel::Create(IndexedParams(params)).value();
+  const policy::PageModel model = policy::PageModel::Create(IndexedParams(params)).value();
   if (!p.present) {
     p.present = true;
     p.leased = false;
@@ -64,8 +62,7 @@ void BruteForceIndex::Lease(PageId page) {
 }
 
 bool BruteForceIndex::LeaseAt(PageId page, double t) {
-  if (!Contains(page) || pages_[page].leased ||
-      !hosts_.Allowed(pages_[page].host, t)) {
+  if (!Contains(page) || pages_[page].leased || !hosts_.Allowed(pages_[page].host, t)) {
     return false;
   }
   Lease(page);
@@ -107,8 +104,7 @@ std::vector<PickedPage> BruteForceIndex::PickTop(double t, int k) {
   return top;
 }
 
-std::vector<SlotPick> BruteForceIndex::PickSlots(
-    const std::vector<double>& slot_times) {
+std::vector<SlotPick> BruteForceIndex::PickSlots(const std::vector<double>& slot_times) {
   std::vector<SlotPick> picks;
   for (size_t slot = 0; slot < slot_times.size(); ++slot) {
     const double t = slot_times[slot];

@@ -18,8 +18,7 @@ namespace shard {
 
 class BruteForceIndex : public CrawlIndex {
  public:
-  explicit BruteForceIndex(
-      const policy::CrawlPolicy& policy = policy::CrawlPolicy::GreedyNcis());
+  explicit BruteForceIndex(const policy::CrawlPolicy& policy = policy::CrawlPolicy::GreedyNcis());
 
   void Upsert(PageId page, const policy::PageParams& params, HostId host,
               double last_crawl) override;

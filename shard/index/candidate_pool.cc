@@ -76,8 +76,7 @@ struct SlopeTable {
       }
       const int octave = k / kSteps + CandidatePool::kMinExponent;
       const int step = k % kSteps;
-      slopes[k] =
-          std::ldexp(1.0 + static_cast<double>(step + 1) / kSteps, octave);
+      slopes[k] = std::ldexp(1.0 + static_cast<double>(step + 1) / kSteps, octave);
     }
   }
   double slopes[CandidatePool::kClasses];
@@ -87,12 +86,9 @@ const SlopeTable kSlopeTable;
 }  // namespace
 
 // Tabulated: this sits on the hot path of Top.
-inline double CandidatePool::ClassSlope(int slope_class) {
-  return kSlopeTable.slopes[slope_class];
-}
+inline double CandidatePool::ClassSlope(int slope_class) { return kSlopeTable.slopes[slope_class]; }
 
-double CandidatePool::BoundAt(int slope_class, double intercept,
-                              double t) const {
+double CandidatePool::BoundAt(int slope_class, double intercept, double t) const {
   if (slope_class == kVoidClass) return kInf;
   const double m = ClassSlope(slope_class);
   const double line = intercept + m * t;
@@ -169,8 +165,7 @@ void CandidatePool::CompactSlots() {
   free_slot_ = kNone;
 }
 
-CandidatePool::Line CandidatePool::LineOf(const Record& r, double from,
-                                          double bound) const {
+CandidatePool::Line CandidatePool::LineOf(const Record& r, double from, double bound) const {
   const double slope = r.slope, rise = r.rise, later = r.later_slope;
   double piece_slope = later;
   double piece_end = kInf;
@@ -211,8 +206,7 @@ void CandidatePool::SetExpiry(uint32_t slot, double piece_end) {
   }
 }
 
-void CandidatePool::Add(PageId page, double value, double at,
-                        const Growth& growth, uint32_t tag) {
+void CandidatePool::Add(PageId page, double value, double at, const Growth& growth, uint32_t tag) {
   const uint32_t slot = NewSlot();
   Record& r = records_[slot];
   r.value = value;
@@ -329,9 +323,8 @@ double CandidatePool::RestartTop(double t, double bound) {
   const uint32_t slot = heap.top().slot;
   Record& r = records_[slot];
   const double d = std::max(t - r.at, 0.0);
-  const double slope =
-      std::min(static_cast<double>(r.later_slope),
-               static_cast<double>(r.slope) + static_cast<double>(r.rise) * d);
+  const double slope = std::min(static_cast<double>(r.later_slope),
+                                static_cast<double>(r.slope) + static_cast<double>(r.rise) * d);
   r.slope = RoundUp(slope);
   r.at = t;
   r.base = bound;
@@ -348,22 +341,19 @@ double CandidatePool::RestartTop(double t, double bound) {
     Place(TakeOut(slot), t, bound);
   }
   const Record& s = records_[slot];
-  return BoundAt(s.slope_class, classes_[s.slope_class].at(s.pos).intercept,
-                 t);
+  return BoundAt(s.slope_class, classes_[s.slope_class].at(s.pos).intercept, t);
 }
 
 double CandidatePool::TopBound(int k, double t) const {
   const double intercept = top_intercept_[k];
   const double mt = ClassSlope(k) * t;
-  return intercept + mt +
-         kRoundingSlack * (std::fabs(intercept) + std::fabs(mt));
+  return intercept + mt + kRoundingSlack * (std::fabs(intercept) + std::fabs(mt));
 }
 
 void CandidatePool::ScanBlock(int b, double t) {
   const int first = b * kBlockClasses;
-  const uint32_t bits = static_cast<uint32_t>(
-      (non_empty_[first / 64] >> (first % 64)) &
-      ((uint64_t{1} << kBlockClasses) - 1));
+  const uint32_t bits = static_cast<uint32_t>((non_empty_[first / 64] >> (first % 64)) &
+                                              ((uint64_t{1} << kBlockClasses) - 1));
   // Every class's bound, the empty ones' too (from a stale top; unused):
   // one pass with no branch, which the two loops below then read. (The
   // last block is short.)
@@ -376,8 +366,7 @@ void CandidatePool::ScanBlock(int b, double t) {
   for (uint32_t mask = bits; mask != 0; mask &= mask - 1) {
     const int k = first + __builtin_ctz(mask);
     const double bound = bounds[k - first];
-    if (best < 0 || bound > best_bound ||
-        (bound == best_bound && top_page_[k] < best_page)) {
+    if (best < 0 || bound > best_bound || (bound == best_bound && top_page_[k] < best_page)) {
       best = k;
       best_bound = bound;
       best_page = top_page_[k];
@@ -397,8 +386,7 @@ void CandidatePool::ScanBlock(int b, double t) {
       until = t;
     } else {
       const double best_slope = ClassSlope(best);
-      const double best_size =
-          std::fabs(top_intercept_[best]) + best_slope * t;
+      const double best_size = std::fabs(top_intercept_[best]) + best_slope * t;
       // The earliest overtaking, min over the steeper classes of
       // (gap − margin) / closing, kept as a fraction num/den and compared
       // by cross-multiplying: one division a scan instead of one a class.
@@ -409,8 +397,7 @@ void CandidatePool::ScanBlock(int b, double t) {
         const double slope = ClassSlope(k);
         if (k == best || slope <= best_slope) continue;
         const double gap = best_bound - bounds[k - first];
-        const double margin =
-            1e-13 * (best_size + std::fabs(top_intercept_[k]) + slope * t);
+        const double margin = 1e-13 * (best_size + std::fabs(top_intercept_[k]) + slope * t);
         if (!(gap > margin)) {
           num = 0.0;
           break;
@@ -434,12 +421,11 @@ int CandidatePool::BestClass(double t, double* bound) {
   }
   // Bring every non-empty block's best up to date at t, then take the best
   // of them in two passes with no data-dependent branch in the first.
-  for (uint32_t blocks = non_empty_blocks_ & (dirty_blocks_ | stale_bounds_);
-       blocks != 0; blocks &= blocks - 1) {
+  for (uint32_t blocks = non_empty_blocks_ & (dirty_blocks_ | stale_bounds_); blocks != 0;
+       blocks &= blocks - 1) {
     const int b = __builtin_ctz(blocks);
     const uint32_t bit = uint32_t{1} << b;
-    if ((dirty_blocks_ & bit) != 0 ||
-        !(t == block_at_[b] || t < block_until_[b])) {
+    if ((dirty_blocks_ & bit) != 0 || !(t == block_at_[b] || t < block_until_[b])) {
       ScanBlock(b, t);
       dirty_blocks_ &= ~bit;
     } else {
@@ -448,17 +434,14 @@ int CandidatePool::BestClass(double t, double* bound) {
     stale_bounds_ &= ~bit;
   }
   double best_bound = -kInf;
-  for (uint32_t blocks = non_empty_blocks_; blocks != 0;
-       blocks &= blocks - 1) {
+  for (uint32_t blocks = non_empty_blocks_; blocks != 0; blocks &= blocks - 1) {
     best_bound = std::max(best_bound, block_bound_[__builtin_ctz(blocks)]);
   }
   int best = -1;
-  for (uint32_t blocks = non_empty_blocks_; blocks != 0;
-       blocks &= blocks - 1) {
+  for (uint32_t blocks = non_empty_blocks_; blocks != 0; blocks &= blocks - 1) {
     const int b = __builtin_ctz(blocks);
     const int k = block_best_[b];
-    if (block_bound_[b] == best_bound &&
-        (best < 0 || top_page_[k] < top_page_[best])) {
+    if (block_bound_[b] == best_bound && (best < 0 || top_page_[k] < top_page_[best])) {
       best = k;
     }
   }
@@ -493,8 +476,7 @@ void CandidatePool::Touch(int k) {
   // against the index's 64 bytes a page; an emptied class gives back
   // all.)
   Heap& heap = classes_[k];
-  if (heap.capacity() >
-      (heap.empty() ? 0 : 2 * static_cast<size_t>(heap.size()) + 2)) {
+  if (heap.capacity() > (heap.empty() ? 0 : 2 * static_cast<size_t>(heap.size()) + 2)) {
     heap.shrink_to_fit();
   }
   // A block's cached best and its until time depend only on its classes'
@@ -508,16 +490,14 @@ void CandidatePool::Touch(int k) {
     dirty_blocks_ |= block_bit;
     non_empty_[k / 64] &= ~bit;
     const int first = block * kBlockClasses;
-    if (((non_empty_[first / 64] >> (first % 64)) &
-         ((uint64_t{1} << kBlockClasses) - 1)) == 0) {
+    if (((non_empty_[first / 64] >> (first % 64)) & ((uint64_t{1} << kBlockClasses) - 1)) == 0) {
       non_empty_blocks_ &= ~block_bit;
     }
     return;
   }
   const Key& top = heap.top();
   const double intercept = k == kVoidClass ? kInf : top.intercept;
-  if (was_non_empty && top_intercept_[k] == intercept &&
-      top_page_[k] == top.page) {
+  if (was_non_empty && top_intercept_[k] == intercept && top_page_[k] == top.page) {
     return;
   }
   dirty_blocks_ |= block_bit;

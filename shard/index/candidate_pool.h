@@ -65,8 +65,7 @@ class CandidatePool {
   static constexpr int kStepsPerOctave = 8;
   static constexpr int kMinExponent = -40;
   static constexpr int kMaxExponent = 20;
-  static constexpr int kSlopedClasses =
-      (kMaxExponent - kMinExponent + 1) * kStepsPerOctave;
+  static constexpr int kSlopedClasses = (kMaxExponent - kMinExponent + 1) * kStepsPerOctave;
   static constexpr int kFlatClass = kSlopedClasses;      // slope 0
   static constexpr int kVoidClass = kSlopedClasses + 1;  // bound +∞
   static constexpr int kClasses = kSlopedClasses + 2;
@@ -96,8 +95,7 @@ class CandidatePool {
   size_t MemoryBytes() const;
 
   // Adds a page valued `value` at `at`.
-  void Add(PageId page, double value, double at, const Growth& growth,
-           uint32_t tag = 0);
+  void Add(PageId page, double value, double at, const Growth& growth, uint32_t tag = 0);
   // The page's value jumped (a signal): its bound is +∞ until re-added.
   void Void(PageId page);
   // The page's value is a function of an effective time that just jumped
@@ -172,14 +170,11 @@ class CandidatePool {
   static_assert(sizeof(Key) <= 24, "Key grew");
   struct SetPos {
     CandidatePool* pool;
-    void operator()(const Key& k, uint32_t pos) const {
-      pool->records_[k.slot].pos = pos;
-    }
+    void operator()(const Key& k, uint32_t pos) const { pool->records_[k.slot].pos = pos; }
   };
   struct HigherIntercept {
     bool operator()(const Key& a, const Key& b) const {
-      return a.intercept > b.intercept ||
-             (a.intercept == b.intercept && a.page < b.page);
+      return a.intercept > b.intercept || (a.intercept == b.intercept && a.page < b.page);
     }
   };
   using Heap = IndexedHeap<Key, HigherIntercept, SetPos>;
@@ -194,9 +189,7 @@ class CandidatePool {
     }
   };
   struct EarlierExpiry {
-    bool operator()(const Expiry& a, const Expiry& b) const {
-      return a.at < b.at;
-    }
+    bool operator()(const Expiry& a, const Expiry& b) const { return a.at < b.at; }
   };
   using ExpiryHeap = IndexedHeap<Expiry, EarlierExpiry, SetExpiryPos>;
   static constexpr int kMaskWords = (kClasses + 63) / 64;
@@ -258,9 +251,9 @@ class CandidatePool {
   uint32_t dirty_blocks_ = ~uint32_t{0};
   uint32_t stale_bounds_ = ~uint32_t{0};  // block_bound_ not at cache_t_
   double cache_t_ = std::numeric_limits<double>::quiet_NaN();
-  std::array<int, kBlocks> block_best_{};       // −1: empty
-  std::array<double, kBlocks> block_until_{};   // best for t' < this
-  std::array<double, kBlocks> block_at_{};      // and at this t
+  std::array<int, kBlocks> block_best_{};      // −1: empty
+  std::array<double, kBlocks> block_until_{};  // best for t' < this
+  std::array<double, kBlocks> block_at_{};     // and at this t
   std::array<double, kBlocks> block_bound_{};
 };
 

@@ -110,8 +110,7 @@ class CrawlIndex {
   // PickTop + Lease + BlockHost; implementations may share work across the
   // slots. The caller records the holds in its own host table if it keeps
   // one (the picks say which host, through View, and the time).
-  virtual std::vector<SlotPick> PickSlots(
-      const std::vector<double>& slot_times) = 0;
+  virtual std::vector<SlotPick> PickSlots(const std::vector<double>& slot_times) = 0;
   // PickSlots at t0, t0 + dt, ..., t0 + (k − 1)·dt (slots at rate 1/dt).
   std::vector<SlotPick> PickEvenSlots(double t0, double dt, int k) {
     std::vector<double> times;

@@ -8,9 +8,7 @@ namespace shard {
 namespace {
 
 // std heap order for a min-heap.
-bool Later(const DueQueue::Entry& a, const DueQueue::Entry& b) {
-  return a.key > b.key;
-}
+bool Later(const DueQueue::Entry& a, const DueQueue::Entry& b) { return a.key > b.key; }
 
 }  // namespace
 

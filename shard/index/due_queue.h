@@ -65,9 +65,7 @@ class DueQueue {
   // True when a push that needs a new chunk would grow the slab (no free
   // chunk and no capacity left): the owner may drop stale entries first
   // (Rewrite) rather than let it grow.
-  bool full() const {
-    return free_chunks_ == 0 && slab_.size() + kChunk > slab_.capacity();
-  }
+  bool full() const { return free_chunks_ == 0 && slab_.size() + kChunk > slab_.capacity(); }
   // Makes room for `entries` entries up front. Optional: the slab grows on
   // its own by a 1/kGrowthDivisor share when a push or split finds it full.
   void Reserve(size_t entries);
@@ -117,10 +115,10 @@ class DueQueue {
   // Chunks in the buckets' lists.
   std::vector<uint32_t> ChunksInUse() const;
 
-  HugePageVector<Entry> slab_;   // chunk c is [c·kChunk, (c + 1)·kChunk)
-  std::vector<uint32_t> next_;   // per chunk: the next in its list
-  std::vector<uint8_t> fill_;    // per chunk: entries in it
-  uint32_t free_ = kNoChunk;     // free chunks, linked through next_
+  HugePageVector<Entry> slab_;  // chunk c is [c·kChunk, (c + 1)·kChunk)
+  std::vector<uint32_t> next_;  // per chunk: the next in its list
+  std::vector<uint8_t> fill_;   // per chunk: entries in it
+  uint32_t free_ = kNoChunk;    // free chunks, linked through next_
   size_t free_chunks_ = 0;
   // Per bucket: its list (pushes go to the first chunk, the only one that
   // may be part full), its minimum key and where that entry is.

@@ -38,12 +38,10 @@ inline size_t MappedBytes(size_t bytes) {
 // Maps `bytes` (a multiple of kSmallPageBytes) at a 2 MiB boundary.
 inline void* MapHugePages(size_t bytes) {
   const size_t padded = bytes + kHugePageBytes;
-  void* raw = mmap(nullptr, padded, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* raw = mmap(nullptr, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
   const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned =
-      (start + kHugePageBytes - 1) & ~(uintptr_t{kHugePageBytes} - 1);
+  const uintptr_t aligned = (start + kHugePageBytes - 1) & ~(uintptr_t{kHugePageBytes} - 1);
   // Give back the unaligned head and the tail beyond `bytes`.
   if (aligned > start) munmap(raw, aligned - start);
   const uintptr_t end = aligned + bytes;
@@ -78,9 +76,13 @@ class HugePageAllocator {
   }
 
   template <typename U>
-  bool operator==(const HugePageAllocator<U>&) const { return true; }
+  bool operator==(const HugePageAllocator<U>&) const {
+    return true;
+  }
   template <typename U>
-  bool operator!=(const HugePageAllocator<U>&) const { return false; }
+  bool operator!=(const HugePageAllocator<U>&) const {
+    return false;
+  }
 };
 
 template <typename T>
@@ -96,8 +98,7 @@ size_t AllocatedBytes(const HugePageVector<T>& v) {
   const size_t bytes = v.capacity() * sizeof(T);
   if (bytes < kHugePageBytes) return bytes;
   const size_t used = v.size() * sizeof(T);
-  return std::min(MappedBytes(bytes),
-                  (used + kHugePageBytes - 1) & ~(kHugePageBytes - 1));
+  return std::min(MappedBytes(bytes), (used + kHugePageBytes - 1) & ~(kHugePageBytes - 1));
 }
 
 }  // namespace shard

@@ -43,14 +43,14 @@ void Fill(Index* index, int64_t m, std::mt19937_64& rng) {
     // Crawled at some time in the last 10 units, as in a running system.
     // Eight pages a host, no politeness delay: the host table is counted
     // in bytes/page but does not restrict picks.
-    index->Upsert(static_cast<PageId>(i), Fig6Page(rng),
-                  static_cast<HostId>(i / 8), -10.0 * u(rng));
+    index->Upsert(static_cast<PageId>(i), Fig6Page(rng), static_cast<HostId>(i / 8),
+                  -10.0 * u(rng));
   }
 }
 
 template <typename Index>
-void RunSlots(Index* index, int64_t m, int64_t slots, double* t,
-              std::mt19937_64& rng, int64_t* counter) {
+void RunSlots(Index* index, int64_t m, int64_t slots, double* t, std::mt19937_64& rng,
+              int64_t* counter) {
   const double rate = static_cast<double>(m) / 10.0;
   std::uniform_int_distribution<int64_t> page(0, m - 1);
   for (int64_t j = 0; j < slots; ++j) {
@@ -101,13 +101,10 @@ WarmIndex& Warm(int64_t m) {
       RunSlots(w->index.get(), m, chunk, &w->t, w->rng, &w->counter);
       w->warmup_slots += chunk;
       const SchedulingIndex::Stats& after = w->index->stats();
-      const double valuations =
-          static_cast<double>(after.valuations - before.valuations) / chunk;
-      const bool leveled = after.raises != before.raises ||
-                           after.rebuilds != before.rebuilds;
+      const double valuations = static_cast<double>(after.valuations - before.valuations) / chunk;
+      const bool leveled = after.raises != before.raises || after.rebuilds != before.rebuilds;
       calm_slots = leveled ? 0 : calm_slots + chunk;
-      const bool settled =
-          std::abs(valuations - last_valuations) <= 0.05 * last_valuations;
+      const bool settled = std::abs(valuations - last_valuations) <= 0.05 * last_valuations;
       last_valuations = valuations;
       if ((calm_slots >= m && settled) || w->warmup_slots >= 3 * m) break;
     }
@@ -117,8 +114,7 @@ WarmIndex& Warm(int64_t m) {
 }
 
 // Picks, the index's work per pick since `before` and its bytes per page.
-void SetCounters(const SchedulingIndex& index,
-                 const SchedulingIndex::Stats& before, int64_t m,
+void SetCounters(const SchedulingIndex& index, const SchedulingIndex::Stats& before, int64_t m,
                  int64_t picks, benchmark::State& state) {
   const SchedulingIndex::Stats& after = index.stats();
   auto per_pick = [&](uint64_t a, uint64_t b) {
@@ -127,20 +123,15 @@ void SetCounters(const SchedulingIndex& index,
   state.SetItemsProcessed(picks);
   state.counters["bytes_per_page"] =
       static_cast<double>(index.MemoryBytes()) / static_cast<double>(m);
-  state.counters["valuations_per_pick"] =
-      per_pick(after.valuations, before.valuations);
+  state.counters["valuations_per_pick"] = per_pick(after.valuations, before.valuations);
   state.counters["wakeups_per_pick"] = per_pick(after.wakeups, before.wakeups);
-  state.counters["refinements_per_pick"] =
-      per_pick(after.refinements, before.refinements);
+  state.counters["refinements_per_pick"] = per_pick(after.refinements, before.refinements);
   state.counters["candidate_valuations_per_pick"] =
       per_pick(after.candidate_valuations, before.candidate_valuations);
-  state.counters["tightenings_per_pick"] =
-      per_pick(after.tightenings, before.tightenings);
-  state.counters["rebuilds"] =
-      static_cast<double>(after.rebuilds - before.rebuilds);
+  state.counters["tightenings_per_pick"] = per_pick(after.tightenings, before.tightenings);
+  state.counters["rebuilds"] = static_cast<double>(after.rebuilds - before.rebuilds);
   state.counters["raises"] = static_cast<double>(after.raises - before.raises);
-  state.counters["reserve_pulls"] =
-      static_cast<double>(after.pulls - before.pulls);
+  state.counters["reserve_pulls"] = static_cast<double>(after.pulls - before.pulls);
   state.counters["candidates"] = static_cast<double>(index.candidates());
 }
 
@@ -232,11 +223,7 @@ void BM_LeaseBurst(benchmark::State& state) {
   }
   SetCounters(*index, before, m, picks, state);
 }
-BENCHMARK(BM_LeaseBurst)
-    ->Arg(100000)
-    ->Arg(1000000)
-    ->Arg(10000000)
-    ->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_LeaseBurst)->Arg(100000)->Arg(1000000)->Arg(10000000)->Unit(benchmark::kNanosecond);
 
 void BM_BruteForce(benchmark::State& state) {
   const int64_t m = state.range(0);

@@ -81,8 +81,7 @@ class IndexedHeap {
       const uint64_t first = uint64_t{Arity} * i + 1;
       if (first >= n) break;
       uint32_t child = static_cast<uint32_t>(first);
-      const uint32_t end =
-          static_cast<uint32_t>(std::min<uint64_t>(first + Arity, n));
+      const uint32_t end = static_cast<uint32_t>(std::min<uint64_t>(first + Arity, n));
       for (uint32_t c = child + 1; c < end; ++c) {
         if (before_(entries_[c], entries_[child])) child = c;
       }

@@ -45,15 +45,13 @@ inline policy::PageModel ZeroModel() {
 // with its growth bounds (crawl_value.h). τ_elap < 0 (a crawl time after t)
 // is treated as 0.
 inline policy::ValueGrowth BeliefGrowth(const policy::PageModel& belief,
-                                        const policy::CrawlPolicy& policy,
-                                        double tau_elap, int64_t n_cis) {
-  return policy::NcisValueGrowth(belief, std::max(tau_elap, 0.0), n_cis,
-                                 policy.MaxTerms());
+                                        const policy::CrawlPolicy& policy, double tau_elap,
+                                        int64_t n_cis) {
+  return policy::NcisValueGrowth(belief, std::max(tau_elap, 0.0), n_cis, policy.MaxTerms());
 }
 
-inline double BeliefValue(const policy::PageModel& belief,
-                          const policy::CrawlPolicy& policy, double tau_elap,
-                          int64_t n_cis) {
+inline double BeliefValue(const policy::PageModel& belief, const policy::CrawlPolicy& policy,
+                          double tau_elap, int64_t n_cis) {
   return BeliefGrowth(belief, policy, tau_elap, n_cis).value;
 }
 

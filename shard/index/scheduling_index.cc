@@ -69,8 +69,7 @@ double CrossingDelay(double gap, const CandidatePool::Growth& g) {
 SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy)
     : SchedulingIndex(policy, Options()) {}
 
-SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy,
-                                 const Options& options)
+SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy, const Options& options)
     : policy_(policy),
       options_(options),
       page_slots_(&pages_, &hosts_),
@@ -113,8 +112,7 @@ void SchedulingIndex::ForgetBelief(PageId id) {
 
 // τ_eff = τ_elap + β n for pages whose V is a function of τ_eff; τ_elap for
 // the others (no informative signals, or ν = 0 before the first signal).
-double SchedulingIndex::EffectiveElapsed(const Page& p,
-                                         const policy::PageModel& b,
+double SchedulingIndex::EffectiveElapsed(const Page& p, const policy::PageModel& b,
                                          double t) const {
   const double tau = std::max(t - p.last_crawl, 0.0);
   if (!b.signals_informative() || p.n_cis == 0) return tau;
@@ -136,34 +134,31 @@ double SchedulingIndex::EffectiveElapsed(const Page& p,
 //     K, leaves out the −αψ; near its threshold a page has αψ of order one,
 //     so this is several times tighter, and a candidate's bound with it.
 // Zero where V is constant between signals (α = 0, or ν = 0 after a signal).
-CandidatePool::Growth SchedulingIndex::GrowthOf(
-    const policy::PageModel& b, const policy::ValueGrowth& g) const {
+CandidatePool::Growth SchedulingIndex::GrowthOf(const policy::PageModel& b,
+                                                const policy::ValueGrowth& g) const {
   CandidatePool::Growth growth;
   if (!(g.slope_rise > 0.0)) return growth;
   const double alpha = b.signals_informative() ? b.alpha() : b.change_rate();
   const double psi = g.slope / g.slope_rise;
-  const double later = alpha * psi >= 1.0
-                           ? g.slope
-                           : g.slope_rise * std::exp(alpha * psi - 1.0) / alpha;
+  const double later =
+      alpha * psi >= 1.0 ? g.slope : g.slope_rise * std::exp(alpha * psi - 1.0) / alpha;
   growth.slope = g.slope * (1.0 + kBoundSlack);
-  growth.rise =
-      g.slope_rise * std::max(1.0 - alpha * psi, 0.0) * (1.0 + kBoundSlack);
+  growth.rise = g.slope_rise * std::max(1.0 - alpha * psi, 0.0) * (1.0 + kBoundSlack);
   growth.later_slope = later * (1.0 + kBoundSlack);
   return growth;
 }
 
-SchedulingIndex::Valuation SchedulingIndex::ValueWithGrowth(
-    const Page& p, const policy::PageModel& b, double t) const {
-  const policy::ValueGrowth g =
-      BeliefGrowth(b, policy_, t - p.last_crawl, p.n_cis);
+SchedulingIndex::Valuation SchedulingIndex::ValueWithGrowth(const Page& p,
+                                                            const policy::PageModel& b,
+                                                            double t) const {
+  const policy::ValueGrowth g = BeliefGrowth(b, policy_, t - p.last_crawl, p.n_cis);
   return {g.value, GrowthOf(b, g)};
 }
 
 // A lower bound on the first time the page is eligible with V >= key_level_:
 // d = last_crawl + ι_lb − β n (docs/design.md, "Index"), and never before its host
 // allows it.
-double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
-                              int64_t signals) const {
+double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b, int64_t signals) const {
   const double iota = p.iota_lb;
   double base;
   if (b.change_rate() <= 0.0 || b.importance() <= 0.0) {
@@ -186,8 +181,7 @@ double SchedulingIndex::KeyOf(const Page& p, const policy::PageModel& b,
   return std::max(base, hosts_.AllowedFrom(p.host));
 }
 
-int64_t SchedulingIndex::SignalsToKeyFor(const Page& p,
-                                         const policy::PageModel& b,
+int64_t SchedulingIndex::SignalsToKeyFor(const Page& p, const policy::PageModel& b,
                                          double t) const {
   const int64_t n = p.n_cis;
   if (!b.signals_informative()) return kMaxSignals;  // GREEDY: V ignores them
@@ -219,8 +213,8 @@ int64_t SchedulingIndex::SignalsToKeyFor(const Page& p,
 // key_level_, so the page is admitted when it next wakes. Stored rounded
 // down, so it stays a lower bound; it is kept across crawls, so while Λ
 // does not rise a page wakes once per crawl cycle.
-void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t,
-                             const Valuation& v, bool solve) {
+void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t, const Valuation& v,
+                             bool solve) {
   const double level = key_level_;
   if (!(v.growth.later_slope > 0.0) || level >= policy::ValueCeiling(b)) {
     // Constant until the next signal or crawl, or below key_level_ for ever.
@@ -251,13 +245,12 @@ void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t,
   p.iota_lb = std::max(p.iota_lb, FloorFloat(iota));
 }
 
-void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
-                             HostId host, double last_crawl) {
+void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params, HostId host,
+                             double last_crawl) {
   // Validates (throws on an invalid model, as BruteForceIndex does).
   CheckIndexable(params);
   if (id >= pages_.size()) {
-    pages_.resize(static_cast<size_t>(id) + 1,
-                  Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent, 0});
+    pages_.resize(static_cast<size_t>(id) + 1, Page{0, 0, 0, 0, 0.0, 0.0f, 0, 0, 0, kAbsent, 0});
   }
   Page& p = pages_[id];
   const bool is_new = p.state == kAbsent;
@@ -280,8 +273,7 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params,
     // URLs were still being loaded) admits every page: the next pick would
     // wake them all into the pool. Rebuild before it once the pages have
     // doubled since (amortised O(1) an upsert).
-    if (level_ <= 0.0 && size_ > MaxCandidates() &&
-        size_ >= 2 * size_at_rebuild_) {
+    if (level_ <= 0.0 && size_ > MaxCandidates() && size_ >= 2 * size_at_rebuild_) {
       needs_rebuild_ = true;
     }
   }
@@ -315,15 +307,13 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
   if (!Contains(id) || count <= 0) return;
   Page& p = pages_[id];
   const int64_t before = p.n_cis;
-  p.n_cis = static_cast<uint16_t>(
-      std::min(kMaxSignals, before + std::min(count, kMaxSignals)));
+  p.n_cis = static_cast<uint16_t>(std::min(kMaxSignals, before + std::min(count, kMaxSignals)));
   const int64_t added = p.n_cis - before;
-  if (added == 0) return;  // saturated: V does not move
+  if (added == 0) return;                  // saturated: V does not move
   if (p.state == kPicked) RestorePicks();  // its bound must move with it
-  if (needs_rebuild_) return;  // it values every page at its count
+  if (needs_rebuild_) return;              // it values every page at its count
   if (p.state != kQueued && p.state != kCandidate) return;
-  if (p.state == kQueued && !reserve_active_ &&
-      p.n_cis <= p.keyed_signals) {
+  if (p.state == kQueued && !reserve_active_ && p.n_cis <= p.keyed_signals) {
     return;  // its key allows for these signals already
   }
   const policy::PageModel b = Belief(p);
@@ -338,8 +328,7 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
     }
     return;
   }
-  if (b.signals_informative() &&
-      (b.false_rate() <= 0.0 || b.alpha() <= 0.0)) {
+  if (b.signals_informative() && (b.false_rate() <= 0.0 || b.alpha() <= 0.0)) {
     p.iota_lb = 0.0f;  // V jumped; value it again at the next pick
   }
   if (reserve_active_) {
@@ -370,8 +359,7 @@ void SchedulingIndex::Lease(PageId id) {
 }
 
 bool SchedulingIndex::LeaseAt(PageId id, double t) {
-  if (!Contains(id) || pages_[id].state == kLeased ||
-      !hosts_.Allowed(pages_[id].host, t)) {
+  if (!Contains(id) || pages_[id].state == kLeased || !hosts_.Allowed(pages_[id].host, t)) {
     return false;
   }
   Lease(id);
@@ -426,10 +414,9 @@ void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
 }
 
 size_t SchedulingIndex::MemoryBytes() const {
-  return AllocatedBytes(pages_) + queue_.MemoryBytes() +
-         candidates_.MemoryBytes() +
-         reserve_.capacity() * sizeof(Reserved) +
-         hosts_.MemoryBytes() + beliefs_.capacity() * sizeof(CachedBelief);
+  return AllocatedBytes(pages_) + queue_.MemoryBytes() + candidates_.MemoryBytes() +
+         reserve_.capacity() * sizeof(Reserved) + hosts_.MemoryBytes() +
+         beliefs_.capacity() * sizeof(CachedBelief);
 }
 
 // ---------------------------------------------------------------------------
@@ -471,8 +458,7 @@ void SchedulingIndex::Requeue(PageId id) {
   }
 }
 
-void SchedulingIndex::PushQueued(PageId id, double key,
-                                 int64_t keyed_signals) {
+void SchedulingIndex::PushQueued(PageId id, double key, int64_t keyed_signals) {
   // Any older entry of the page is stale from here on, and every other
   // queued page has one live entry: the rest of the queue is stale. They
   // are dropped when the queue would otherwise grow and they are at least
@@ -485,8 +471,7 @@ void SchedulingIndex::PushQueued(PageId id, double key,
   // are only marked queued.
   if (needs_rebuild_) return;
   const size_t stale = queue_.size() - (queued_ - 1);
-  if (queue_.full() && stale >= kMinStaleToCompact &&
-      16 * stale >= queue_.size()) {
+  if (queue_.full() && stale >= kMinStaleToCompact && 16 * stale >= queue_.size()) {
     Compact();
   }
   queue_.Push({key, id, stamp});
@@ -494,8 +479,7 @@ void SchedulingIndex::PushQueued(PageId id, double key,
 
 uint32_t SchedulingIndex::Restamp(Page& p, int64_t keyed_signals) {
   p.pos = ++next_stamp_;  // any older entry of the page is stale now
-  p.keyed_signals =
-      static_cast<uint16_t>(std::min(keyed_signals, kMaxKeyedSignals));
+  p.keyed_signals = static_cast<uint16_t>(std::min(keyed_signals, kMaxKeyedSignals));
   return p.pos;
 }
 
@@ -515,15 +499,13 @@ void SchedulingIndex::SetLevel(double level) {
   admission_level_ = level * (1.0 - kAdmissionMargin);
 }
 
-SchedulingIndex::Valuation SchedulingIndex::ValueWithGrowth(PageId id,
-                                                           double t) {
+SchedulingIndex::Valuation SchedulingIndex::ValueWithGrowth(PageId id, double t) {
   ++stats_.valuations;
   const Page& p = pages_[id];
   return ValueWithGrowth(p, Belief(p), t);
 }
 
-void SchedulingIndex::Wake(PageId id, double t,
-                           std::vector<PageId>* deferred) {
+void SchedulingIndex::Wake(PageId id, double t, std::vector<PageId>* deferred) {
   ++stats_.wakeups;
   Page& p = pages_[id];
   if (!hosts_.Allowed(p.host, t)) {
@@ -579,8 +561,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   auto usable = [&](PageId page) {
     const HostId host = pages_[page].host;
     return !hosts_.OnePerPick(host) ||
-           std::find(used_hosts_.begin(), used_hosts_.end(), host) ==
-               used_hosts_.end();
+           std::find(used_hosts_.begin(), used_hosts_.end(), host) == used_hosts_.end();
   };
   auto better = [](PageId a, double va, PageId b, double vb) {
     return BetterPick({a, va}, {b, vb});
@@ -590,17 +571,15 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   while (static_cast<int>(picked->size()) < k) {
     int best = -1;
     for (size_t i = 0; i < valued.size(); ++i) {
-      if (usable(valued[i].page) &&
-          (best < 0 || better(valued[i].page, valued[i].v.value,
-                              valued[best].page, valued[best].v.value))) {
+      if (usable(valued[i].page) && (best < 0 || better(valued[i].page, valued[i].v.value,
+                                                        valued[best].page, valued[best].v.value))) {
         best = static_cast<int>(i);
       }
     }
     CandidatePool::Entry top;
     double bound;
     while (candidates_.Top(t, &top, &bound)) {
-      if (best >= 0 && !better(top.page, bound, valued[best].page,
-                               valued[best].v.value)) {
+      if (best >= 0 && !better(top.page, bound, valued[best].page, valued[best].v.value)) {
         break;  // no bound left can beat (or tie and win on id) the best
       }
       if (best >= 0) {
@@ -609,12 +588,10 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         // instead of valuing the page (the line goes below the best unless
         // rounding keeps it above, and then the page is valued).
         const double tight = candidates_.GrowthBound(top, t);
-        if (!better(top.page, tight, valued[best].page,
-                    valued[best].v.value)) {
+        if (!better(top.page, tight, valued[best].page, valued[best].v.value)) {
           ++stats_.tightenings;
           const double placed = candidates_.RestartTop(t, tight);
-          if (!better(top.page, placed, valued[best].page,
-                      valued[best].v.value)) {
+          if (!better(top.page, placed, valued[best].page, valued[best].v.value)) {
             continue;
           }
           candidates_.Remove(top.page);
@@ -633,8 +610,8 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
       }
       const Exact e{id, ValueCandidate(top, t)};
       valued.push_back(e);
-      if (usable(id) && (best < 0 || better(id, e.v.value, valued[best].page,
-                                            valued[best].v.value))) {
+      if (usable(id) &&
+          (best < 0 || better(id, e.v.value, valued[best].page, valued[best].v.value))) {
         best = static_cast<int>(valued.size() - 1);
       }
     }
@@ -650,8 +627,8 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   for (PageId id : requeue_) Requeue(id);
 }
 
-SchedulingIndex::Valuation SchedulingIndex::ValueCandidate(
-    const CandidatePool::Entry& e, double t) {
+SchedulingIndex::Valuation SchedulingIndex::ValueCandidate(const CandidatePool::Entry& e,
+                                                           double t) {
   if (e.at == t && e.value == e.base) {
     // Valued at t already (woken or pulled at t, or picked at t before):
     // the value is exact and the growth an upper bound (rounded up).
@@ -673,8 +650,7 @@ void SchedulingIndex::RestorePicks() {
   picked_.clear();
 }
 
-void SchedulingIndex::PickExact(double t, int k,
-                                std::vector<PickedPage>* picked) {
+void SchedulingIndex::PickExact(double t, int k, std::vector<PickedPage>* picked) {
   last_pick_at_ = std::max(last_pick_at_, t);
   RestorePicks();
   if (needs_rebuild_) Rebuild(t, TargetCandidates());
@@ -688,10 +664,9 @@ void SchedulingIndex::PickExact(double t, int k,
     // the brute-force ones; below Λ a page in the queue might be better,
     // unless the reserve clears it.
     const bool exact =
-        level_ <= 0.0 ||
-        (static_cast<int>(picked->size()) == k &&
-         (picked->back().value >= level_ ||
-          (reserve_active_ && picked->back().value > ClearBound(t))));
+        level_ <= 0.0 || (static_cast<int>(picked->size()) == k &&
+                          (picked->back().value >= level_ ||
+                           (reserve_active_ && picked->back().value > ClearBound(t))));
     if (exact) {
       picks_ += picked->size();
       // Drain prefetched the next page to wake; its record has come in
@@ -723,8 +698,7 @@ std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {
   return picked;
 }
 
-std::vector<SlotPick> SchedulingIndex::PickSlots(
-    const std::vector<double>& slot_times) {
+std::vector<SlotPick> SchedulingIndex::PickSlots(const std::vector<double>& slot_times) {
   std::vector<SlotPick> slots;
   slots.reserve(slot_times.size());
   std::vector<PickedPage> picked;
@@ -771,14 +745,12 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
       found[id] = ValueWithGrowth(p, UncachedBelief(p), t);
     }
   };
-  const size_t parts =
-      pages_.size() < kParallelRebuildPages
-          ? 1
-          : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  const size_t parts = pages_.size() < kParallelRebuildPages
+                           ? 1
+                           : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
   std::vector<std::thread> helpers;
   for (size_t k = 1; k < parts; ++k) {
-    helpers.emplace_back(value_range, k * pages_.size() / parts,
-                         (k + 1) * pages_.size() / parts);
+    helpers.emplace_back(value_range, k * pages_.size() / parts, (k + 1) * pages_.size() / parts);
   }
   value_range(0, pages_.size() / parts);
   for (std::thread& helper : helpers) helper.join();
@@ -801,13 +773,12 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     auto end = ranked.end();
     const size_t depth = std::max(2 * target, size_ / 4);
     if (depth < ranked.size()) {
-      std::nth_element(ranked.begin(), ranked.begin() + (depth - 1),
-                       ranked.end(), std::greater<double>());
+      std::nth_element(ranked.begin(), ranked.begin() + (depth - 1), ranked.end(),
+                       std::greater<double>());
       floor = ranked[depth - 1];
       end = ranked.begin() + depth;
     }
-    std::nth_element(ranked.begin(), ranked.begin() + (target - 1), end,
-                     std::greater<double>());
+    std::nth_element(ranked.begin(), ranked.begin() + (target - 1), end, std::greater<double>());
     SetLevel(ranked[target - 1]);
   }
   std::vector<double>().swap(ranked);
@@ -833,8 +804,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
       Refine(p, b, t, found[id], /*solve=*/false);
     }
     if (reserve_active_) {
-      reserve_growth_ =
-          std::max(reserve_growth_, found[id].growth.later_slope);
+      reserve_growth_ = std::max(reserve_growth_, found[id].growth.later_slope);
       if (found[id].value >= floor) {
         reserve_.push_back({CeilFloat(found[id].value), id});
       }
@@ -848,13 +818,10 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
 }
 
 double SchedulingIndex::ClearBound(double t) const {
-  const double top =
-      reserve_.empty()
-          ? reserve_floor_
-          : std::max(reserve_floor_,
-                     static_cast<double>(reserve_.front().value));
-  const double bound =
-      top + reserve_growth_ * std::max(t - reserve_at_, 0.0);
+  const double top = reserve_.empty()
+                         ? reserve_floor_
+                         : std::max(reserve_floor_, static_cast<double>(reserve_.front().value));
+  const double bound = top + reserve_growth_ * std::max(t - reserve_at_, 0.0);
   // Values carry relative rounding ~1e-10 (crawl_value.h).
   return bound * (1.0 + 1e-8);
 }
@@ -885,8 +852,7 @@ bool SchedulingIndex::PullReserve(double t, int k) {
   const size_t chunk = std::max(TargetCandidates(), static_cast<size_t>(k));
   size_t pulled = 0;
   float last = std::numeric_limits<float>::infinity();
-  while (!reserve_.empty() &&
-         (pulled < chunk || reserve_.front().value == last)) {
+  while (!reserve_.empty() && (pulled < chunk || reserve_.front().value == last)) {
     std::pop_heap(reserve_.begin(), reserve_.end(), HigherReserved);
     const Reserved r = reserve_.back();
     reserve_.pop_back();
@@ -930,8 +896,7 @@ void SchedulingIndex::DropReserve() {
 // crossing Λ (signals, a lease burst's level passed), and the level is not
 // falling.
 bool SchedulingIndex::ShouldRaise() const {
-  return candidates_.size() >
-         std::max(MaxCandidates(PoolTarget()), retry_raise_above_);
+  return candidates_.size() > std::max(MaxCandidates(PoolTarget()), retry_raise_above_);
 }
 
 // Too many candidates: value every candidate at t, raise Λ to the
@@ -954,9 +919,7 @@ void SchedulingIndex::Raise(double t) {
   }
   // The loop below visits every candidate, so their order may change.
   std::nth_element(valued.begin(), valued.begin() + (target - 1), valued.end(),
-                   [](const Exact& a, const Exact& b) {
-                     return a.v.value > b.v.value;
-                   });
+                   [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
   const double level = valued[target - 1].v.value;
   if (!(level > level_)) {
     // Ties at Λ: try again when the pool has doubled, so that this
@@ -987,8 +950,8 @@ size_t SchedulingIndex::TargetCandidates() const {
 
 size_t SchedulingIndex::MaxCandidates(size_t target) const {
   // The options' ratio of max to target, at the given target.
-  const double ratio = static_cast<double>(options_.max_candidates) /
-                       std::max(options_.target_candidates, 1);
+  const double ratio =
+      static_cast<double>(options_.max_candidates) / std::max(options_.target_candidates, 1);
   return std::max(static_cast<size_t>(std::max(options_.max_candidates, 1)),
                   static_cast<size_t>(ratio * static_cast<double>(target)));
 }
@@ -998,15 +961,13 @@ bool SchedulingIndex::LevelFalling() const {
 }
 
 size_t SchedulingIndex::PoolTarget() const {
-  return LevelFalling() ? std::max(TargetCandidates(), rebuild_target_)
-                        : TargetCandidates();
+  return LevelFalling() ? std::max(TargetCandidates(), rebuild_target_) : TargetCandidates();
 }
 
 size_t SchedulingIndex::RefillTarget(int k) const {
   // The default target first: a larger pool would only be raised back
   // (which would drop the new reserve).
-  const size_t target =
-      std::max(TargetCandidates(), 2 * static_cast<size_t>(k));
+  const size_t target = std::max(TargetCandidates(), 2 * static_cast<size_t>(k));
   if (!LevelFalling()) return target;
   const size_t deepest = std::max(target, size_ / 16);
   return std::max(target, std::min(4 * rebuild_target_, deepest));

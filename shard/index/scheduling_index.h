@@ -88,15 +88,14 @@ class SchedulingIndex : public CrawlIndex {
     uint64_t tightenings = 0;
     // Candidates Select valued afresh (ValueCandidate; in valuations too).
     uint64_t candidate_valuations = 0;
-    uint64_t pulls = 0;        // chunks moved from the burst reserve to the pool
+    uint64_t pulls = 0;  // chunks moved from the burst reserve to the pool
     // Signals that gave a queued page a new queue entry (the others were
     // within the signal count its key allows for).
     uint64_t signal_rekeys = 0;
     uint64_t compactions = 0;  // stale queue entries dropped (Compact)
   };
 
-  explicit SchedulingIndex(
-      const policy::CrawlPolicy& policy = policy::CrawlPolicy::GreedyNcis());
+  explicit SchedulingIndex(const policy::CrawlPolicy& policy = policy::CrawlPolicy::GreedyNcis());
   SchedulingIndex(const policy::CrawlPolicy& policy, const Options& options);
 
   void Upsert(PageId page, const policy::PageParams& params, HostId host,
@@ -146,9 +145,7 @@ class SchedulingIndex : public CrawlIndex {
   // PickTop + RecordCrawl or Lease, the common sequence, then never puts it
   // back only to take it out again.
   // kWaking: popped from the queue, being valued by Wake.
-  enum State : uint8_t {
-    kAbsent, kQueued, kCandidate, kLeased, kPicked, kWaking
-  };
+  enum State : uint8_t { kAbsent, kQueued, kCandidate, kLeased, kPicked, kWaking };
 
   // 40 bytes. The model is stored as floats (the index's view of the page;
   // Upsert rounds the parameters) and derived quantities are recomputed on
@@ -197,9 +194,7 @@ class SchedulingIndex : public CrawlIndex {
    public:
     PageTableSlots(HugePageVector<Page>* pages, const HostTable* hosts)
         : pages_(pages), hosts_(hosts) {}
-    void SetSlot(PageId page, uint32_t slot) override {
-      (*pages_)[page].pos = slot;
-    }
+    void SetSlot(PageId page, uint32_t slot) override { (*pages_)[page].pos = slot; }
     uint32_t Slot(PageId page) const override { return (*pages_)[page].pos; }
     // What Select reads to value a candidate: its record and its host.
     void Prefetch(PageId page, uint32_t host) const override {
@@ -224,37 +219,31 @@ class SchedulingIndex : public CrawlIndex {
   // same computed afresh (thread-safe: reads only the page and the policy).
   policy::PageModel Belief(const Page& p) const;
   policy::PageModel UncachedBelief(const Page& p) const;
-  double EffectiveElapsed(const Page& p, const policy::PageModel& b,
-                          double t) const;
+  double EffectiveElapsed(const Page& p, const policy::PageModel& b, double t) const;
   // Valuing a page: its crawl value V at t (Theorem 1, Sec. 5.1: BeliefGrowth
   // of belief b in the page's state (t − last_crawl, n_cis), the value Value
   // and BruteForceIndex give to the last bit), with GrowthOf's bound on its
   // growth until the next signal or crawl. Reads only the page and the
   // policy (thread-safe: Rebuild's threads call it) and counts nothing.
-  Valuation ValueWithGrowth(const Page& p, const policy::PageModel& b,
-                            double t) const;
+  Valuation ValueWithGrowth(const Page& p, const policy::PageModel& b, double t) const;
   // The same with the page's cached belief, counted in stats_.valuations.
   Valuation ValueWithGrowth(PageId id, double t);
-  CandidatePool::Growth GrowthOf(const policy::PageModel& b,
-                                 const policy::ValueGrowth& g) const;
+  CandidatePool::Growth GrowthOf(const policy::PageModel& b, const policy::ValueGrowth& g) const;
   // The earliest time the page may reach key_level_ with `signals` signals
   // since its last crawl (>= p.n_cis, so that it is a lower bound).
-  double KeyOf(const Page& p, const policy::PageModel& b,
-               int64_t signals) const;
+  double KeyOf(const Page& p, const policy::PageModel& b, int64_t signals) const;
   // The signal count a queued page's key is solved for when a signal
   // re-keys it at t: n_cis plus half the signals expected before it would
   // be due (at the rate λΔ + ν). Later signals within that allowance leave
   // the key a lower bound, so they push no entry; under `semi`'s ~50
   // signals a crawl cycle, a new entry a signal made the queue's stale
   // entries, and compacting them, a quarter of the run time.
-  int64_t SignalsToKeyFor(const Page& p, const policy::PageModel& b,
-                          double t) const;
+  int64_t SignalsToKeyFor(const Page& p, const policy::PageModel& b, double t) const;
   // Raises p.iota_lb after V(t) = v.value < admission_level_ was found: the
   // growth bound gives a lower bound on the crossing of key_level_; with
   // `solve`, steps on from there (one valuation a step, counted) until the
   // page would be admitted when it next wakes.
-  void Refine(Page& p, const policy::PageModel& b, double t,
-              const Valuation& v, bool solve);
+  void Refine(Page& p, const policy::PageModel& b, double t, const Valuation& v, bool solve);
 
   void Wake(PageId id, double t, std::vector<PageId>* deferred);
   void Drain(double t);

@@ -43,19 +43,33 @@ policy::PageParams EdgyPage(std::mt19937_64& rng) {
   policy::PageParams p = Fig6Page(rng);
   std::uniform_int_distribution<int> pick(0, 9);
   switch (pick(rng)) {
-    case 0: p.recall = 1.0; break;
-    case 1: p.false_rate = 0.0; break;
-    case 2: p.recall = 1.0; p.false_rate = 0.0; break;
-    case 3: p.change_rate = 0.0; break;
-    case 4: p.importance = 0.0; break;
-    case 5: p.recall = 0.0; break;
-    default: break;
+    case 0:
+      p.recall = 1.0;
+      break;
+    case 1:
+      p.false_rate = 0.0;
+      break;
+    case 2:
+      p.recall = 1.0;
+      p.false_rate = 0.0;
+      break;
+    case 3:
+      p.change_rate = 0.0;
+      break;
+    case 4:
+      p.importance = 0.0;
+      break;
+    case 5:
+      p.recall = 0.0;
+      break;
+    default:
+      break;
   }
   return p;
 }
 
-void ExpectSamePicks(const std::vector<PickedPage>& want,
-                     const std::vector<PickedPage>& got, double t) {
+void ExpectSamePicks(const std::vector<PickedPage>& want, const std::vector<PickedPage>& got,
+                     double t) {
   ASSERT_EQ(want.size(), got.size()) << "t=" << t;
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(want[i].page, got[i].page) << "t=" << t << " rank " << i;
@@ -63,8 +77,7 @@ void ExpectSamePicks(const std::vector<PickedPage>& want,
   }
 }
 
-void ExpectSameView(const std::optional<PageView>& want,
-                    const std::optional<PageView>& got) {
+void ExpectSameView(const std::optional<PageView>& want, const std::optional<PageView>& got) {
   ASSERT_EQ(want.has_value(), got.has_value());
   if (!want.has_value()) return;
   EXPECT_EQ(want->params.importance, got->params.importance);
@@ -86,8 +99,7 @@ struct Pair {
 void RunRandomEvents(uint64_t seed, int pages, int hosts, int steps,
                      const SchedulingIndex::Options& options) {
   std::mt19937_64 rng(seed);
-  Pair pair{BruteForceIndex(), SchedulingIndex(policy::CrawlPolicy::GreedyNcis(),
-                                               options)};
+  Pair pair{BruteForceIndex(), SchedulingIndex(policy::CrawlPolicy::GreedyNcis(), options)};
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::uniform_int_distribution<int> page_of(0, pages - 1);
   std::uniform_int_distribution<int> host_of(0, hosts - 1);
@@ -109,8 +121,7 @@ void RunRandomEvents(uint64_t seed, int pages, int hosts, int steps,
       for (CrawlIndex* x : pair.both()) x->RecordSignal(page, t);
     } else if (what < 40) {
       // Several at once, now and then past the saturation of n_cis.
-      const int64_t count = u(rng) < 0.05 ? kMaxSignals - 2
-                                          : static_cast<int64_t>(u(rng) * 6);
+      const int64_t count = u(rng) < 0.05 ? kMaxSignals - 2 : static_cast<int64_t>(u(rng) * 6);
       for (CrawlIndex* x : pair.both()) x->RecordSignals(page, t, count);
     } else if (what < 44) {
       const policy::PageParams p = EdgyPage(rng);
@@ -198,8 +209,7 @@ TEST(SchedulingIndexTest, SignalsWithinTheKeyedCountPushNoEntry) {
   SchedulingIndex::Options small;  // most pages queued, not candidates
   small.target_candidates = 16;
   small.max_candidates = 64;
-  Pair pair{BruteForceIndex(),
-            SchedulingIndex(policy::CrawlPolicy::GreedyNcis(), small)};
+  Pair pair{BruteForceIndex(), SchedulingIndex(policy::CrawlPolicy::GreedyNcis(), small)};
   constexpr int kPages = 1000;
   for (int i = 0; i < kPages; ++i) {
     policy::PageParams p = Fig6Page(rng);
@@ -301,8 +311,8 @@ TEST(SchedulingIndexTest, ViewShowsTheIndexedState) {
 // The same m pages (fig. 6 or edgy ones), four a host, crawled within the
 // last 10 units, into each index; every `polite_every`-th host gets a
 // minimum delay.
-void FillAlike(const std::vector<CrawlIndex*>& indexes, int m, bool edgy,
-               int polite_every, double delay, std::mt19937_64& rng) {
+void FillAlike(const std::vector<CrawlIndex*>& indexes, int m, bool edgy, int polite_every,
+               double delay, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int i = 0; i < m; ++i) {
     const policy::PageParams p = edgy ? EdgyPage(rng) : Fig6Page(rng);
@@ -342,10 +352,11 @@ TEST(SchedulingIndexTest, RaisesKeepThePoolNearItsTarget) {
   // A raise is due above max_candidates (and waits for twice the pool
   // after one that found only ties at Λ).
   EXPECT_LE(largest, 2u * 256);
-  std::printf("largest pool after the first cycle: %zu; %llu raises, "
-              "%llu rebuilds\n",
-              largest, static_cast<unsigned long long>(index.stats().raises),
-              static_cast<unsigned long long>(index.stats().rebuilds));
+  std::printf(
+      "largest pool after the first cycle: %zu; %llu raises, "
+      "%llu rebuilds\n",
+      largest, static_cast<unsigned long long>(index.stats().raises),
+      static_cast<unsigned long long>(index.stats().rebuilds));
 }
 
 // RecordSignals(n) is n RecordSignal calls; PickSlots is the loop of
@@ -557,26 +568,27 @@ TEST(SchedulingIndexTest, FallingLevelDeepensRebuilds) {
     leased += static_cast<int>(got.size());
   }
   EXPECT_LE(index.stats().rebuilds, 25u);
-  std::printf("%d leases: %llu valuations, %llu rebuilds, %llu raises, "
-              "%llu reserve pulls\n",
-              leased, static_cast<unsigned long long>(index.stats().valuations),
-              static_cast<unsigned long long>(index.stats().rebuilds),
-              static_cast<unsigned long long>(index.stats().raises),
-              static_cast<unsigned long long>(index.stats().pulls));
+  std::printf(
+      "%d leases: %llu valuations, %llu rebuilds, %llu raises, "
+      "%llu reserve pulls\n",
+      leased, static_cast<unsigned long long>(index.stats().valuations),
+      static_cast<unsigned long long>(index.stats().rebuilds),
+      static_cast<unsigned long long>(index.stats().raises),
+      static_cast<unsigned long long>(index.stats().pulls));
 }
 
 // Algorithm 1 on a Poisson world (fig. 6 rates, R = 100; horizons shorter
-// than the paper's t <= 1000 so that the brute-force runs fit a unit test): changes (rate Δ, each signalled with
-// probability λ), false signals (rate ν), requests (rate μ). Accuracy is the
-// share of requests that find the page fresh (main paper Sec. 6.3).
+// than the paper's t <= 1000 so that the brute-force runs fit a unit test): changes (rate Δ, each
+// signalled with probability λ), false signals (rate ν), requests (rate μ). Accuracy is the share
+// of requests that find the page fresh (main paper Sec. 6.3).
 struct Fig6Run {
   double accuracy = 0.0;
   int64_t slots = 0;
   int64_t agreements = 0;  // index pick == brute-force pick on the same state
 };
 
-Fig6Run RunFig6(CrawlIndex* driver, BruteForceIndex* shadow, int m, double rate,
-                double horizon, uint64_t seed, int shadow_every) {
+Fig6Run RunFig6(CrawlIndex* driver, BruteForceIndex* shadow, int m, double rate, double horizon,
+                uint64_t seed, int shadow_every) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<policy::PageParams> params(m);
@@ -589,8 +601,7 @@ Fig6Run RunFig6(CrawlIndex* driver, BruteForceIndex* shadow, int m, double rate,
   using Event = std::tuple<double, int, int>;  // time, page, kind
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
   auto next = [&](double now, double r) {
-    return r > 0.0 ? now - std::log(1.0 - u(rng)) / r
-                   : std::numeric_limits<double>::infinity();
+    return r > 0.0 ? now - std::log(1.0 - u(rng)) / r : std::numeric_limits<double>::infinity();
   };
   for (int i = 0; i < m; ++i) {
     events.emplace(next(0.0, params[i].change_rate), i, kChange);
@@ -646,40 +657,31 @@ void CheckFig6(int m, double horizon, int shadow_every, int seeds) {
     const Fig6Run brute = RunFig6(&oracle, nullptr, m, 100.0, horizon, seed, 1);
     SchedulingIndex index;
     BruteForceIndex shadow;
-    const Fig6Run fast =
-        RunFig6(&index, &shadow, m, 100.0, horizon, seed, shadow_every);
+    const Fig6Run fast = RunFig6(&index, &shadow, m, 100.0, horizon, seed, shadow_every);
     const int64_t checked = fast.slots / shadow_every;
-    std::printf("m=%d seed=%llu accuracy brute %.5f index %.5f, agreement "
-                "%lld/%lld, rebuilds %llu raises %llu valuations/slot %.2f\n",
-                m, static_cast<unsigned long long>(seed), brute.accuracy,
-                fast.accuracy, static_cast<long long>(fast.agreements),
-                static_cast<long long>(checked),
-                static_cast<unsigned long long>(index.stats().rebuilds),
-                static_cast<unsigned long long>(index.stats().raises),
-                static_cast<double>(index.stats().valuations) / fast.slots);
+    std::printf(
+        "m=%d seed=%llu accuracy brute %.5f index %.5f, agreement "
+        "%lld/%lld, rebuilds %llu raises %llu valuations/slot %.2f\n",
+        m, static_cast<unsigned long long>(seed), brute.accuracy, fast.accuracy,
+        static_cast<long long>(fast.agreements), static_cast<long long>(checked),
+        static_cast<unsigned long long>(index.stats().rebuilds),
+        static_cast<unsigned long long>(index.stats().raises),
+        static_cast<double>(index.stats().valuations) / fast.slots);
     EXPECT_GE(fast.agreements, 0.99 * checked);
     EXPECT_NEAR(fast.accuracy, brute.accuracy, 0.001);
   }
 }
 
-TEST(SchedulingIndexFig6Test, M1000AgreesWithBruteForce) {
-  CheckFig6(1000, 100.0, 1, 2);
-}
+TEST(SchedulingIndexFig6Test, M1000AgreesWithBruteForce) { CheckFig6(1000, 100.0, 1, 2); }
 
-TEST(SchedulingIndexFig6Test, M10000AgreesWithBruteForce) {
-  CheckFig6(10000, 20.0, 10, 1);
-}
+TEST(SchedulingIndexFig6Test, M10000AgreesWithBruteForce) { CheckFig6(10000, 20.0, 10, 1); }
 
 // The paper's full horizon t <= 1000: minutes of brute force, so run by
 // hand (command in docs/benchmarks.md, "Index against brute force") with
 // --gtest_also_run_disabled_tests --gtest_filter='*FullHorizon*'.
-TEST(SchedulingIndexFig6Test, DISABLED_M1000FullHorizon) {
-  CheckFig6(1000, 1000.0, 1, 2);
-}
+TEST(SchedulingIndexFig6Test, DISABLED_M1000FullHorizon) { CheckFig6(1000, 1000.0, 1, 2); }
 
-TEST(SchedulingIndexFig6Test, DISABLED_M10000FullHorizon) {
-  CheckFig6(10000, 1000.0, 1, 1);
-}
+TEST(SchedulingIndexFig6Test, DISABLED_M10000FullHorizon) { CheckFig6(10000, 1000.0, 1, 1); }
 
 }  // namespace
 }  // namespace shard

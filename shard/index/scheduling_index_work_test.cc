@@ -61,8 +61,7 @@ TEST(SchedulingIndexWorkTest, LoadWithoutReserveMovesEachEntryBoundedTimes) {
   // A page has one live entry unless it is in the pool (new pages valued
   // above Λ go there, leaving their entry stale).
   EXPECT_LE(index.queue_entries(), 17 * kPages / 16);
-  std::printf("load of %u pages: %llu growth copies, %llu rewrite moves\n",
-              kPages,
+  std::printf("load of %u pages: %llu growth copies, %llu rewrite moves\n", kPages,
               static_cast<unsigned long long>(index.queue_work().growth_copies),
               static_cast<unsigned long long>(index.queue_work().rewrite_moves));
   EXPECT_EQ(index.PickTop(now, 1).size(), 1u);
@@ -83,8 +82,7 @@ TEST(SchedulingIndexWorkTest, InterleavedCallsMoveEntriesLinearly) {
     const double r = u(rng);
     if (r < 0.35 || next_page < 1000) {
       // Mostly new pages; an existing one's model replaced.
-      const PageId id =
-          next_page == 0 || u(rng) < 0.8 ? next_page++ : rng() % next_page;
+      const PageId id = next_page == 0 || u(rng) < 0.8 ? next_page++ : rng() % next_page;
       index.Upsert(id, RandomPage(rng), id % 5000, t - 86400 * u(rng));
       ++calls;
     } else if (r < 0.85) {
@@ -100,24 +98,23 @@ TEST(SchedulingIndexWorkTest, InterleavedCallsMoveEntriesLinearly) {
       ++calls;
     }
     if (step % 1000 == 0) {
-      ASSERT_LE(MaintenanceMoves(index), kMovesPerPush * calls + 100000)
-          << "step " << step;
+      ASSERT_LE(MaintenanceMoves(index), kMovesPerPush * calls + 100000) << "step " << step;
       // Live entries are at most the pages. Stale ones fill the room the
       // queue has, and it grows (by 1/8) only when they are under 1/16 of
       // it: about 17/16 · 9/8 ≈ 1.2 entries a page, with part-full chunks.
-      ASSERT_LE(index.queue_entries(), 1.25 * index.size() + 4096)
-          << "step " << step;
+      ASSERT_LE(index.queue_entries(), 1.25 * index.size() + 4096) << "step " << step;
     }
   }
   EXPECT_GT(index.stats().compactions, 0u);
   EXPECT_GT(index.stats().signal_rekeys, 10000u);
-  std::printf("%llu calls: %llu compactions, %llu rewrite moves, %llu growth "
-              "copies, %llu split moves\n",
-              static_cast<unsigned long long>(calls),
-              static_cast<unsigned long long>(index.stats().compactions),
-              static_cast<unsigned long long>(index.queue_work().rewrite_moves),
-              static_cast<unsigned long long>(index.queue_work().growth_copies),
-              static_cast<unsigned long long>(index.queue_work().split_moves));
+  std::printf(
+      "%llu calls: %llu compactions, %llu rewrite moves, %llu growth "
+      "copies, %llu split moves\n",
+      static_cast<unsigned long long>(calls),
+      static_cast<unsigned long long>(index.stats().compactions),
+      static_cast<unsigned long long>(index.queue_work().rewrite_moves),
+      static_cast<unsigned long long>(index.queue_work().growth_copies),
+      static_cast<unsigned long long>(index.queue_work().split_moves));
 }
 
 }  // namespace

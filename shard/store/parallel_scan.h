@@ -20,12 +20,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
-#include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "shard/store/url_store.h"
 #include "cluster/url_id.h"
+#include "shard/store/url_store.h"
 
 namespace recrawl {
 namespace shard {
@@ -86,9 +86,8 @@ absl::StatusOr<ScanStats> ParallelScanUrls(
   auto scan = [&](int part) {
     const cluster::UrlId step = ~cluster::UrlId{0} / static_cast<cluster::UrlId>(parts);
     const cluster::UrlId first = step * static_cast<cluster::UrlId>(part);
-    const cluster::UrlId last = part + 1 == parts
-                           ? ~cluster::UrlId{0}
-                           : step * static_cast<cluster::UrlId>(part + 1) - 1;
+    const cluster::UrlId last =
+        part + 1 == parts ? ~cluster::UrlId{0} : step * static_cast<cluster::UrlId>(part + 1) - 1;
     Chunk chunk;
     auto take_empty = [&] {
       q.mu.Await(absl::Condition(&Queue::HasEmpty, &q));
@@ -106,11 +105,10 @@ absl::StatusOr<ScanStats> ParallelScanUrls(
       q.full.push_back(std::move(chunk));
       take_empty();
     };
-    stats[part] = store.ScanUrlRange(
-        first, last, [&](cluster::UrlId id, const UrlRecord& record) {
-          decode(id, record, &chunk.items[chunk.size++]);
-          if (chunk.size == kChunk) hand_over();
-        });
+    stats[part] = store.ScanUrlRange(first, last, [&](cluster::UrlId id, const UrlRecord& record) {
+      decode(id, record, &chunk.items[chunk.size++]);
+      if (chunk.size == kChunk) hand_over();
+    });
     absl::MutexLock lock(&q.mu);
     if (chunk.size > 0) {
       q.full.push_back(std::move(chunk));

@@ -19,8 +19,7 @@ int AppendPatches(const Operands& operands, std::string* out) {
   UrlRecord probe;
   int bad = 0;
   for (const rocksdb::Slice& operand : operands) {
-    if (!probe.ParseFromArray(operand.data(),
-                              static_cast<int>(operand.size()))) {
+    if (!probe.ParseFromArray(operand.data(), static_cast<int>(operand.size()))) {
       ++bad;
       continue;
     }
@@ -31,22 +30,19 @@ int AppendPatches(const Operands& operands, std::string* out) {
 
 class UrlRecordMergeOperator : public rocksdb::MergeOperator {
  public:
-  explicit UrlRecordMergeOperator(const RecordLimits& limits)
-      : limits_(limits) {}
+  explicit UrlRecordMergeOperator(const RecordLimits& limits) : limits_(limits) {}
 
   // Persisted in the database's OPTIONS file; change it with the format.
   const char* Name() const override { return "recrawl.UrlRecordPatch.1"; }
 
-  bool FullMergeV2(const MergeOperationInput& in,
-                   MergeOperationOutput* out) const override {
+  bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override {
     size_t total = in.existing_value != nullptr ? in.existing_value->size() : 0;
     for (const rocksdb::Slice& operand : in.operand_list) {
       total += operand.size();
     }
     if (total <= limits_.normalize_above_bytes) {
       if (in.existing_value != nullptr) {
-        out->new_value.assign(in.existing_value->data(),
-                              in.existing_value->size());
+        out->new_value.assign(in.existing_value->data(), in.existing_value->size());
       }
       // Operands were serialised by PatchUrl and are checksummed on disk;
       // one that does not parse is skipped rather than failing the merge.
@@ -55,15 +51,14 @@ class UrlRecordMergeOperator : public rocksdb::MergeOperator {
     }
     UrlRecord record;
     if (in.existing_value != nullptr &&
-        !ParseStoredRecord(in.existing_value->data(), in.existing_value->size(),
-                           limits_, &record)) {
+        !ParseStoredRecord(in.existing_value->data(), in.existing_value->size(), limits_,
+                           &record)) {
       out->existing_operand = *in.existing_value;
       return true;
     }
     UrlRecord patch;
     for (const rocksdb::Slice& operand : in.operand_list) {
-      if (!patch.ParseFromArray(operand.data(),
-                                static_cast<int>(operand.size()))) {
+      if (!patch.ParseFromArray(operand.data(), static_cast<int>(operand.size()))) {
         continue;
       }
       ApplyPatch(patch, limits_, &record);
@@ -72,8 +67,7 @@ class UrlRecordMergeOperator : public rocksdb::MergeOperator {
   }
 
   bool PartialMergeMulti(const rocksdb::Slice& /*key*/,
-                         const std::deque<rocksdb::Slice>& operand_list,
-                         std::string* new_value,
+                         const std::deque<rocksdb::Slice>& operand_list, std::string* new_value,
                          rocksdb::Logger* /*logger*/) const override {
     size_t total = 0;
     for (const rocksdb::Slice& operand : operand_list) total += operand.size();
@@ -85,8 +79,7 @@ class UrlRecordMergeOperator : public rocksdb::MergeOperator {
     UrlRecord combined;
     UrlRecord patch;
     for (const rocksdb::Slice& operand : operand_list) {
-      if (!patch.ParseFromArray(operand.data(),
-                                static_cast<int>(operand.size()))) {
+      if (!patch.ParseFromArray(operand.data(), static_cast<int>(operand.size()))) {
         return false;
       }
       ApplyPatch(patch, limits_, &combined);
@@ -106,22 +99,19 @@ void DropOldest(int n, google::protobuf::RepeatedField<T>* field) {
 
 }  // namespace
 
-void AddOutcome(float elapsed, uint32_t signals, bool changed,
-                OutcomeWindow* window) {
+void AddOutcome(float elapsed, uint32_t signals, bool changed, OutcomeWindow* window) {
   window->add_elapsed(elapsed);
   window->add_signals(signals);
   window->add_changed(changed);
 }
 
 int WindowSize(const OutcomeWindow& window) {
-  return std::min(
-      {window.elapsed_size(), window.signals_size(), window.changed_size()});
+  return std::min({window.elapsed_size(), window.signals_size(), window.changed_size()});
 }
 
 bool WindowsWithinLimits(const RecordLimits& limits, const UrlRecord& record) {
   const OutcomeWindow& w = record.outcomes();
-  return w.elapsed_size() <= limits.max_outcomes &&
-         w.elapsed_size() == w.signals_size() &&
+  return w.elapsed_size() <= limits.max_outcomes && w.elapsed_size() == w.signals_size() &&
          w.elapsed_size() == w.changed_size() &&
          record.recent_signal_keys_size() <= limits.max_signal_keys;
 }
@@ -139,21 +129,19 @@ void TrimWindows(const RecordLimits& limits, UrlRecord* record) {
              record->mutable_recent_signal_keys());
 }
 
-bool ParseStoredRecord(const char* data, size_t size,
-                       const RecordLimits& limits, UrlRecord* record) {
+bool ParseStoredRecord(const char* data, size_t size, const RecordLimits& limits,
+                       UrlRecord* record) {
   if (!record->ParseFromArray(data, static_cast<int>(size))) return false;
   TrimWindows(limits, record);
   return true;
 }
 
-void ApplyPatch(const UrlRecord& patch, const RecordLimits& limits,
-                UrlRecord* record) {
+void ApplyPatch(const UrlRecord& patch, const RecordLimits& limits, UrlRecord* record) {
   record->MergeFrom(patch);
   TrimWindows(limits, record);
 }
 
-std::shared_ptr<rocksdb::MergeOperator> NewUrlRecordMergeOperator(
-    const RecordLimits& limits) {
+std::shared_ptr<rocksdb::MergeOperator> NewUrlRecordMergeOperator(const RecordLimits& limits) {
   return std::make_shared<UrlRecordMergeOperator>(limits);
 }
 

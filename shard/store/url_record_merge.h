@@ -45,13 +45,12 @@ struct RecordLimits {
 
 // Parses a stored value (a record, possibly followed by unmerged patches)
 // into `record` and trims its windows. False if it does not parse.
-bool ParseStoredRecord(const char* data, size_t size,
-                       const RecordLimits& limits, UrlRecord* record);
+bool ParseStoredRecord(const char* data, size_t size, const RecordLimits& limits,
+                       UrlRecord* record);
 
 // Appends one crawl to an outcome window (of a record or a patch), keeping
 // its arrays aligned.
-void AddOutcome(float elapsed, uint32_t signals, bool changed,
-                OutcomeWindow* window);
+void AddOutcome(float elapsed, uint32_t signals, bool changed, OutcomeWindow* window);
 
 // Entries of the window: the length of its shortest array.
 int WindowSize(const OutcomeWindow& window);
@@ -64,14 +63,12 @@ bool WindowsWithinLimits(const RecordLimits& limits, const UrlRecord& record);
 void TrimWindows(const RecordLimits& limits, UrlRecord* record);
 
 // Applies `patch` to `record`.
-void ApplyPatch(const UrlRecord& patch, const RecordLimits& limits,
-                UrlRecord* record);
+void ApplyPatch(const UrlRecord& patch, const RecordLimits& limits, UrlRecord* record);
 
 // The merge operator of column family "urls". A stored value that does not
 // parse stays unparseable (patches cannot repair it), so that reads report
 // it; RocksDB never sees a failed merge, which would stop compactions.
-std::shared_ptr<rocksdb::MergeOperator> NewUrlRecordMergeOperator(
-    const RecordLimits& limits);
+std::shared_ptr<rocksdb::MergeOperator> NewUrlRecordMergeOperator(const RecordLimits& limits);
 
 }  // namespace shard
 }  // namespace recrawl

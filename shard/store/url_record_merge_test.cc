@@ -29,8 +29,7 @@ UrlRecord BaseRecord() {
 
 // A crawl `elapsed` after the previous one, that found a change.
 void AddCrawl(float elapsed, UrlRecord* record) {
-  AddOutcome(elapsed, /*signals=*/1, /*changed=*/true,
-             record->mutable_outcomes());
+  AddOutcome(elapsed, /*signals=*/1, /*changed=*/true, record->mutable_outcomes());
 }
 
 TEST(ApplyPatchTest, PresentFieldsReplaceEvenWithZero) {
@@ -130,20 +129,17 @@ class MergeOperatorTest : public ::testing::TestWithParam<size_t> {
   }
 
   // RocksDB's full merge; `existing` null for a missing record.
-  std::string FullMerge(const std::string* existing,
-                        const std::vector<std::string>& operands) {
+  std::string FullMerge(const std::string* existing, const std::vector<std::string>& operands) {
     std::vector<rocksdb::Slice> slices(operands.begin(), operands.end());
     rocksdb::Slice existing_slice;
     if (existing != nullptr) existing_slice = *existing;
     rocksdb::MergeOperator::MergeOperationInput in(
-        "key", existing != nullptr ? &existing_slice : nullptr, slices,
-        nullptr);
+        "key", existing != nullptr ? &existing_slice : nullptr, slices, nullptr);
     std::string new_value;
     // As RocksDB does: a null slice, set by the operator to keep the
     // existing value instead of writing a new one.
     rocksdb::Slice existing_operand(nullptr, 0);
-    rocksdb::MergeOperator::MergeOperationOutput out(new_value,
-                                                     existing_operand);
+    rocksdb::MergeOperator::MergeOperationOutput out(new_value, existing_operand);
     EXPECT_TRUE(op_->FullMergeV2(in, &out));
     if (existing_operand.data() != nullptr) return existing_operand.ToString();
     return new_value;
@@ -152,8 +148,7 @@ class MergeOperatorTest : public ::testing::TestWithParam<size_t> {
   // The record a reader makes of a stored value; fails the test if none.
   UrlRecord Read(const std::string& value) {
     UrlRecord record;
-    EXPECT_TRUE(
-        ParseStoredRecord(value.data(), value.size(), limits_, &record));
+    EXPECT_TRUE(ParseStoredRecord(value.data(), value.size(), limits_, &record));
     return record;
   }
 
@@ -173,10 +168,8 @@ class MergeOperatorTest : public ::testing::TestWithParam<size_t> {
   std::shared_ptr<rocksdb::MergeOperator> op_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Normalizing, MergeOperatorTest,
-                         ::testing::Values(size_t{0}));
-INSTANTIATE_TEST_SUITE_P(Appending, MergeOperatorTest,
-                         ::testing::Values(size_t{1024}));
+INSTANTIATE_TEST_SUITE_P(Normalizing, MergeOperatorTest, ::testing::Values(size_t{0}));
+INSTANTIATE_TEST_SUITE_P(Appending, MergeOperatorTest, ::testing::Values(size_t{1024}));
 
 TEST_P(MergeOperatorTest, FullMergeEqualsApplyingInOrder) {
   const std::string base = BaseRecord().SerializeAsString();
@@ -203,8 +196,7 @@ TEST_P(MergeOperatorTest, PartialMergesCombineAssociatively) {
   std::deque<rocksdb::Slice> tail(patches.begin() + 2, patches.end());
   std::string combined;
   ASSERT_TRUE(op_->PartialMergeMulti("key", tail, &combined, nullptr));
-  const UrlRecord in_two_steps =
-      Read(FullMerge(&base, {patches[0], patches[1], combined}));
+  const UrlRecord in_two_steps = Read(FullMerge(&base, {patches[0], patches[1], combined}));
   EXPECT_EQ(in_two_steps.SerializeAsString(), all_at_once.SerializeAsString());
 }
 
@@ -213,12 +205,9 @@ TEST_P(MergeOperatorTest, MergingMergedValuesAgain) {
   // successive compactions).
   const std::string base = BaseRecord().SerializeAsString();
   const std::vector<std::string> patches = Patches(9);
-  const std::string first =
-      FullMerge(&base, {patches.begin(), patches.begin() + 4});
-  const UrlRecord twice =
-      Read(FullMerge(&first, {patches.begin() + 4, patches.end()}));
-  EXPECT_EQ(twice.SerializeAsString(),
-            Read(FullMerge(&base, patches)).SerializeAsString());
+  const std::string first = FullMerge(&base, {patches.begin(), patches.begin() + 4});
+  const UrlRecord twice = Read(FullMerge(&first, {patches.begin() + 4, patches.end()}));
+  EXPECT_EQ(twice.SerializeAsString(), Read(FullMerge(&base, patches)).SerializeAsString());
   EXPECT_EQ(twice.signals_since_crawl(), 8u);
   EXPECT_EQ(twice.outcomes().elapsed(0), 5.0f);
 }
@@ -246,8 +235,7 @@ TEST_P(MergeOperatorTest, MalformedRecordStaysMalformed) {
   UrlRecord probe;
   ASSERT_FALSE(probe.ParseFromString(garbage));
   const std::string merged = FullMerge(&garbage, Patches(3));
-  EXPECT_FALSE(
-      ParseStoredRecord(merged.data(), merged.size(), limits_, &probe));
+  EXPECT_FALSE(ParseStoredRecord(merged.data(), merged.size(), limits_, &probe));
 }
 
 TEST_P(MergeOperatorTest, MalformedOperandIsSkipped) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/url_id.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
@@ -12,7 +13,6 @@
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -51,17 +51,11 @@ cluster::UrlId DecodeUrlKey(const rocksdb::Slice& key) {
   return id;
 }
 
-rocksdb::Slice ToSlice(const UrlKey& key) {
-  return rocksdb::Slice(key.data(), key.size());
-}
+rocksdb::Slice ToSlice(const UrlKey& key) { return rocksdb::Slice(key.data(), key.size()); }
 
-rocksdb::Slice ToSlice(absl::string_view s) {
-  return rocksdb::Slice(s.data(), s.size());
-}
+rocksdb::Slice ToSlice(absl::string_view s) { return rocksdb::Slice(s.data(), s.size()); }
 
-std::string Hex(cluster::UrlId id) {
-  return absl::StrCat(absl::Hex(id, absl::kZeroPad16));
-}
+std::string Hex(cluster::UrlId id) { return absl::StrCat(absl::Hex(id, absl::kZeroPad16)); }
 
 absl::Status FromRocks(const rocksdb::Status& s, absl::string_view context) {
   if (s.ok()) return absl::OkStatus();
@@ -79,8 +73,7 @@ absl::Status FromRocks(const rocksdb::Status& s, absl::string_view context) {
 // are told apart by the caller.
 std::string CheckUrlRecord(cluster::UrlId id, const UrlRecord& record) {
   if (cluster::UrlIdOf(record.url()) != id) {
-    return absl::StrCat("urls/", Hex(id), ": URL \"",
-                        record.url().substr(0, 64),
+    return absl::StrCat("urls/", Hex(id), ": URL \"", record.url().substr(0, 64),
                         "\" does not hash to its key");
   }
   return "";
@@ -99,8 +92,8 @@ UrlStore::~UrlStore() {
   db_->Close();
 }
 
-absl::StatusOr<std::unique_ptr<UrlStore>> UrlStore::Open(
-    const std::string& dir, const UrlStoreOptions& options) {
+absl::StatusOr<std::unique_ptr<UrlStore>> UrlStore::Open(const std::string& dir,
+                                                         const UrlStoreOptions& options) {
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options.create_if_missing;
   db_options.create_missing_column_families = options.create_if_missing;
@@ -148,21 +141,18 @@ absl::StatusOr<std::unique_ptr<UrlStore>> UrlStore::Open(
 
   rocksdb::DB* db = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::Status s =
-      rocksdb::DB::Open(db_options, dir, families, &handles, &db);
+  rocksdb::Status s = rocksdb::DB::Open(db_options, dir, families, &handles, &db);
   if (!s.ok()) {
     return FromRocks(s, absl::StrCat("opening the URL store in ", dir));
   }
-  std::unique_ptr<UrlStore> store(
-      new UrlStore(options, db, std::move(handles)));
+  std::unique_ptr<UrlStore> store(new UrlStore(options, db, std::move(handles)));
   if (absl::Status format = store->CheckFormat(); !format.ok()) return format;
   return store;
 }
 
 absl::Status UrlStore::CheckFormat() {
   std::string format;
-  rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), handles_[kMeta], kFormatKey, &format);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), handles_[kMeta], kFormatKey, &format);
   if (s.IsNotFound()) {
     rocksdb::WriteOptions sync;
     sync.sync = true;
@@ -177,9 +167,9 @@ absl::Status UrlStore::CheckFormat() {
                      "upgrading the store format");
   }
   if (format != kFormat) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the URL store has format \"", format.substr(0, 16),
-                     "\"; this build reads format ", kFormat));
+    return absl::FailedPreconditionError(absl::StrCat("the URL store has format \"",
+                                                      format.substr(0, 16),
+                                                      "\"; this build reads format ", kFormat));
   }
   return absl::OkStatus();
 }
@@ -189,8 +179,7 @@ UrlStore::Batch UrlStore::NewBatch() const { return Batch(this); }
 absl::Status UrlStore::Write(Batch* batch, Durability durability) {
   rocksdb::WriteOptions write;
   write.sync = durability == Durability::kSync;
-  absl::Status status =
-      FromRocks(db_->Write(write, &batch->batch_), "writing a batch");
+  absl::Status status = FromRocks(db_->Write(write, &batch->batch_), "writing a batch");
   batch->Clear();
   return status;
 }
@@ -198,17 +187,14 @@ absl::Status UrlStore::Write(Batch* batch, Durability durability) {
 absl::StatusOr<UrlRecord> UrlStore::GetUrl(cluster::UrlId id) const {
   const UrlKey key = EncodeUrlKey(id);
   std::string value;
-  rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), handles_[kUrls], ToSlice(key), &value);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), handles_[kUrls], ToSlice(key), &value);
   if (s.IsNotFound()) {
     return absl::NotFoundError(absl::StrCat("urls/", Hex(id), ": no record"));
   }
   if (!s.ok()) return FromRocks(s, absl::StrCat("reading urls/", Hex(id)));
   UrlRecord record;
-  if (!ParseStoredRecord(value.data(), value.size(), options_.limits,
-                         &record)) {
-    return absl::DataLossError(
-        absl::StrCat("urls/", Hex(id), ": record does not parse"));
+  if (!ParseStoredRecord(value.data(), value.size(), options_.limits, &record)) {
+    return absl::DataLossError(absl::StrCat("urls/", Hex(id), ": record does not parse"));
   }
   if (record.url().empty()) {
     return absl::NotFoundError(absl::StrCat("urls/", Hex(id), ": no record"));
@@ -221,21 +207,18 @@ absl::StatusOr<UrlRecord> UrlStore::GetUrl(cluster::UrlId id) const {
 
 absl::StatusOr<HostRecord> UrlStore::GetHost(absl::string_view host) const {
   std::string value;
-  rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), handles_[kHosts], ToSlice(host), &value);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), handles_[kHosts], ToSlice(host), &value);
   if (!s.ok()) return FromRocks(s, absl::StrCat("reading hosts/", host));
   HostRecord record;
   if (!record.ParseFromString(value)) {
-    return absl::DataLossError(
-        absl::StrCat("hosts/", host, ": record does not parse"));
+    return absl::DataLossError(absl::StrCat("hosts/", host, ": record does not parse"));
   }
   return record;
 }
 
 absl::StatusOr<ShardMeta> UrlStore::GetShardMeta() const {
   std::string value;
-  rocksdb::Status s =
-      db_->Get(rocksdb::ReadOptions(), handles_[kMeta], kShardMetaKey, &value);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), handles_[kMeta], kShardMetaKey, &value);
   if (!s.ok()) return FromRocks(s, "reading the shard's settings");
   ShardMeta meta;
   if (!meta.ParseFromString(value)) {
@@ -265,8 +248,7 @@ absl::StatusOr<ScanStats> UrlStore::ScanUrlRange(
   bound.push_back('\0');
   const rocksdb::Slice upper(bound);
   if (last != ~cluster::UrlId{0}) read.iterate_upper_bound = &upper;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(read, handles_[kUrls]));
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, handles_[kUrls]));
   ScanStats stats;
   auto malformed = [&stats](std::string error) {
     ++stats.malformed;
@@ -283,14 +265,12 @@ absl::StatusOr<ScanStats> UrlStore::ScanUrlRange(
   for (; it->Valid(); it->Next()) {
     const rocksdb::Slice key = it->key();
     if (key.size() != sizeof(cluster::UrlId)) {
-      malformed(absl::StrCat("urls: key of ", key.size(), " bytes, not ",
-                             sizeof(cluster::UrlId)));
+      malformed(absl::StrCat("urls: key of ", key.size(), " bytes, not ", sizeof(cluster::UrlId)));
       continue;
     }
     const cluster::UrlId id = DecodeUrlKey(key);
     const rocksdb::Slice value = it->value();
-    if (!ParseStoredRecord(value.data(), value.size(), options_.limits,
-                           &record)) {
+    if (!ParseStoredRecord(value.data(), value.size(), options_.limits, &record)) {
       malformed(absl::StrCat("urls/", Hex(id), ": record does not parse"));
       continue;
     }
@@ -311,20 +291,17 @@ absl::StatusOr<ScanStats> UrlStore::ScanUrlRange(
 
 absl::StatusOr<ScanStats> UrlStore::ScanHosts(
     absl::FunctionRef<void(const HostRecord& host)> fn) const {
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(rocksdb::ReadOptions(), handles_[kHosts]));
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), handles_[kHosts]));
   ScanStats stats;
   HostRecord record;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const rocksdb::Slice value = it->value();
     if (!record.ParseFromArray(value.data(), static_cast<int>(value.size())) ||
-        record.host() !=
-            absl::string_view(it->key().data(), it->key().size())) {
+        record.host() != absl::string_view(it->key().data(), it->key().size())) {
       ++stats.malformed;
       if (stats.errors.size() < ScanStats::kMaxErrors) {
         stats.errors.push_back(absl::StrCat(
-            "hosts/",
-            absl::string_view(it->key().data(), it->key().size()).substr(0, 64),
+            "hosts/", absl::string_view(it->key().data(), it->key().size()).substr(0, 64),
             ": record does not parse or names another host"));
       }
       continue;
@@ -340,8 +317,7 @@ absl::StatusOr<int64_t> UrlStore::ScanJournal(
     absl::FunctionRef<void(uint64_t seq, absl::string_view entry)> fn) const {
   rocksdb::ReadOptions read;
   read.fill_cache = false;
-  std::unique_ptr<rocksdb::Iterator> it(
-      db_->NewIterator(read, handles_[kMeta]));
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, handles_[kMeta]));
   const char prefix[1] = {kJournalPrefix};
   int64_t entries = 0;
   for (it->Seek(rocksdb::Slice(prefix, 1)); it->Valid(); it->Next()) {
@@ -372,8 +348,7 @@ absl::Status UrlStore::Flush() {
 absl::Status UrlStore::Compact() {
   rocksdb::CompactRangeOptions compact;
   // Rewrite the last level too, so that every patch is merged.
-  compact.bottommost_level_compaction =
-      rocksdb::BottommostLevelCompaction::kForce;
+  compact.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
   for (rocksdb::ColumnFamilyHandle* handle : handles_) {
     rocksdb::Status s = db_->CompactRange(compact, handle, nullptr, nullptr);
     if (!s.ok()) return FromRocks(s, "compacting");
@@ -410,17 +385,13 @@ void UrlStore::Batch::DeleteUrl(cluster::UrlId id) {
   batch_.Delete(store_->handles_[kUrls], ToSlice(key));
 }
 
-void UrlStore::Batch::PutHost(const HostRecord& host) {
-  Put(kHosts, host.host(), host);
-}
+void UrlStore::Batch::PutHost(const HostRecord& host) { Put(kHosts, host.host(), host); }
 
 void UrlStore::Batch::DeleteHost(absl::string_view host) {
   batch_.Delete(store_->handles_[kHosts], ToSlice(host));
 }
 
-void UrlStore::Batch::PutShardMeta(const ShardMeta& meta) {
-  Put(kMeta, kShardMetaKey, meta);
-}
+void UrlStore::Batch::PutShardMeta(const ShardMeta& meta) { Put(kMeta, kShardMetaKey, meta); }
 
 namespace {
 
@@ -437,16 +408,14 @@ std::array<char, 1 + sizeof(uint64_t)> JournalKey(uint64_t seq) {
 
 void UrlStore::Batch::PutJournal(uint64_t seq, absl::string_view entry) {
   const auto key = JournalKey(seq);
-  batch_.Put(store_->handles_[kMeta], rocksdb::Slice(key.data(), key.size()),
-             ToSlice(entry));
+  batch_.Put(store_->handles_[kMeta], rocksdb::Slice(key.data(), key.size()), ToSlice(entry));
 }
 
 void UrlStore::Batch::DeleteJournal(uint64_t begin, uint64_t end) {
   if (begin >= end) return;
   const auto from = JournalKey(begin);
   const auto to = JournalKey(end);
-  batch_.DeleteRange(store_->handles_[kMeta],
-                     rocksdb::Slice(from.data(), from.size()),
+  batch_.DeleteRange(store_->handles_[kMeta], rocksdb::Slice(from.data(), from.size()),
                      rocksdb::Slice(to.data(), to.size()));
 }
 

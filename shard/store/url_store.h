@@ -30,10 +30,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "cluster/url_id.h"
 #include "rocksdb/write_batch.h"
 #include "shard/store/records.pb.h"
 #include "shard/store/url_record_merge.h"
-#include "cluster/url_id.h"
 
 namespace rocksdb {
 class ColumnFamilyHandle;
@@ -89,8 +89,8 @@ class UrlStore {
   // Opens (creating if allowed) the store in directory `dir`. Fails with a
   // message naming the cause when the directory is locked by another
   // process, holds a newer format, or cannot be created.
-  static absl::StatusOr<std::unique_ptr<UrlStore>> Open(
-      const std::string& dir, const UrlStoreOptions& options = {});
+  static absl::StatusOr<std::unique_ptr<UrlStore>> Open(const std::string& dir,
+                                                        const UrlStoreOptions& options = {});
 
   UrlStore(const UrlStore&) = delete;
   UrlStore& operator=(const UrlStore&) = delete;
@@ -122,8 +122,7 @@ class UrlStore {
   absl::StatusOr<ScanStats> ScanUrlRange(
       cluster::UrlId first, cluster::UrlId last,
       absl::FunctionRef<void(cluster::UrlId id, const UrlRecord& record)> fn) const;
-  absl::StatusOr<ScanStats> ScanHosts(
-      absl::FunctionRef<void(const HostRecord& host)> fn) const;
+  absl::StatusOr<ScanStats> ScanHosts(absl::FunctionRef<void(const HostRecord& host)> fn) const;
   // Calls `fn` for every journal entry, in sequence order; returns how many.
   absl::StatusOr<int64_t> ScanJournal(
       absl::FunctionRef<void(uint64_t seq, absl::string_view entry)> fn) const;
@@ -177,8 +176,7 @@ class UrlStore::Batch {
  private:
   friend class UrlStore;
   explicit Batch(const UrlStore* store) : store_(store) {}
-  void Put(Family family, absl::string_view key,
-           const google::protobuf::MessageLite& value);
+  void Put(Family family, absl::string_view key, const google::protobuf::MessageLite& value);
 
   const UrlStore* store_;
   rocksdb::WriteBatch batch_;

@@ -19,10 +19,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "cluster/url_id.h"
 #include "gtest/gtest.h"
 #include "shard/store/records.pb.h"
 #include "shard/store/url_store.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -36,9 +36,7 @@ std::string BatchUrl(uint32_t batch, int i) {
   return absl::StrCat("https://h", batch % 13, ".example/b", batch, "/", i);
 }
 
-std::string BatchHost(uint32_t batch) {
-  return absl::StrCat("host", batch, ".example");
-}
+std::string BatchHost(uint32_t batch) { return absl::StrCat("host", batch, ".example"); }
 
 // Each batch touches all three kinds of mutation and two column families:
 // new records, a patch of an earlier batch's record, and a host.
@@ -91,16 +89,14 @@ int PartsPresent(const UrlStore& store, uint32_t b) {
       EXPECT_EQ(record->importance(), b);
       ++parts;
     } else {
-      EXPECT_EQ(record.status().code(), absl::StatusCode::kNotFound)
-          << record.status();
+      EXPECT_EQ(record.status().code(), absl::StatusCode::kNotFound) << record.status();
     }
   }
   if (store.GetHost(BatchHost(b)).ok()) ++parts;
   if (b == 0) {
     ++parts;  // no patch in the first batch
   } else {
-    absl::StatusOr<UrlRecord> earlier =
-        store.GetUrl(cluster::UrlIdOf(BatchUrl(b - 1, 0)));
+    absl::StatusOr<UrlRecord> earlier = store.GetUrl(cluster::UrlIdOf(BatchUrl(b - 1, 0)));
     if (earlier.ok() && earlier->signals_since_crawl() >= b) ++parts;
   }
   return parts;
@@ -153,16 +149,12 @@ TEST(UrlStoreCrashTest, AcknowledgedBatchesSurviveSigkill) {
     if (parts > 0) ++present_after;
   }
   EXPECT_LE(present_after, 1u);
-  RecordProperty("unacknowledged_batches_present",
-                 static_cast<int>(present_after));
+  RecordProperty("unacknowledged_batches_present", static_cast<int>(present_after));
 
-  absl::StatusOr<ScanStats> stats =
-      (*store)->ScanUrls([](cluster::UrlId, const UrlRecord&) {});
+  absl::StatusOr<ScanStats> stats = (*store)->ScanUrls([](cluster::UrlId, const UrlRecord&) {});
   ASSERT_TRUE(stats.ok()) << stats.status();
   EXPECT_EQ(stats->malformed, 0);
-  EXPECT_EQ(
-      stats->records,
-      static_cast<int64_t>(last_acked + 1 + present_after) * kUrlsPerBatch);
+  EXPECT_EQ(stats->records, static_cast<int64_t>(last_acked + 1 + present_after) * kUrlsPerBatch);
 }
 
 }  // namespace

@@ -10,11 +10,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "cluster/url_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rocksdb/db.h"
 #include "shard/store/records.pb.h"
-#include "cluster/url_id.h"
 
 namespace recrawl {
 namespace shard {
@@ -29,10 +29,8 @@ std::string NewDir(absl::string_view name) {
   return dir;
 }
 
-std::unique_ptr<UrlStore> OpenOrDie(const std::string& dir,
-                                    const UrlStoreOptions& options = {}) {
-  absl::StatusOr<std::unique_ptr<UrlStore>> store =
-      UrlStore::Open(dir, options);
+std::unique_ptr<UrlStore> OpenOrDie(const std::string& dir, const UrlStoreOptions& options = {}) {
+  absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir, options);
   EXPECT_TRUE(store.ok()) << store.status();
   return store.ok() ? std::move(*store) : nullptr;
 }
@@ -52,9 +50,8 @@ std::string Url(int i) { return absl::StrCat("https://example.com/page/", i); }
 // The same bytes: records compare by their serialisation (deterministic for
 // messages without maps).
 void ExpectSame(const UrlRecord& a, const UrlRecord& b) {
-  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString())
-      << a.DebugString() << "\nvs\n"
-      << b.DebugString();
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString()) << a.DebugString() << "\nvs\n"
+                                                          << b.DebugString();
 }
 
 TEST(UrlStoreTest, PutGetDelete) {
@@ -95,10 +92,8 @@ TEST(UrlStoreTest, BatchIsInvisibleUntilWrittenThenWhole) {
   EXPECT_EQ(batch.count(), 12);
   EXPECT_GT(batch.bytes(), 0u);
 
-  EXPECT_EQ(store->GetUrl(cluster::UrlIdOf(Url(0))).status().code(),
-            absl::StatusCode::kNotFound);
-  EXPECT_EQ(store->GetHost("example.com").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(store->GetUrl(cluster::UrlIdOf(Url(0))).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store->GetHost("example.com").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(store->GetShardMeta().status().code(), absl::StatusCode::kNotFound);
 
   ASSERT_TRUE(store->Write(&batch, Durability::kSync).ok());
@@ -113,11 +108,9 @@ TEST(UrlStoreTest, BatchIsInvisibleUntilWrittenThenWhole) {
 // apply, and rewriting the record each time (threshold 0).
 class UrlStorePatchTest : public ::testing::TestWithParam<size_t> {};
 
-INSTANTIATE_TEST_SUITE_P(Normalizing, UrlStorePatchTest,
-                         ::testing::Values(size_t{0}));
-INSTANTIATE_TEST_SUITE_P(
-    Appending, UrlStorePatchTest,
-    ::testing::Values(RecordLimits().normalize_above_bytes));
+INSTANTIATE_TEST_SUITE_P(Normalizing, UrlStorePatchTest, ::testing::Values(size_t{0}));
+INSTANTIATE_TEST_SUITE_P(Appending, UrlStorePatchTest,
+                         ::testing::Values(RecordLimits().normalize_above_bytes));
 
 TEST_P(UrlStorePatchTest, PatchesMergeIntoTheRecord) {
   const std::string dir = NewDir(absl::StrCat("patch", GetParam()));
@@ -137,8 +130,7 @@ TEST_P(UrlStorePatchTest, PatchesMergeIntoTheRecord) {
     UrlRecord patch;
     patch.set_last_crawl_time(1000.0 + i);
     patch.set_signals_since_crawl(0);
-    AddOutcome(/*elapsed=*/i, /*signals=*/0, /*changed=*/i % 2 == 1,
-               patch.mutable_outcomes());
+    AddOutcome(/*elapsed=*/i, /*signals=*/0, /*changed=*/i % 2 == 1, patch.mutable_outcomes());
     batch.PatchUrl(id, patch);
     ApplyPatch(patch, options.limits, &expected);
     if (i % 3 == 0) {
@@ -244,8 +236,8 @@ TEST(UrlStoreTest, ScanVisitsEveryRecordOnce) {
           std::pair<cluster::UrlId, cluster::UrlId>{boundary, ~cluster::UrlId{0}}}) {
       cluster::UrlId previous = 0;
       bool any = false;
-      absl::StatusOr<ScanStats> part = store->ScanUrlRange(
-          first, last, [&](cluster::UrlId id, const UrlRecord&) {
+      absl::StatusOr<ScanStats> part =
+          store->ScanUrlRange(first, last, [&](cluster::UrlId id, const UrlRecord&) {
             EXPECT_GE(id, first);
             EXPECT_LE(id, last);
             if (any) {
@@ -299,8 +291,7 @@ TEST(UrlStoreTest, ReopenKeepsEverything) {
     ExpectSame(*got, record);
   }
   int64_t scanned = 0;
-  ASSERT_TRUE(
-      store->ScanUrls([&](cluster::UrlId, const UrlRecord&) { ++scanned; }).ok());
+  ASSERT_TRUE(store->ScanUrls([&](cluster::UrlId, const UrlRecord&) { ++scanned; }).ok());
   EXPECT_EQ(scanned, 200);
   EXPECT_EQ(store->GetHost("example.com")->blocked_until(), 5000.0);
   absl::StatusOr<ShardMeta> meta = store->GetShardMeta();
@@ -333,12 +324,11 @@ TEST(UrlStoreTest, HostsPutScanDelete) {
   batch.DeleteHost("b.com");
   ASSERT_TRUE(store->Write(&batch).ok());
   std::vector<std::string> hosts;
-  absl::StatusOr<ScanStats> stats = store->ScanHosts(
-      [&](const HostRecord& host) { hosts.push_back(host.host()); });
+  absl::StatusOr<ScanStats> stats =
+      store->ScanHosts([&](const HostRecord& host) { hosts.push_back(host.host()); });
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(hosts, (std::vector<std::string>{"a.com", "c.com"}));
-  EXPECT_EQ(store->GetHost("b.com").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(store->GetHost("b.com").status().code(), absl::StatusCode::kNotFound);
 }
 
 // Writes raw key/values into column family `family` of a closed store,
@@ -351,17 +341,14 @@ void WriteRaw(const std::string& dir, const std::string& family,
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  ASSERT_TRUE(
-      rocksdb::DB::Open(rocksdb::DBOptions(), dir, families, &handles, &raw)
-          .ok());
+  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), dir, families, &handles, &raw).ok());
   std::unique_ptr<rocksdb::DB> db(raw);
   int index = 0;
   for (size_t i = 0; i < families.size(); ++i) {
     if (families[i].name == family) index = static_cast<int>(i);
   }
   for (const auto& [key, value] : kvs) {
-    ASSERT_TRUE(
-        db->Put(rocksdb::WriteOptions(), handles[index], key, value).ok());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[index], key, value).ok());
   }
   for (rocksdb::ColumnFamilyHandle* handle : handles) {
     ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
@@ -402,13 +389,10 @@ TEST(UrlStoreTest, MalformedRecordsAreReportedNotFatal) {
   EXPECT_EQ(stats->malformed, 3);
   EXPECT_THAT(testing::PrintToString(stats->errors),
               ::testing::AllOf(HasSubstr("record does not parse"),
-                               HasSubstr("does not hash to its key"),
-                               HasSubstr("key of 5 bytes")));
+                               HasSubstr("does not hash to its key"), HasSubstr("key of 5 bytes")));
 
-  EXPECT_EQ(store->GetUrl(garbage_id).status().code(),
-            absl::StatusCode::kDataLoss);
-  EXPECT_EQ(store->GetUrl(wrong_key_id).status().code(),
-            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(store->GetUrl(garbage_id).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(store->GetUrl(wrong_key_id).status().code(), absl::StatusCode::kDataLoss);
 
   // Patching a damaged record neither crashes nor repairs it by accident.
   UrlStore::Batch batch = store->NewBatch();
@@ -418,8 +402,7 @@ TEST(UrlStoreTest, MalformedRecordsAreReportedNotFatal) {
   ASSERT_TRUE(store->Write(&batch).ok());
   ASSERT_TRUE(store->Flush().ok());
   ASSERT_TRUE(store->Compact().ok());
-  EXPECT_EQ(store->GetUrl(garbage_id).status().code(),
-            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(store->GetUrl(garbage_id).status().code(), absl::StatusCode::kDataLoss);
   // Putting a good record repairs it.
   batch.PutUrl(Record(Url(2), 1.0));
   ASSERT_TRUE(store->Write(&batch).ok());
@@ -428,8 +411,7 @@ TEST(UrlStoreTest, MalformedRecordsAreReportedNotFatal) {
   stats = store->ScanHosts([](const HostRecord&) {});
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->malformed, 1);
-  EXPECT_EQ(store->GetHost("x.com").status().code(),
-            absl::StatusCode::kDataLoss);
+  EXPECT_EQ(store->GetHost("x.com").status().code(), absl::StatusCode::kDataLoss);
 }
 
 TEST(UrlStoreTest, SecondOpenOfTheSameDirectoryFails) {
@@ -445,8 +427,7 @@ TEST(UrlStoreTest, SecondOpenOfTheSameDirectoryFails) {
 TEST(UrlStoreTest, MissingDirectoryWithoutCreateFails) {
   UrlStoreOptions options;
   options.create_if_missing = false;
-  absl::StatusOr<std::unique_ptr<UrlStore>> store =
-      UrlStore::Open(NewDir("missing"), options);
+  absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(NewDir("missing"), options);
   ASSERT_FALSE(store.ok());
   EXPECT_THAT(store.status().message(), HasSubstr("opening the URL store"));
 }
@@ -489,10 +470,8 @@ TEST(UrlStoreTest, JournalAppendScanTruncate) {
   std::vector<std::pair<uint64_t, std::string>> seen;
   auto scan = [&] {
     seen.clear();
-    absl::StatusOr<int64_t> n =
-        store->ScanJournal([&](uint64_t seq, absl::string_view entry) {
-          seen.emplace_back(seq, std::string(entry));
-        });
+    absl::StatusOr<int64_t> n = store->ScanJournal(
+        [&](uint64_t seq, absl::string_view entry) { seen.emplace_back(seq, std::string(entry)); });
     ASSERT_TRUE(n.ok()) << n.status();
     EXPECT_EQ(*n, static_cast<int64_t>(seen.size()));
   };
