@@ -22,6 +22,8 @@ packages=(
   # runtimes with libFuzzer and the sanitizers (a separate package from
   # clang in Debian 12, only recommended by it).
   clang libclang-rt-dev
+  # tools/check_format.sh (CI): the tree's formatting, .clang-format.
+  clang-format-14
   # deploy/manifests_test: yamllint lints the Kubernetes manifests, its
   # checker reads them with python3-yaml.
   yamllint python3-yaml
