@@ -1,6 +1,6 @@
-// Role tokens and TLS on a real in-process gRPC server: ShardService behind
-// AuthorizedShardService (internal role only) over a stand-in shard, and
-// the token table's parsing and messages.
+// Role tokens and TLS on a real in-process gRPC server: the ShardService
+// (internal role only) over a shard core on a temporary store, and the token
+// table's parsing and messages.
 #include "services/auth.h"
 
 #include <filesystem>
@@ -13,8 +13,13 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "proto/shard.grpc.pb.h"
-#include "services/authorized_shard_service.h"
+#include "services/clock.h"
+#include "services/empty_call.h"
+#include "services/shard_metrics.h"
+#include "services/shard_service.h"
 #include "services/test_certificates.h"
+#include "shard/shard.h"
+#include "shard/store/url_store.h"
 
 namespace recrawl {
 namespace services {
@@ -28,16 +33,6 @@ constexpr char kTokens[] =
     "fetcher fetcher-token-0123456789\n"
     "\n"
     "operator operator-token-0123456789\n";
-
-// Answers GetStats with a fixed shard index: what is behind the check.
-class StandInShard final : public ShardService::Service {
- public:
-  grpc::Status GetStats(grpc::ServerContext*, const GetStatsRequest*,
-                        ShardStats* response) override {
-    response->set_shard_index(7);
-    return grpc::Status::OK;
-  }
-};
 
 TEST(TokenTableTest, ParsesRolesAndRejectsBadLines) {
   absl::StatusOr<cluster::TokenTable> table = cluster::TokenTable::Parse(kTokens);
@@ -75,13 +70,26 @@ TEST(RolesTest, NamesTheRoles) {
 
 class AuthServerTest : public ::testing::Test {
  protected:
-  // Starts the stand-in shard behind the check with `credentials`.
+  // Starts shard 7 of 8 behind the check with `credentials`.
   void StartServer(std::shared_ptr<grpc::ServerCredentials> credentials) {
+    const std::string dir =
+        absl::StrCat(::testing::TempDir(), "auth_",
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir);
+    absl::StatusOr<std::unique_ptr<shard::UrlStore>> store = shard::UrlStore::Open(dir);
+    ASSERT_TRUE(store.ok()) << store.status();
+    shard::ShardOptions options;
+    options.shard_index = 7;
+    options.num_shards = 8;
+    absl::StatusOr<std::unique_ptr<shard::Shard>> opened =
+        shard::Shard::Open(*std::move(store), options, clock_.Now());
+    ASSERT_TRUE(opened.ok()) << opened.status();
+    shard_ = *std::move(opened);
     authorizer_ = Authorizer(*cluster::TokenTable::Parse(kTokens));
-    authorized_ = std::make_unique<AuthorizedShardService>(&shard_, &authorizer_);
+    service_ = std::make_unique<ShardServiceImpl>(shard_.get(), &clock_, &authorizer_, &metrics_);
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", std::move(credentials), &port_);
-    builder.RegisterService(authorized_.get());
+    builder.RegisterService(service_.get());
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
   }
@@ -101,9 +109,11 @@ class AuthServerTest : public ::testing::Test {
 
   std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
 
-  StandInShard shard_;
+  Clock clock_{1.0, Clock::UnixNow()};
+  std::unique_ptr<shard::Shard> shard_;
   Authorizer authorizer_;
-  std::unique_ptr<AuthorizedShardService> authorized_;
+  ShardMetrics metrics_;
+  std::unique_ptr<ShardServiceImpl> service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };
@@ -128,16 +138,19 @@ TEST_F(AuthServerTest, TokensAndRoles) {
   EXPECT_TRUE(GetStats(channel, "internal-token-0123456789").ok());
 }
 
-TEST_F(AuthServerTest, UnimplementedMethodsStayClosed) {
+// Every method of the service, found by its descriptor (so a method added
+// later is covered too), refuses a fetcher's token before doing anything.
+TEST_F(AuthServerTest, EveryShardMethodNeedsTheInternalRole) {
   StartServer(grpc::InsecureServerCredentials());
-  auto stub =
-      ShardService::NewStub(grpc::CreateChannel(address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  client::AttachToken(&context, "fetcher-token-0123456789");
-  PeekTopResponse response;
-  // The check comes first: a fetcher learns nothing about the method.
-  EXPECT_EQ(stub->PeekTop(&context, PeekTopRequest(), &response).error_code(),
-            grpc::StatusCode::PERMISSION_DENIED);
+  auto channel = grpc::CreateChannel(address(), grpc::InsecureChannelCredentials());
+  const std::vector<std::string> methods = MethodsOf(ShardService::service_full_name());
+  ASSERT_GT(methods.size(), 10u);
+  for (const std::string& method : methods) {
+    const grpc::Status status = CallWithEmptyRequest(channel, ShardService::service_full_name(),
+                                                     method, "fetcher-token-0123456789");
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << method;
+    EXPECT_THAT(status.error_message(), HasSubstr(method + " needs a token of role internal"));
+  }
 }
 
 TEST(AuthorizerTest, OffWithoutTokens) {

@@ -80,11 +80,12 @@ struct FuzzedShard {
         shard::Shard::Open(*std::move(store), options, now);
     if (!opened.ok()) Fail(opened.status().ToString());
     core = *std::move(opened);
-    service = std::make_unique<ShardServiceImpl>(core.get(), clock, &metrics);
+    service = std::make_unique<ShardServiceImpl>(core.get(), clock, &authorizer, &metrics);
     server = Serve(service.get(), &port);
   }
 
   std::unique_ptr<shard::Shard> core;
+  Authorizer authorizer;  // checks nothing
   ShardMetrics metrics;
   std::unique_ptr<ShardServiceImpl> service;
   std::unique_ptr<grpc::Server> server;

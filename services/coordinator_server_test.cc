@@ -28,6 +28,7 @@
 #include "proto/shard.grpc.pb.h"
 #include "services/auth.h"
 #include "services/clock.h"
+#include "services/empty_call.h"
 #include "services/http_get.h"
 #include "services/server_process.h"
 #include "services/test_certificates.h"
@@ -429,6 +430,17 @@ TEST_F(CoordinatorServerTest, RolesDecideWhoMayCallWhat) {
   EXPECT_EQ(state.mode(), COORDINATOR_MODE_SPLIT_EQUAL);
   EXPECT_EQ(stub_->GetBandwidth(Context(kPinger).get(), GetBandwidthRequest(), &state).error_code(),
             grpc::StatusCode::PERMISSION_DENIED);
+
+  // Every method (found by its descriptor, so one added later is covered)
+  // checks the caller before anything else.
+  const std::vector<std::string> methods = MethodsOf(CoordinatorService::service_full_name());
+  ASSERT_GT(methods.size(), 10u);
+  for (const std::string& method : methods) {
+    const grpc::Status refused =
+        CallWithEmptyRequest(channel_, CoordinatorService::service_full_name(), method, "");
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAUTHENTICATED) << method;
+    EXPECT_THAT(refused.error_message(), HasSubstr(method + " needs a token of role")) << method;
+  }
 
   // The shard takes only the internal role: not even an operator.
   ShardStats stats;

@@ -29,7 +29,6 @@
 #include "policy/crawl_policy.h"
 #include "prometheus/exposer.h"
 #include "services/auth_flags.h"
-#include "services/authorized_shard_service.h"
 #include "services/clock.h"
 #include "services/clock_flags.h"
 #include "services/parse_errors.h"
@@ -177,8 +176,7 @@ int Main() {
   for (const std::string& e : report.errors) spdlog::warn("skipped: {}", e);
 
   ShardMetrics metrics;
-  ShardServiceImpl service(core->get(), &clock, &metrics);
-  AuthorizedShardService authorized(&service, &security->authorizer);
+  ShardServiceImpl service(core->get(), &clock, &security->authorizer, &metrics);
 
   std::unique_ptr<prometheus::Exposer> exposer;
   int metrics_port = -1;
@@ -202,7 +200,7 @@ int Main() {
   interceptors.push_back(ParseErrorInterceptor());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   if (security->authorizer.enabled()) {
-    builder.RegisterService(&authorized);
+    builder.RegisterService(&service);
   } else {
     builder.RegisterService(&service);
   }

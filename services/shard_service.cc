@@ -15,11 +15,23 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Only the cluster's own processes (the coordinator, a PingClient that
+// routes to shards) call shards.
+constexpr cluster::Roles kShardRoles{cluster::Role::kInternal};
+
 }  // namespace
 
 template <typename Response, typename Fn>
-grpc::Status ShardServiceImpl::Run(const char* method, Fn fn, Response* response) {
+grpc::Status ShardServiceImpl::Run(const grpc::ServerContext* context, const char* method, Fn fn,
+                                   Response* response) {
   const auto start = std::chrono::steady_clock::now();
+  if (context != nullptr) {
+    grpc::Status allowed = authorizer_->Check(*context, method, kShardRoles);
+    if (!allowed.ok()) {
+      metrics_->Rpc(method, allowed.error_code(), SecondsSince(start));
+      return allowed;
+    }
+  }
   absl::StatusOr<Response> result;
   {
     absl::MutexLock lock(&mu_);
@@ -36,18 +48,22 @@ void ShardServiceImpl::CountRejected(const char* kind, const BatchResult& result
   metrics_->Items(kind, "rejected", result.rejected_size());
 }
 
-grpc::Status ShardServiceImpl::UpsertUrls(grpc::ServerContext*, const UpsertUrlsRequest* request,
+grpc::Status ShardServiceImpl::UpsertUrls(grpc::ServerContext* context,
+                                          const UpsertUrlsRequest* request,
                                           UpsertUrlsResponse* response) {
   grpc::Status s = Run(
-      "UpsertUrls", [&](double now) { return shard_->UpsertUrls(*request, now); }, response);
+      context, "UpsertUrls", [&](double now) { return shard_->UpsertUrls(*request, now); },
+      response);
   if (s.ok()) CountRejected("upserts", response->result());
   return s;
 }
 
-grpc::Status ShardServiceImpl::DeleteUrls(grpc::ServerContext*, const DeleteUrlsRequest* request,
+grpc::Status ShardServiceImpl::DeleteUrls(grpc::ServerContext* context,
+                                          const DeleteUrlsRequest* request,
                                           DeleteUrlsResponse* response) {
   grpc::Status s = Run(
-      "DeleteUrls", [&](double now) { return shard_->DeleteUrls(*request, now); }, response);
+      context, "DeleteUrls", [&](double now) { return shard_->DeleteUrls(*request, now); },
+      response);
   if (s.ok()) CountRejected("deletes", response->result());
   return s;
 }
@@ -56,12 +72,18 @@ grpc::Status ShardServiceImpl::DeleteUrls(grpc::ServerContext*, const DeleteUrls
 // A failed batch ends the stream with its status; the client resends what
 // was not acknowledged (duplicates count once).
 grpc::Status ShardServiceImpl::StreamSignals(
-    grpc::ServerContext*, grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
+    grpc::ServerContext* context, grpc::ServerReaderWriter<SignalBatchAck, SignalBatch>* stream) {
+  // Checked once for the stream, not per batch.
+  if (grpc::Status allowed = authorizer_->Check(*context, "StreamSignals", kShardRoles);
+      !allowed.ok()) {
+    return allowed;
+  }
   SignalBatch batch;
   while (stream->Read(&batch)) {
     SignalBatchAck ack;
     grpc::Status s = Run(
-        "StreamSignals.batch", [&](double now) { return shard_->IngestSignals(batch, now); }, &ack);
+        nullptr, "StreamSignals.batch",
+        [&](double now) { return shard_->IngestSignals(batch, now); }, &ack);
     if (!s.ok()) return s;
     metrics_->Items("signals", "counted", ack.counted());
     metrics_->Items("signals", "registered", ack.registered());
@@ -76,16 +98,16 @@ grpc::Status ShardServiceImpl::StreamSignals(
   return grpc::Status::OK;
 }
 
-grpc::Status ShardServiceImpl::PeekTop(grpc::ServerContext*, const PeekTopRequest* request,
+grpc::Status ShardServiceImpl::PeekTop(grpc::ServerContext* context, const PeekTopRequest* request,
                                        PeekTopResponse* response) {
   return Run(
-      "PeekTop", [&](double now) { return shard_->PeekTop(*request, now); }, response);
+      context, "PeekTop", [&](double now) { return shard_->PeekTop(*request, now); }, response);
 }
 
 grpc::Status ShardServiceImpl::Lease(grpc::ServerContext* context, const LeaseRequest* request,
                                      LeaseResponse* response) {
   grpc::Status s = Run(
-      "Lease",
+      context, "Lease",
       [&](double now) -> absl::StatusOr<LeaseResponse> {
         // A caller that gave up (its deadline passed while the request
         // waited its turn) would never see the leases.
@@ -99,28 +121,32 @@ grpc::Status ShardServiceImpl::Lease(grpc::ServerContext* context, const LeaseRe
   return s;
 }
 
-grpc::Status ShardServiceImpl::ReleaseLeases(grpc::ServerContext*,
+grpc::Status ShardServiceImpl::ReleaseLeases(grpc::ServerContext* context,
                                              const ReleaseLeasesRequest* request,
                                              ReleaseLeasesResponse* response) {
   grpc::Status s = Run(
-      "ReleaseLeases", [&](double now) { return shard_->ReleaseLeases(*request, now); }, response);
+      context, "ReleaseLeases", [&](double now) { return shard_->ReleaseLeases(*request, now); },
+      response);
   if (s.ok()) metrics_->Items("leases", "released", response->released());
   return s;
 }
 
-grpc::Status ShardServiceImpl::RenewLeases(grpc::ServerContext*, const RenewLeasesRequest* request,
+grpc::Status ShardServiceImpl::RenewLeases(grpc::ServerContext* context,
+                                           const RenewLeasesRequest* request,
                                            RenewLeasesResponse* response) {
   grpc::Status s = Run(
-      "RenewLeases", [&](double now) { return shard_->RenewLeases(*request, now); }, response);
+      context, "RenewLeases", [&](double now) { return shard_->RenewLeases(*request, now); },
+      response);
   if (s.ok()) CountRejected("renewals", response->result());
   return s;
 }
 
-grpc::Status ShardServiceImpl::ReportCrawls(grpc::ServerContext*,
+grpc::Status ShardServiceImpl::ReportCrawls(grpc::ServerContext* context,
                                             const ReportCrawlsRequest* request,
                                             ReportCrawlsResponse* response) {
   grpc::Status s = Run(
-      "ReportCrawls", [&](double now) { return shard_->ReportCrawls(*request, now); }, response);
+      context, "ReportCrawls", [&](double now) { return shard_->ReportCrawls(*request, now); },
+      response);
   if (s.ok()) {
     metrics_->Items("reports", "changed", response->changed());
     metrics_->Items("reports", "unchanged", response->unchanged());
@@ -132,33 +158,35 @@ grpc::Status ShardServiceImpl::ReportCrawls(grpc::ServerContext*,
   return s;
 }
 
-grpc::Status ShardServiceImpl::GetUrlState(grpc::ServerContext*, const GetUrlStateRequest* request,
-                                           UrlState* response) {
+grpc::Status ShardServiceImpl::GetUrlState(grpc::ServerContext* context,
+                                           const GetUrlStateRequest* request, UrlState* response) {
   return Run(
-      "GetUrlState", [&](double now) { return shard_->GetUrlState(*request, now); }, response);
-}
-
-grpc::Status ShardServiceImpl::GetStats(grpc::ServerContext*, const GetStatsRequest*,
-                                        ShardStats* response) {
-  return Run(
-      "GetStats", [&](double now) -> absl::StatusOr<ShardStats> { return shard_->GetStats(now); },
+      context, "GetUrlState", [&](double now) { return shard_->GetUrlState(*request, now); },
       response);
 }
 
-grpc::Status ShardServiceImpl::SetHostPoliteness(grpc::ServerContext*,
+grpc::Status ShardServiceImpl::GetStats(grpc::ServerContext* context, const GetStatsRequest*,
+                                        ShardStats* response) {
+  return Run(
+      context, "GetStats",
+      [&](double now) -> absl::StatusOr<ShardStats> { return shard_->GetStats(now); }, response);
+}
+
+grpc::Status ShardServiceImpl::SetHostPoliteness(grpc::ServerContext* context,
                                                  const SetHostPolitenessRequest* request,
                                                  SetHostPolitenessResponse* response) {
   grpc::Status s = Run(
-      "SetHostPoliteness", [&](double now) { return shard_->SetHostPoliteness(*request, now); },
-      response);
+      context, "SetHostPoliteness",
+      [&](double now) { return shard_->SetHostPoliteness(*request, now); }, response);
   if (s.ok()) CountRejected("hosts", response->result());
   return s;
 }
 
-grpc::Status ShardServiceImpl::SetPolicy(grpc::ServerContext*, const SetPolicyRequest* request,
+grpc::Status ShardServiceImpl::SetPolicy(grpc::ServerContext* context,
+                                         const SetPolicyRequest* request,
                                          SetPolicyResponse* response) {
   return Run(
-      "SetPolicy", [&](double now) { return shard_->SetPolicy(*request, now); }, response);
+      context, "SetPolicy", [&](double now) { return shard_->SetPolicy(*request, now); }, response);
 }
 
 void ShardServiceImpl::RefreshMetrics() {

@@ -1,6 +1,8 @@
-// The gRPC ShardService over a shard core: a thin adapter that serialises
-// calls into the core (which is not thread-safe), gives it the clock's
-// time, maps absl::Status to grpc::Status and counts what happened.
+// The gRPC ShardService over a shard core: a thin adapter that checks the
+// caller's role (internal only, services/auth.h, as the coordinator checks
+// its callers'), serialises calls into the core (which is not thread-safe),
+// gives it the clock's time, maps absl::Status to grpc::Status and counts
+// what happened.
 #ifndef RECRAWL_SERVICES_SHARD_SERVICE_H_
 #define RECRAWL_SERVICES_SHARD_SERVICE_H_
 
@@ -11,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/shard.grpc.pb.h"
+#include "services/auth.h"
 #include "services/clock.h"
 #include "services/grpc_status.h"
 #include "services/shard_metrics.h"
@@ -21,9 +24,11 @@ namespace services {
 
 class ShardServiceImpl final : public ShardService::Service {
  public:
-  // `shard`, `clock` and `metrics` must outlive the service.
-  ShardServiceImpl(shard::Shard* shard, const Clock* clock, ShardMetrics* metrics)
-      : shard_(shard), clock_(clock), metrics_(metrics) {}
+  // Every pointer must outlive the service. Every method needs a token of
+  // role internal (`authorizer`; a default Authorizer checks nothing).
+  ShardServiceImpl(shard::Shard* shard, const Clock* clock, const Authorizer* authorizer,
+                   ShardMetrics* metrics)
+      : shard_(shard), clock_(clock), authorizer_(authorizer), metrics_(metrics) {}
 
   grpc::Status UpsertUrls(grpc::ServerContext* context, const UpsertUrlsRequest* request,
                           UpsertUrlsResponse* response) override;
@@ -60,12 +65,16 @@ class ShardServiceImpl final : public ShardService::Service {
  private:
   // Runs fn(now) under the lock and records the RPC.
   template <typename Response, typename Fn>
-  grpc::Status Run(const char* method, Fn fn, Response* response);
+  // Checks the caller's role (unless `context` is null: the caller did),
+  // then runs fn(now) under the lock and counts the call.
+  grpc::Status Run(const grpc::ServerContext* context, const char* method, Fn fn,
+                   Response* response);
   void CountRejected(const char* kind, const BatchResult& result);
 
   absl::Mutex mu_;
   shard::Shard* const shard_ ABSL_PT_GUARDED_BY(mu_);
   const Clock* const clock_;
+  const Authorizer* const authorizer_;
   ShardMetrics* const metrics_;
 };
 
