@@ -62,20 +62,11 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(coordinator::Coordinator* core, c
       options_(options),
       num_shards_(core->directory().num_shards()),
       signal_streams_(channels, num_shards_),
-      last_stats_(num_shards_),
+      health_(core, &mu_, clock, channels, options.probe_deadline),
       scatter_{channels, num_shards_, options.shard_batch_deadline,
-               [this](int shard) -> absl::StatusOr<std::string> {
-                 absl::StatusOr<Route> route = LiveShard(shard);
-                 if (!route.ok()) return route.status();
-                 return route->address;
-               },
+               [this](int shard) { return LiveAddress(shard); },
                [this](int shard) { ShardFailed(shard); }},
-      forwarding_(channels,
-                  [this](int shard) -> absl::StatusOr<std::string> {
-                    absl::StatusOr<Route> route = LiveShard(shard);
-                    if (!route.ok()) return route.status();
-                    return route->address;
-                  },
+      forwarding_(channels, [this](int shard) { return LiveAddress(shard); },
                   {num_shards_, options.max_held_reports,
                    static_cast<size_t>(options.max_batch_items), 10 * options.probe_deadline}),
       next_request_id_(std::random_device()() | uint64_t{1} << 63) {}
@@ -101,6 +92,12 @@ absl::StatusOr<CoordinatorServiceImpl::Route> CoordinatorServiceImpl::LiveShard(
         absl::StrCat("shard ", shard, " is out (not answering); retry later"));
   }
   return Route{shard, core_->directory().shard(shard).address};
+}
+
+absl::StatusOr<std::string> CoordinatorServiceImpl::LiveAddress(int shard) {
+  absl::StatusOr<Route> route = LiveShard(shard);
+  if (!route.ok()) return route.status();
+  return route->address;
 }
 
 void CoordinatorServiceImpl::ShardFailed(int shard) {
@@ -376,6 +373,7 @@ grpc::Status CoordinatorServiceImpl::GetBandwidth(grpc::ServerContext* context,
 
 ClusterStats CoordinatorServiceImpl::Stats() {
   ClusterStats stats;
+  std::vector<bool> live;
   {
     absl::MutexLock lock(&mu_);
     const double now = clock_->Now();
@@ -383,32 +381,11 @@ ClusterStats CoordinatorServiceImpl::Stats() {
     stats.set_bandwidth(core_->bandwidth());
     stats.set_mode(ToProto(core_->mode()));
     stats.set_num_shards(static_cast<uint32_t>(num_shards_));
-    uint32_t live = 0;
-    ShardStats* total = stats.mutable_total();
-    total->set_time(now);
-    for (int s = 0; s < num_shards_; ++s) {
-      const bool is_live = core_->directory().IsLive(s, now);
-      live += is_live ? 1 : 0;
-      stats.add_live(is_live);
-      const ShardStats& shard = last_stats_[s];
-      *stats.add_shards() = shard;
-      total->set_urls(total->urls() + shard.urls());
-      total->set_hosts(total->hosts() + shard.hosts());
-      total->set_leases_in_flight(total->leases_in_flight() + shard.leases_in_flight());
-      total->set_signals_per_second(total->signals_per_second() + shard.signals_per_second());
-      total->set_picks_per_second(total->picks_per_second() + shard.picks_per_second());
-      total->set_reports_per_second(total->reports_per_second() + shard.reports_per_second());
-      total->set_signals_total(total->signals_total() + shard.signals_total());
-      total->set_leases_total(total->leases_total() + shard.leases_total());
-      total->set_reports_total(total->reports_total() + shard.reports_total());
-      total->set_expired_leases_total(total->expired_leases_total() + shard.expired_leases_total());
-      total->set_released_leases_total(total->released_leases_total() +
-                                       shard.released_leases_total());
-    }
-    stats.set_live_shards(live);
     stats.set_slots_handed_out(core_->slot_stats().handed_out);
     stats.set_slots_dropped(core_->slot_stats().dropped);
+    live = core_->directory().Live(now);
   }
+  health_.AddShardFigures(live, stats.time(), &stats);
   stats.set_leases_delivered(leases_delivered_);
   // Reports on their way to a shard are not applied yet either: a client
   // that waits for 0 must find them in the shard's state.
@@ -426,29 +403,9 @@ grpc::Status CoordinatorServiceImpl::GetClusterStats(grpc::ServerContext* contex
                                                      ClusterStats* response) {
   grpc::Status status = authorizer_->Check(*context, "GetClusterStats", kOperate);
   if (!status.ok()) return status;
-  RefreshShardStats();
+  health_.Refresh();
   *response = Stats();
   return grpc::Status::OK;
-}
-
-void CoordinatorServiceImpl::RefreshShardStats() {
-  ShardCalls<GetStatsRequest, ShardStats> calls;
-  {
-    absl::MutexLock lock(&mu_);
-    const std::vector<bool> live = core_->directory().Live(clock_->Now());
-    for (int s = 0; s < num_shards_; ++s) {
-      if (!live[s]) continue;
-      AddShardCall(&calls, s, core_->directory().shard(s).address);
-    }
-  }
-  CallInParallel(channels_, options_.probe_deadline, &ShardAsync::GetStats, &calls);
-  absl::MutexLock lock(&mu_);
-  for (const auto& call : calls) {
-    // Only a shard that still says it is this one; the probes judge the rest.
-    if (call->status.ok() && static_cast<int>(call->response.shard_index()) == call->shard) {
-      last_stats_[call->shard] = call->response;
-    }
-  }
 }
 
 grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
@@ -613,34 +570,8 @@ grpc::Status CoordinatorServiceImpl::SetPolicy(grpc::ServerContext* context,
 // ---------------------------------------------------------------- health
 
 int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
-  ShardCalls<GetStatsRequest, ShardStats> probes;
-  for (const std::string& address : addresses) {
-    AddShardCall(&probes, -1, address);
-  }
-  CallInParallel(channels_, options_.probe_deadline, &ShardAsync::GetStats, &probes);
-  std::vector<coordinator::ShardDirectory::Transition> changes;
-  std::vector<bool> live_now;
-  int live = 0;
-  {
-    absl::MutexLock lock(&mu_);
-    const double now = clock_->Now();
-    for (const auto& probe : probes) {
-      coordinator::ShardDirectory::Probe result{
-          probe->address, probe->status.ok(), static_cast<int>(probe->response.shard_index()),
-          static_cast<int>(probe->response.num_shards()), probe->response.routing()};
-      absl::Status s = core_->directory().Record(result, now);
-      std::string& last_refusal = last_refusal_[probe->address];
-      if (!s.ok() && last_refusal != s.message()) {
-        spdlog::error("refusing a shard: {}", std::string(s.message()));
-      }
-      last_refusal = std::string(s.message());
-      if (s.ok() && result.ok) last_stats_[result.shard_index] = probe->response;
-    }
-    changes = core_->Tick(now);
-    live_now = core_->directory().Live(now);
-    for (bool l : live_now) live += l ? 1 : 0;
-  }
-  for (const auto& change : changes) {
+  const ShardHealth::Probed probed = health_.Probe(addresses);
+  for (const auto& change : probed.changes) {
     if (change.live) {
       spdlog::info("shard {} is live", change.shard_index);
     } else {
@@ -652,8 +583,10 @@ int CoordinatorServiceImpl::Probe(const std::vector<std::string>& addresses) {
   // that comes back: a report call that timed out holds its reports and
   // marks the shard failed, and when the next probe finds it answering,
   // no tick ever saw it out.
+  int live = 0;
   for (int s = 0; s < num_shards_; ++s) {
-    if (!live_now[s]) continue;
+    if (!probed.live[s]) continue;
+    ++live;
     forwarding_.DeliverAll(s);
   }
   metrics_->Update(Stats());

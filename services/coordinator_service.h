@@ -29,6 +29,7 @@
 #include "services/coordinator_shards.h"
 #include "services/coordinator_signals.h"
 #include "services/shard_forwarding.h"
+#include "services/shard_health.h"
 
 namespace recrawl {
 namespace services {
@@ -105,9 +106,6 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   // The cluster's state, with each shard's figures from its last answer
   // (a live shard's at most one health period old).
   ClusterStats Stats();
-  // Asks every live shard for its stats now (GetClusterStats: an operator
-  // who just upserted must see the URLs).
-  void RefreshShardStats();
 
  private:
   struct Route {
@@ -122,6 +120,8 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
                                            double* next_slot_time);
   // The live shard owning `shard`, or UNAVAILABLE naming it.
   absl::StatusOr<Route> LiveShard(int shard);
+  // Its address alone.
+  absl::StatusOr<std::string> LiveAddress(int shard);
   void ShardFailed(int shard);
   // Logs a failed shard call and takes the shard out when it did not
   // answer; true when `status` is OK.
@@ -142,10 +142,8 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   ShardSignalStreams signal_streams_;
 
   absl::Mutex mu_;
-  std::vector<ShardStats> last_stats_ ABSL_GUARDED_BY(mu_);
-  // The last refusal logged per address, so that a misconfigured shard is
-  // logged when its refusal changes, not at every probe.
-  std::map<std::string, std::string> last_refusal_ ABSL_GUARDED_BY(mu_);
+  // Probes, liveness and the shards' figures.
+  ShardHealth health_;
 
   // Batch writes by shard.
   const BatchScatter scatter_;
