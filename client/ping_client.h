@@ -40,7 +40,7 @@ struct PingOptions {
   // Batches sent and not yet acknowledged, per stream.
   int max_in_flight = 8;
   // Fetch the shard map at Create and send each signal straight to the
-  // shard that owns its URL (shard/routing.h, by the map's rule); signals
+  // shard that owns its URL (cluster/routing.h, by the map's rule); signals
   // of shards that are out, or all of them when the map's rule is one this
   // client does not know, go through the coordinator.
   bool route_to_shards = false;

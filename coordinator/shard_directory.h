@@ -30,7 +30,7 @@ class ShardDirectory {
  public:
   struct Options {
     double failure_timeout = 1.5;  // seconds
-    // The cluster's routing (shard/routing.h's names); a shard whose store
+    // The cluster's routing (cluster/routing.h's names); a shard whose store
     // routes otherwise is refused.
     std::string routing = "site";
   };

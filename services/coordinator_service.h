@@ -1,10 +1,10 @@
 // The gRPC CoordinatorService: a thin adapter between the wire and
 // coordinator::Coordinator (pacing, split/merge, liveness), which decides
-// without I/O. This class performs the shard calls the core asks for, in
-// parallel and with a short deadline, routes batches by host
-// (coordinator/routing.h) and maps per-item statuses back to the client's
-// indexes, holds crawl reports for shards that are out, and probes the
-// shards for the directory.
+// without I/O. Each handler checks its caller and the request, then hands
+// the work to a helper: the lease rounds (coordinator/lease_rounds.h over
+// lease_calls.h), the batch scatter by shard (batch_scatter.h, routing by
+// cluster/routing.h), what the shards are owed (shard_forwarding.h), the
+// signal acks (signal_acks.h) and the health probes (shard_health.h).
 #ifndef RECRAWL_SERVICES_COORDINATOR_SERVICE_H_
 #define RECRAWL_SERVICES_COORDINATOR_SERVICE_H_
 

@@ -531,8 +531,8 @@ TEST_F(StalledShardTest, GetsTheReportsHeldWhileItStalled) {
 // The stall outlasts the leases (slot times up to 1 s ahead, then 0.5 s)
 // and the failure timeout (1.5 s): the shard is out, and once back it
 // would offer the reported URLs again. A lease call must not get them
-// before the held reports are in (CoordinatorServiceImpl::
-// DeliverBeforeLeasing).
+// before the held reports are in (coordinator/lease_rounds.h,
+// ShardForwarding::DeliverBeforeLeasing).
 TEST_F(StalledShardTest, HeldReportsArriveBeforeTheUrlsAreLeasedAgain) {
   StallAndReport(std::chrono::milliseconds(2000), /*lease_duration=*/0.5, /*lease_after=*/true);
 }
