@@ -17,25 +17,29 @@ grpc::Status Authorizer::Check(const grpc::ServerContext& context, absl::string_
   if (tokens_ == nullptr) return grpc::Status::OK;
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("authorization");
-  const std::string needs = absl::StrCat(method, " needs a token of role ", allowed.ToString());
+  // The refusals' message, built only for a refusal: the check runs on
+  // every call.
+  auto refuse = [&](grpc::StatusCode code, absl::string_view why) {
+    const std::string needs = absl::StrCat(method, " needs a token of role ", allowed.ToString());
+    return grpc::Status(code, code == grpc::StatusCode::PERMISSION_DENIED
+                                  ? absl::StrCat(needs, why)
+                                  : absl::StrCat(why, needs));
+  };
   if (it == metadata.end()) {
-    return grpc::Status(
-        grpc::StatusCode::UNAUTHENTICATED,
-        absl::StrCat("missing \"authorization: Bearer <token>\" metadata; ", needs));
+    return refuse(grpc::StatusCode::UNAUTHENTICATED,
+                  "missing \"authorization: Bearer <token>\" metadata; ");
   }
   absl::string_view value(it->second.data(), it->second.size());
   if (!absl::ConsumePrefix(&value, "Bearer ")) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        absl::StrCat("authorization: must be \"Bearer <token>\"; ", needs));
+    return refuse(grpc::StatusCode::UNAUTHENTICATED, "authorization: must be \"Bearer <token>\"; ");
   }
   Role role = Role::kFetcher;
   if (!tokens_->Find(value, &role)) {
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                        absl::StrCat("authorization: unknown token; ", needs));
+    return refuse(grpc::StatusCode::UNAUTHENTICATED, "authorization: unknown token; ");
   }
   if (!allowed.Has(role)) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                        absl::StrCat(needs, ", the caller's token has role ", RoleName(role)));
+    return refuse(grpc::StatusCode::PERMISSION_DENIED,
+                  absl::StrCat(", the caller's token has role ", RoleName(role)));
   }
   return grpc::Status::OK;
 }

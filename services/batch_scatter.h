@@ -53,18 +53,19 @@ struct BatchScatter {
     for (int s = 0; s < num_shards; ++s) {
       if (items[s].empty()) continue;
       absl::StatusOr<std::string> address = live_address(s);
+      if (!address.ok() && !keep) {
+        for (int i : items[s]) cluster::AddRejection(i, address.status(), result);
+        continue;
+      }
       ShardCall<Request, Response>* call =
           AddShardCall(&calls, s, address.ok() ? *address : std::string());
       call->indexes = items[s];
       call->request = base;
       for (int i : items[s]) add_item(i, &call->request);
-      if (address.ok()) continue;
-      if (keep) {
+      if (!address.ok()) {
         keep(s, call->indexes, call->request);
-      } else {
-        for (int i : items[s]) cluster::AddRejection(i, address.status(), result);
+        calls.pop_back();
       }
-      calls.pop_back();
     }
     CallInParallel(channels, deadline, method, &calls);
     for (const auto& call : calls) {
