@@ -14,6 +14,8 @@ packages=(
   # compression and flag libraries; spdlog uses the external fmt).
   libfmt-dev libgflags-dev libsnappy-dev zlib1g-dev libbz2-dev liblz4-dev libzstd-dev
   gnuplot-nox
+  # The ingestion gateway: HTTP server, XML, outbound fetches, HMAC, gzip.
+  libcpp-httplib-dev libxml2-dev libcurl4-openssl-dev libssl-dev
   # services/auth_test generates its TLS certificates with the CLI.
   openssl
   # services/metrics_lint_test lints both servers' /metrics with promtool.
