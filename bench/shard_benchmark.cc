@@ -29,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/bench_support.h"
 #include "bench/index_work_report.h"
+#include "services/server_lifecycle.h"
 #include "shard/malloc_options.h"
 #include "shard/shard.h"
 #include "shard/store/url_store.h"
@@ -349,6 +350,8 @@ void Restarts(const std::string& dir, int64_t n, double now) {
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // phases show as they end
+  // The shard in process runs as shard_server runs it.
+  recrawl::services::TurnOffMutexDeadlockDetection();
   if (absl::GetFlag(FLAGS_shard_malloc_options)) {
     recrawl::shard::SetShardMallocOptions();
   }

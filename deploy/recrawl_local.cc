@@ -31,6 +31,7 @@
 #include "demo/main_job.h"
 #include "demo/simulated_web.h"
 #include "deploy/local_cluster.h"
+#include "services/server_lifecycle.h"
 
 ABSL_FLAG(int, urls, 100000, "Pages of the simulated web");
 ABSL_FLAG(int, shards, 4, "Shard processes");
@@ -239,6 +240,7 @@ int main(int argc, char** argv) {
       "recrawl_local [demo|serve] [flags]: the main job on a local cluster, "
       "or the cluster alone (serve)");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  recrawl::services::TurnOffMutexDeadlockDetection();
   const std::string mode = args.size() > 1 ? args[1] : "demo";
   if (args.size() > 2 || (mode != "demo" && mode != "serve")) {
     std::cerr << "usage: recrawl_local [demo|serve] [flags] (--help)\n";

@@ -314,5 +314,6 @@ int main(int argc, char** argv) {
       "recrawl coordinator: paces crawl slots at R across the shards, routes URLs, "
       "signals and reports to their shards");
   absl::ParseCommandLine(argc, argv);
+  recrawl::services::TurnOffMutexDeadlockDetection();
   return recrawl::services::Main();
 }

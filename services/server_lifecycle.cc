@@ -7,9 +7,14 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace recrawl {
 namespace services {
+
+void TurnOffMutexDeadlockDetection() {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+}
 
 sigset_t BlockStopSignals() {
   sigset_t signals;

@@ -262,6 +262,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "recrawl shard server: serves ShardService for the URLs of one shard");
   absl::ParseCommandLine(argc, argv);
+  recrawl::services::TurnOffMutexDeadlockDetection();
   recrawl::shard::SetShardMallocOptions();
   return recrawl::services::Main();
 }
