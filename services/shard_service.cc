@@ -165,11 +165,35 @@ grpc::Status ShardServiceImpl::GetUrlState(grpc::ServerContext* context,
       response);
 }
 
+ShardStats ShardServiceImpl::TakeStats(double now) {
+  ShardStats stats = shard_->GetStats(now);
+  absl::MutexLock lock(&last_stats_mu_);
+  last_stats_ = stats;
+  return stats;
+}
+
+bool ShardServiceImpl::LastStats(ShardStats* stats) {
+  absl::MutexLock lock(&last_stats_mu_);
+  if (!last_stats_.has_value()) return false;
+  *stats = *last_stats_;
+  return true;
+}
+
 grpc::Status ShardServiceImpl::GetStats(grpc::ServerContext* context, const GetStatsRequest*,
                                         ShardStats* response) {
-  return Run(
-      context, "GetStats",
-      [&](double now) -> absl::StatusOr<ShardStats> { return shard_->GetStats(now); }, response);
+  const auto start = std::chrono::steady_clock::now();
+  const grpc::Status status = authorizer_->Check(*context, "GetStats", kShardRoles);
+  if (status.ok()) {
+    if (mu_.TryLock()) {
+      *response = TakeStats(clock_->Now());
+      mu_.Unlock();
+    } else if (!LastStats(response)) {
+      absl::MutexLock lock(&mu_);
+      *response = TakeStats(clock_->Now());
+    }
+  }
+  metrics_->Rpc("GetStats", status.error_code(), SecondsSince(start));
+  return status;
 }
 
 grpc::Status ShardServiceImpl::SetHostPoliteness(grpc::ServerContext* context,
@@ -194,7 +218,7 @@ void ShardServiceImpl::RefreshMetrics() {
   uint64_t memory;
   {
     absl::MutexLock lock(&mu_);
-    stats = shard_->GetStats(clock_->Now());
+    stats = TakeStats(clock_->Now());
     memory = shard_->MemoryBytes();
   }
   metrics_->Update(stats, memory);

@@ -3,10 +3,16 @@
 // its callers'), serialises calls into the core (which is not thread-safe),
 // gives it the clock's time, maps absl::Status to grpc::Status and counts
 // what happened.
+//
+// GetStats is also the coordinator's health probe, so it never waits behind
+// the core's work: when another call holds the core, it answers with the last
+// figures taken (ShardStats.time says when; they are at most a metrics
+// refresh old), and waits only before the first figures exist.
 #ifndef RECRAWL_SERVICES_SHARD_SERVICE_H_
 #define RECRAWL_SERVICES_SHARD_SERVICE_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -57,22 +63,28 @@ class ShardServiceImpl final : public ShardService::Service {
   grpc::Status SetPolicy(grpc::ServerContext* context, const SetPolicyRequest* request,
                          SetPolicyResponse* response) override;
 
-  // Refreshes the metrics' gauges from the core's stats.
+  // Refreshes the metrics' gauges from the core's stats (and the figures
+  // GetStats answers with while the core is busy).
   void RefreshMetrics();
   // Flushes the store (graceful shutdown, after the server has drained).
   absl::Status Flush();
 
  private:
-  // Runs fn(now) under the lock and records the RPC.
   template <typename Response, typename Fn>
   // Checks the caller's role (unless `context` is null: the caller did),
   // then runs fn(now) under the lock and counts the call.
   grpc::Status Run(const grpc::ServerContext* context, const char* method, Fn fn,
                    Response* response);
   void CountRejected(const char* kind, const BatchResult& result);
+  // The core's stats at `now`, kept as the last figures.
+  ShardStats TakeStats(double now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The last figures taken into *stats; false before the first.
+  bool LastStats(ShardStats* stats) ABSL_LOCKS_EXCLUDED(last_stats_mu_);
 
   absl::Mutex mu_;
   shard::Shard* const shard_ ABSL_PT_GUARDED_BY(mu_);
+  absl::Mutex last_stats_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  std::optional<ShardStats> last_stats_ ABSL_GUARDED_BY(last_stats_mu_);
   const Clock* const clock_;
   const Authorizer* const authorizer_;
   ShardMetrics* const metrics_;
