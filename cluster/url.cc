@@ -1,6 +1,5 @@
 #include "cluster/url.h"
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -39,9 +38,32 @@ bool IsUnreserved(char c) {
 
 // Bytes that may not appear raw in a path or query: RFC 3986 allows none of
 // them, and escaping them gives one spelling to what clients send either
-// way.
-bool NeedsEscape(unsigned char c) {
-  return c >= 0x80 || (c != '\0' && std::strchr("\"<>\\^`{|}", c) != nullptr);
+// way. A table, since every byte of every URL is looked up.
+class EscapeTable {
+ public:
+  constexpr EscapeTable() : needs_escape_() {
+    for (int c = 0x80; c < 0x100; ++c) needs_escape_[c] = true;
+    for (char c : {'"', '<', '>', '\\', '^', '`', '{', '|', '}'}) {
+      needs_escape_[static_cast<unsigned char>(c)] = true;
+    }
+  }
+  constexpr bool NeedsEscape(unsigned char c) const { return needs_escape_[c]; }
+
+ private:
+  bool needs_escape_[256];
+};
+constexpr EscapeTable kEscapeTable;
+
+bool NeedsEscape(unsigned char c) { return kEscapeTable.NeedsEscape(c); }
+
+// The first position at or after `from` of one of the bytes `a`, `b`, `c`
+// and `d`; npos if none.
+size_t FindFirstOf(absl::string_view text, size_t from, char a, char b, char c, char d) {
+  for (size_t i = from; i < text.size(); ++i) {
+    const char x = text[i];
+    if (x == a || x == b || x == c || x == d) return i;
+  }
+  return absl::string_view::npos;
 }
 
 int HexValue(char c) {
@@ -60,6 +82,15 @@ void AppendPercentEscape(unsigned char c, std::string* out) {
 // `offset` is the position of `text` in the input, for messages.
 absl::Status AppendEscaped(absl::string_view text, size_t offset, std::string* out) {
   for (size_t i = 0; i < text.size(); ++i) {
+    // Bytes kept as they are, appended as one run.
+    size_t run = i;
+    while (run < text.size() && text[run] != '%' &&
+           !NeedsEscape(static_cast<unsigned char>(text[run]))) {
+      ++run;
+    }
+    out->append(text.data() + i, run - i);
+    if (run == text.size()) break;
+    i = run;
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == '%') {
       if (i + 2 >= text.size() || !absl::ascii_isxdigit(static_cast<unsigned char>(text[i + 1])) ||
@@ -73,10 +104,8 @@ absl::Status AppendEscaped(absl::string_view text, size_t offset, std::string* o
         AppendPercentEscape(static_cast<unsigned char>(decoded), out);
       }
       i += 2;
-    } else if (NeedsEscape(c)) {
-      AppendPercentEscape(c, out);
     } else {
-      out->push_back(static_cast<char>(c));
+      AppendPercentEscape(c, out);
     }
   }
   return absl::OkStatus();
@@ -197,15 +226,17 @@ absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url, const UrlLimit
   }
 
   // Scheme.
-  const size_t colon = url.find_first_of(":/?#");
+  const size_t colon = FindFirstOf(url, 0, ':', '/', '?', '#');
   if (colon == absl::string_view::npos || url[colon] != ':' || colon == 0) {
     return Invalid("url", "not an absolute URL (no scheme)");
   }
-  const std::string scheme = absl::AsciiStrToLower(url.substr(0, colon));
+  absl::string_view scheme;
   int default_port;
-  if (scheme == "http") {
+  if (absl::EqualsIgnoreCase(url.substr(0, colon), "http")) {
+    scheme = "http";
     default_port = 80;
-  } else if (scheme == "https") {
+  } else if (absl::EqualsIgnoreCase(url.substr(0, colon), "https")) {
+    scheme = "https";
     default_port = 443;
   } else {
     return Invalid("url",
@@ -217,7 +248,7 @@ absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url, const UrlLimit
 
   // Authority: host and port.
   const size_t authority_begin = colon + 3;
-  size_t authority_end = url.find_first_of("/?#", authority_begin);
+  size_t authority_end = FindFirstOf(url, authority_begin, '/', '?', '#', '#');
   if (authority_end == absl::string_view::npos) authority_end = url.size();
   const absl::string_view authority = url.substr(authority_begin, authority_end - authority_begin);
   if (absl::StrContains(authority, '@')) {
@@ -241,7 +272,7 @@ absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url, const UrlLimit
   NormalizedUrl normalized;
   std::string& spec = normalized.spec_;
   spec.reserve(url.size() + 1);
-  spec.append(scheme);
+  spec.append(scheme.data(), scheme.size());
   normalized.scheme_end_ = spec.size();
   spec.append("://");
   normalized.host_begin_ = spec.size();

@@ -1,7 +1,7 @@
 // Cost of identifying a URL on the signal path: normalising it and taking
 // its id. A shard ingesting 300K signals/s has ~3 µs per signal in all.
 //
-//   bazel run -c opt //shard:url_benchmark
+//   bazel run -c opt //cluster:url_benchmark
 #include <string>
 #include <vector>
 
