@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "cluster/url.h"
-#include "ingest/indexnow.pb.h"
+#include "ingest/gateway.pb.h"
 
 namespace recrawl {
 namespace ingest {
