@@ -5,6 +5,39 @@
 namespace recrawl {
 namespace ingest {
 
+std::string HttpStatusName(int code) {
+  switch (code) {
+    case 200:
+      return "OK";
+    case 202:
+      return "ACCEPTED";
+    case 304:
+      return "NOT_MODIFIED";
+    case 400:
+      return "BAD_REQUEST";
+    case 401:
+      return "UNAUTHORIZED";
+    case 403:
+      return "FORBIDDEN";
+    case 404:
+      return "NOT_FOUND";
+    case 405:
+      return "METHOD_NOT_ALLOWED";
+    case 413:
+      return "PAYLOAD_TOO_LARGE";
+    case 422:
+      return "UNPROCESSABLE_ENTITY";
+    case 429:
+      return "TOO_MANY_REQUESTS";
+    case 500:
+      return "INTERNAL_SERVER_ERROR";
+    case 503:
+      return "SERVICE_UNAVAILABLE";
+    default:
+      return "HTTP_" + std::to_string(code);
+  }
+}
+
 GatewayMetrics::GatewayMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),
       requests_(prometheus::BuildCounter()
@@ -25,7 +58,7 @@ std::string GatewayMetrics::Text() const {
 }
 
 void GatewayMetrics::Request(const std::string& source, int code) {
-  requests_.Add({{"source", source}, {"code", std::to_string(code)}}).Increment();
+  requests_.Add({{"source", source}, {"code", HttpStatusName(code)}}).Increment();
 }
 
 void GatewayMetrics::Signals(const std::string& source, const std::string& outcome, uint64_t n) {

@@ -1,6 +1,8 @@
 // The gateway's Prometheus metrics:
 //   recrawl_ingest_requests_total{source, code}   HTTP requests answered, by
-//       source (indexnow, cdn, admin) and HTTP status code ("200", ...);
+//       source (indexnow, cdn, admin, other) and HTTP status, named as the
+//       other servers name theirs: a status name, never a number
+//       (HttpStatusName: "OK", "ACCEPTED", "BAD_REQUEST", ...);
 //   recrawl_ingest_signals_total{source, outcome} signals by what became of
 //       them (accepted, unknown, rejected, held: waiting for a key check);
 //   recrawl_ingest_key_checks_total{result}       key file checks (proved,
@@ -19,6 +21,10 @@
 
 namespace recrawl {
 namespace ingest {
+
+// The HTTP status `code` as an upper-case name ("OK", "ACCEPTED",
+// "TOO_MANY_REQUESTS"); a code without one here as "HTTP_<code>".
+std::string HttpStatusName(int code);
 
 class GatewayMetrics {
  public:

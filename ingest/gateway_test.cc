@@ -97,9 +97,8 @@ TEST_F(GatewayTest, UnknownKeyIsCheckedThenUrlsFlow) {
   EXPECT_EQ(signals[1].url(), Url("/b"));
   EXPECT_EQ(signals[2].url(), Url("/c"));
   for (const Signal& s : signals) EXPECT_EQ(s.source(), SIGNAL_SOURCE_INDEXNOW);
-  EXPECT_NE(
-      metrics_.Text().find(R"(recrawl_ingest_requests_total{code="200",source="indexnow"} 1)"),
-      std::string::npos)
+  EXPECT_NE(metrics_.Text().find(R"(recrawl_ingest_requests_total{code="OK",source="indexnow"} 1)"),
+            std::string::npos)
       << metrics_.Text();
 }
 

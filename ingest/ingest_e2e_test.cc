@@ -201,10 +201,10 @@ TEST_F(IngestEndToEndTest, IndexNowAndCdnSignalsReachTheirShardsOnce) {
 
   r = http_->Get("/metrics");
   ASSERT_TRUE(r);
-  EXPECT_NE(r->body.find(R"(recrawl_ingest_requests_total{code="202",source="indexnow"} 1)"),
+  EXPECT_NE(r->body.find(R"(recrawl_ingest_requests_total{code="ACCEPTED",source="indexnow"} 1)"),
             std::string::npos)
       << r->body;
-  EXPECT_NE(r->body.find(R"(recrawl_ingest_requests_total{code="200",source="cdn"} 1)"),
+  EXPECT_NE(r->body.find(R"(recrawl_ingest_requests_total{code="OK",source="cdn"} 1)"),
             std::string::npos)
       << r->body;
   r = http_->Get("/healthz");
