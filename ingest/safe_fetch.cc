@@ -212,6 +212,11 @@ absl::StatusOr<FetchResponse> SafeFetch(const FetchRequest& request, const Fetch
       return absl::PermissionDeniedError(absl::StrCat(
           "url \"", url, "\": redirect to an unusable URL (", next_host.status().message(), ")"));
     }
+    if (absl::StartsWith(absl::AsciiStrToLower(url), "https:") &&
+        !absl::StartsWith(absl::AsciiStrToLower(location), "https:")) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("url \"", url, "\": redirect from https to http refused"));
+    }
     if (*next_host != *first_host && !options.allow_cross_host_redirects) {
       return absl::PermissionDeniedError(
           absl::StrCat("url \"", url, "\": redirect to another host (", *next_host, ") refused"));

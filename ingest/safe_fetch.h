@@ -10,7 +10,8 @@
 //   no_proxy, as libcurl does) that address is the proxy's, which then
 //   resolves the target.
 // - Redirects are not followed by curl: up to max_redirects are followed
-//   here, each only to the same host name unless allow_cross_host_redirects.
+//   here, each only to the same host name unless allow_cross_host_redirects,
+//   and never from https to http.
 // - Only http and https, GET only; total time (over all hops), connect time
 //   and body size are bounded (the transfer is aborted as soon as the body
 //   passes max_body_bytes). No Accept-Encoding is sent and the body is kept
@@ -20,7 +21,7 @@
 // Errors (absl::Status codes):
 //   INVALID_ARGUMENT    the URL is not an absolute http(s) URL;
 //   PERMISSION_DENIED   the target address is refused, or a redirect leads
-//                       to another host;
+//                       to another host or from https to http;
 //   RESOURCE_EXHAUSTED  the body is larger than max_body_bytes;
 //   OUT_OF_RANGE        more than max_redirects redirects;
 //   DEADLINE_EXCEEDED   the connect or total time ran out;
