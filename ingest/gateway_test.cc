@@ -57,6 +57,9 @@ class GatewayTest : public ::testing::Test {
         absl::StrCat("pinger ", kPingerToken, "\noperator ", kOperatorToken, "\n"));
     GatewayOptions options;
     options.fetch.policy = AddressPolicy::AllowingLoopback();
+    // The tests poll until key checks end; no 429 on a slow machine.
+    options.rate.rate = 1000;
+    options.rate.burst = 100000;
     gateway_ = std::make_unique<Gateway>(&sink_, &tokens_, &metrics_, options);
   }
 
