@@ -73,6 +73,8 @@ ABSL_FLAG(std::string, fetch_allow_networks, "",
           "Comma-separated networks (CIDR) key file fetches may reach although not public");
 ABSL_FLAG(double, fetch_timeout, 10.0, "Seconds a key file fetch may take in all");
 ABSL_FLAG(double, fetch_connect_timeout, 5.0, "Seconds a key file fetch may take to connect");
+ABSL_FLAG(std::string, fetch_ca_file, "",
+          "PEM CAs that verify the sites key files are fetched from (empty: the system's)");
 ABSL_FLAG(int64_t, fetch_max_bytes, 64 << 10, "Largest key file, bytes");
 ABSL_FLAG(int, key_check_threads, 2, "Key files checked at once");
 ABSL_FLAG(double, key_verified_ttl, 86400.0, "Seconds a proven key file stays proven");
@@ -104,6 +106,7 @@ absl::StatusOr<GatewayOptions> GatewayOptionsFromFlags() {
   options.fetch.total_timeout = absl::Seconds(absl::GetFlag(FLAGS_fetch_timeout));
   options.fetch.connect_timeout = absl::Seconds(absl::GetFlag(FLAGS_fetch_connect_timeout));
   options.fetch.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_fetch_max_bytes));
+  options.fetch.ca_file = absl::GetFlag(FLAGS_fetch_ca_file);
   options.keys.verified_ttl = absl::Seconds(absl::GetFlag(FLAGS_key_verified_ttl));
   options.keys.failed_ttl = absl::Seconds(absl::GetFlag(FLAGS_key_failed_ttl));
   options.rate.rate = absl::GetFlag(FLAGS_indexnow_host_rate);

@@ -49,6 +49,8 @@ struct FetchOptions {
   int max_redirects = 5;
   bool allow_cross_host_redirects = false;
   AddressPolicy policy;
+  // PEM CAs that verify https servers; empty: the system's.
+  std::string ca_file;
   std::string user_agent = "recrawl-ingest/1";
 };
 
