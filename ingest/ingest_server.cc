@@ -61,6 +61,9 @@ ABSL_FLAG(std::string, coordinator_tls_ca, "",
           "PEM CAs of the coordinator's certificate (empty: plaintext)");
 ABSL_FLAG(std::string, coordinator_tls_server_name, "",
           "Name to verify in the coordinator's certificate (default: the address's host)");
+ABSL_FLAG(int, signal_streams, 4,
+          "StreamSignals streams to the coordinator: requests' signals are sent in groups on "
+          "whichever stream is free");
 ABSL_FLAG(bool, sync, true, "Ask the shards to fsync before acknowledging signals");
 ABSL_FLAG(bool, route_to_shards, false,
           "Send signals straight to the shards that own them (else through the coordinator)");
@@ -193,8 +196,9 @@ int Main() {
     return 2;
   }
   const int64_t max_body_bytes = absl::GetFlag(FLAGS_max_body_bytes);
-  if (max_body_bytes < 1 || absl::GetFlag(FLAGS_threads) < 1) {
-    spdlog::error("--max_body_bytes and --threads must be >= 1");
+  if (max_body_bytes < 1 || absl::GetFlag(FLAGS_threads) < 1 ||
+      absl::GetFlag(FLAGS_signal_streams) < 1) {
+    spdlog::error("--max_body_bytes, --threads and --signal_streams must be >= 1");
     return 2;
   }
 
@@ -222,15 +226,19 @@ int Main() {
   if (security->authorizer.enabled() && client_options.token.empty()) {
     spdlog::warn("--token_file has no pinger token: calls to the coordinator carry none");
   }
-  absl::StatusOr<std::unique_ptr<client::PingClient>> pinger =
-      client::PingClient::Create(client_options, ping);
-  if (!pinger.ok()) {
-    spdlog::error("coordinator {}: {}", client_options.target, pinger.status().ToString());
-    return 1;
+  std::vector<std::unique_ptr<client::PingClient>> pingers;
+  for (int i = 0; i < absl::GetFlag(FLAGS_signal_streams); ++i) {
+    absl::StatusOr<std::unique_ptr<client::PingClient>> pinger =
+        client::PingClient::Create(client_options, ping);
+    if (!pinger.ok()) {
+      spdlog::error("coordinator {}: {}", client_options.target, pinger.status().ToString());
+      return 1;
+    }
+    pingers.push_back(*std::move(pinger));
   }
 
   GatewayMetrics metrics;
-  PingClientSink sink(*std::move(pinger));
+  PingClientSink sink(std::move(pingers));
   const cluster::TokenTable* tokens = security->authorizer.enabled() ? &security->tokens : nullptr;
   Gateway gateway(&sink, tokens, &metrics, *options);
 

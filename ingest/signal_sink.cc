@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 
 namespace recrawl {
@@ -18,15 +19,19 @@ std::string IdentityOf(const Signal& s) {
 
 }  // namespace
 
-PingClientSink::PingClientSink(std::unique_ptr<client::PingClient> client)
-    : client_(std::move(client)), thread_([this] { Run(); }) {}
+PingClientSink::PingClientSink(std::vector<std::unique_ptr<client::PingClient>> clients)
+    : clients_(std::move(clients)) {
+  for (const auto& client : clients_) {
+    lanes_.emplace_back([this, c = client.get()] { Run(c); });
+  }
+}
 
 PingClientSink::~PingClientSink() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  thread_.join();
+  for (std::thread& lane : lanes_) lane.join();
 }
 
 absl::StatusOr<DeliveryReport> PingClientSink::Deliver(std::vector<Signal> signals) {
@@ -40,7 +45,7 @@ absl::StatusOr<DeliveryReport> PingClientSink::Deliver(std::vector<Signal> signa
   return std::move(request.result);
 }
 
-void PingClientSink::Run() {
+void PingClientSink::Run(client::PingClient* client) {
   while (true) {
     std::vector<Request*> group;
     {
@@ -54,46 +59,48 @@ void PingClientSink::Run() {
       group.assign(queue_.begin(), queue_.end());
       queue_.clear();
     }
-    Commit(group);
+    Commit(client, group);
     absl::MutexLock lock(&mu_);
     for (Request* r : group) r->done = true;
   }
 }
 
-void PingClientSink::Commit(const std::vector<Request*>& group) {
-  // The requests that sent each signal, in order: a rejection or unknown
-  // URL is given to the first one not yet given one.
-  absl::flat_hash_map<std::string, std::deque<Request*>> owners;
-  std::vector<DeliveryReport> reports(group.size());
-  absl::flat_hash_map<Request*, DeliveryReport*> report_of;
+void PingClientSink::Commit(client::PingClient* client, const std::vector<Request*>& group) {
   absl::Status status;
-  for (size_t i = 0; i < group.size(); ++i) {
-    report_of[group[i]] = &reports[i];
-    for (const Signal& s : group[i]->signals) owners[IdentityOf(s)].push_back(group[i]);
-  }
   for (Request* r : group) {
     for (const Signal& s : r->signals) {
-      if (status.ok()) status = client_->Add(s);
+      if (status.ok()) status = client->Add(s);
     }
   }
-  if (status.ok()) status = client_->Flush();
+  if (status.ok()) status = client->Flush();
+  std::vector<DeliveryReport> reports(group.size());
   // Rejections and unknown URLs are this group's (the client's only user
-  // is this thread); give each back to the request that sent it.
-  auto report_for = [&](const Signal& s) -> DeliveryReport* {
-    auto it = owners.find(IdentityOf(s));
-    if (it == owners.end() || it->second.empty()) return nullptr;
-    Request* r = it->second.front();
-    it->second.pop_front();
-    return report_of[r];
-  };
-  for (const client::RejectedSignal& r : client_->TakeRejected()) {
-    if (DeliveryReport* report = report_for(r.signal); report != nullptr) {
-      ++report->rejected;
-      if (report->error.ok()) report->error = r.status;
+  // is this lane); give each back to the request that sent it: the first
+  // request with that signal not yet given one. Most groups have none, and
+  // then no index is built.
+  std::vector<client::RejectedSignal> rejected = client->TakeRejected();
+  std::vector<Signal> unknown = client->TakeUnknown();
+  if (!rejected.empty() || !unknown.empty()) {
+    absl::flat_hash_map<std::string, absl::InlinedVector<size_t, 1>> senders;
+    for (size_t i = 0; i < group.size(); ++i) {
+      for (const Signal& s : group[i]->signals) senders[IdentityOf(s)].push_back(i);
     }
-  }
-  for (const Signal& s : client_->TakeUnknown()) {
-    if (DeliveryReport* report = report_for(s); report != nullptr) ++report->unknown;
+    auto report_for = [&](const Signal& s) -> DeliveryReport* {
+      auto it = senders.find(IdentityOf(s));
+      if (it == senders.end() || it->second.empty()) return nullptr;
+      const size_t i = it->second.front();
+      it->second.erase(it->second.begin());
+      return &reports[i];
+    };
+    for (const client::RejectedSignal& r : rejected) {
+      if (DeliveryReport* report = report_for(r.signal); report != nullptr) {
+        ++report->rejected;
+        if (report->error.ok()) report->error = r.status;
+      }
+    }
+    for (const Signal& s : unknown) {
+      if (DeliveryReport* report = report_for(s); report != nullptr) ++report->unknown;
+    }
   }
   for (size_t i = 0; i < group.size(); ++i) {
     if (!status.ok()) {

@@ -3,13 +3,15 @@
 // acknowledged (durably, with PingOptions::sync) before answering its HTTP
 // request.
 //
-// Requests are committed in groups: one thread takes every request queued
-// since the last group, adds all their signals to the PingClient and
-// flushes it, so that concurrent HTTP requests share batches and one
-// round trip. PingClient::Flush covers exactly what was added since the
-// previous one, and this thread is the client's only user, so a group's
-// acknowledgements, rejections and unknown URLs are the group's own; they
-// are given back to each request by its signals.
+// Requests are committed in groups, on lanes: each lane is a PingClient
+// (its own stream) and a thread that takes every request queued when it
+// is free, adds all their signals to its client and flushes it, so that
+// concurrent HTTP requests share batches and round trips, and while one
+// lane waits for its acknowledgements the others send. PingClient::Flush
+// covers exactly what was added since the previous one, and a lane's
+// thread is its client's only user, so a group's acknowledgements,
+// rejections and unknown URLs are the group's own; they are given back to
+// each request by its signals.
 //
 // Thread-safe: Deliver may be called from any number of threads.
 #ifndef RECRAWL_INGEST_SIGNAL_SINK_H_
@@ -52,10 +54,12 @@ class SignalSink {
   virtual absl::StatusOr<DeliveryReport> Deliver(std::vector<Signal> signals) = 0;
 };
 
-// The SignalSink over a PingClient (group commit, see the file comment).
+// The SignalSink over PingClients (group commit on lanes, see the file
+// comment).
 class PingClientSink : public SignalSink {
  public:
-  explicit PingClientSink(std::unique_ptr<client::PingClient> client);
+  // One lane per client; `clients` must not be empty.
+  explicit PingClientSink(std::vector<std::unique_ptr<client::PingClient>> clients);
   // Finishes the groups queued, then stops.
   ~PingClientSink() override;
 
@@ -67,15 +71,16 @@ class PingClientSink : public SignalSink {
     absl::StatusOr<DeliveryReport> result;
     bool done = false;
   };
-  void Run();
-  // Sends one group and fills in each request's result.
-  void Commit(const std::vector<Request*>& group);
+  // A lane's thread.
+  void Run(client::PingClient* client);
+  // Sends one group through `client` and fills in each request's result.
+  static void Commit(client::PingClient* client, const std::vector<Request*>& group);
 
-  std::unique_ptr<client::PingClient> client_;
+  const std::vector<std::unique_ptr<client::PingClient>> clients_;
   absl::Mutex mu_;
   std::deque<Request*> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  std::vector<std::thread> lanes_;
 };
 
 }  // namespace ingest
