@@ -8,7 +8,9 @@
 # FUZZ_TARGET picks the target: //shard:shard_fuzz_target (the default, the
 # shard core's handlers; binary shard_fuzzer) or
 # //services:coordinator_fuzz_target (the coordinator's handlers over an
-# in-process cluster; binary coordinator_fuzzer).
+# in-process cluster; binary coordinator_fuzzer) or
+# //ingest:indexnow_fuzz_target (the gateway's IndexNow and CDN purge
+# parsing and key cache; binary indexnow_fuzzer).
 #
 # Outside Bazel on purpose: pointing Bazel's auto-configured C++ toolchain at
 # clang would re-fetch it and rebuild the whole tree for every other config
@@ -26,7 +28,7 @@ mkdir -p "$out/obj" "$out/corpus"
 
 bazel build "$target" >/dev/null  # generated protobuf code
 srcs=$(bazel query "kind('source file', deps($target))" 2>/dev/null |
-       grep -E '^//(cluster|client|shard|policy|proto|coordinator|services)[^:]*:.*\.cc$' |
+       grep -E '^//(cluster|client|shard|policy|proto|coordinator|services|ingest)[^:]*:.*\.cc$' |
        sed 's|^//||; s|:|/|')
 gen=$(bazel query "kind('generated file', deps($target))" 2>/dev/null |
       grep -E '\.pb\.cc$' | sed 's|^//|bazel-bin/|; s|:|/|')
@@ -38,8 +40,8 @@ flags=(-std=c++17 -O1 -g -I. -Ibazel-bin -fno-omit-frame-pointer
 # An object is rebuilt when its source or any header of the tree is newer
 # (no per-file header tracking: a header change rebuilds everything).
 if [[ ! -f "$out/stamp" ]] ||
-   [[ -n "$(find -L cluster client shard policy proto coordinator services bazel-bin/proto \
-              bazel-bin/shard \
+   [[ -n "$(find -L cluster client shard policy proto coordinator services ingest \
+              bazel-bin/proto bazel-bin/shard bazel-bin/ingest \
               -name '*.h' -newer "$out/stamp" -print -quit)" ]]; then
   rm -f "$out"/obj/*.o
 fi

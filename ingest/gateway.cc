@@ -1,0 +1,251 @@
+#include "ingest/gateway.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "ingest/cdn_purge.h"
+#include "ingest/gateway.pb.h"
+#include "spdlog/spdlog.h"
+
+namespace recrawl {
+namespace ingest {
+namespace {
+
+constexpr char kIndexNow[] = "indexnow";
+constexpr char kCdn[] = "cdn";
+constexpr char kAdmin[] = "admin";
+
+std::string ToJson(const google::protobuf::Message& message) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions options;
+  options.always_print_primitive_fields = true;
+  if (!google::protobuf::util::MessageToJsonString(message, &out, options).ok()) return "{}";
+  return out;
+}
+
+HttpAnswer Answer(int status, const google::protobuf::Message& message) {
+  return HttpAnswer{status, ToJson(message)};
+}
+
+// An answer whose body is {"error": message}.
+HttpAnswer Error(int status, absl::string_view message) {
+  DeliveryAnswer a;
+  a.set_error(std::string(message));
+  return Answer(status, a);
+}
+
+// 503 when the stream to the coordinator failed; else the report in `a`.
+HttpAnswer Delivered(int status, const absl::StatusOr<DeliveryReport>& report, DeliveryAnswer a) {
+  if (!report.ok()) {
+    return Error(503, absl::StrCat("signals not delivered: ", report.status().ToString()));
+  }
+  a.set_accepted(report->accepted);
+  a.set_unknown(report->unknown);
+  a.set_rejected(report->rejected);
+  if (!report->error.ok()) a.set_error(report->error.ToString());
+  return Answer(status, a);
+}
+
+}  // namespace
+
+Gateway::Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMetrics* metrics,
+                 GatewayOptions options)
+    : sink_(sink),
+      tokens_(tokens),
+      metrics_(metrics),
+      options_(std::move(options)),
+      keys_(options_.keys),
+      limiter_(options_.rate) {
+  for (int i = 0; i < options_.key_check_threads; ++i) {
+    checkers_.emplace_back([this] { CheckKeys(); });
+  }
+}
+
+Gateway::~Gateway() { Stop(); }
+
+void Gateway::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    checks_.clear();
+  }
+  for (std::thread& t : checkers_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+HttpAnswer Gateway::Authorize(absl::string_view authorization, cluster::Role role) const {
+  if (tokens_ == nullptr) return HttpAnswer{0, ""};
+  absl::string_view token = authorization;
+  if (!absl::ConsumePrefix(&token, "Bearer ") || token.empty()) {
+    return Error(401, "Authorization: needs \"Bearer <token>\"");
+  }
+  cluster::Role found;
+  if (!tokens_->Find(token, &found)) return Error(401, "Authorization: unknown token");
+  if (found != role) {
+    return Error(403, absl::StrCat("Authorization: a ", cluster::RoleName(found),
+                                   " token may not call this; it takes ", cluster::RoleName(role)));
+  }
+  return HttpAnswer{0, ""};
+}
+
+absl::StatusOr<DeliveryReport> Gateway::Deliver(const std::vector<std::string>& urls,
+                                                SignalSource source,
+                                                const std::string& metric_source) {
+  std::vector<Signal> signals;
+  signals.reserve(urls.size());
+  for (const std::string& url : urls) {
+    Signal& s = signals.emplace_back();
+    s.set_url(url);
+    s.set_source(source);
+  }
+  absl::StatusOr<DeliveryReport> report = sink_->Deliver(std::move(signals));
+  if (!report.ok()) {
+    metrics_->Signals(metric_source, "rejected", urls.size());
+    return report;
+  }
+  metrics_->Signals(metric_source, "accepted", report->accepted);
+  metrics_->Signals(metric_source, "unknown", report->unknown);
+  metrics_->Signals(metric_source, "rejected", report->rejected);
+  return report;
+}
+
+HttpAnswer Gateway::IndexNow(const IndexNowParse& parsed) {
+  HttpAnswer answer;
+  if (parsed.answer != IndexNowAnswer::kOk) {
+    answer = Error(static_cast<int>(parsed.answer), parsed.message);
+  } else {
+    const IndexNowSubmission& submission = parsed.submission;
+    const IndexNowDecision decision = DecideIndexNow(submission, &keys_, &limiter_, options_.now());
+    DeliveryAnswer body;
+    body.set_message(decision.message);
+    if (decision.forward) {
+      answer = Delivered(static_cast<int>(decision.answer),
+                         Deliver(submission.urls, SIGNAL_SOURCE_INDEXNOW, kIndexNow), body);
+    } else if (decision.answer == IndexNowAnswer::kAccepted) {
+      metrics_->Signals(kIndexNow, "held", submission.urls.size());
+      answer = Answer(202, body);
+    } else {
+      answer = Error(static_cast<int>(decision.answer), decision.message);
+    }
+    if (decision.verify) {
+      absl::MutexLock lock(&mu_);
+      if (!stopping_) checks_.push_back(submission.key_file);
+    }
+  }
+  metrics_->Request(kIndexNow, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::IndexNowGet(absl::string_view url, absl::string_view key,
+                                absl::string_view key_location) {
+  return IndexNow(ParseIndexNowGet(url, key, key_location));
+}
+
+HttpAnswer Gateway::IndexNowPost(absl::string_view body) {
+  return IndexNow(ParseIndexNowPost(body));
+}
+
+HttpAnswer Gateway::CdnPurge(absl::string_view authorization, absl::string_view body) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kPinger);
+  if (answer.status == 0) {
+    absl::StatusOr<std::vector<std::string>> urls = ParseCdnPurge(body);
+    if (!urls.ok()) {
+      answer = Error(400, urls.status().message());
+    } else {
+      answer = Delivered(200, Deliver(*urls, SIGNAL_SOURCE_CDN, kCdn), DeliveryAnswer());
+    }
+  }
+  metrics_->Request(kCdn, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::RegisterKey(absl::string_view authorization, absl::string_view body) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    RegisteredKey key;
+    google::protobuf::util::JsonParseOptions options;
+    const auto parsed =
+        google::protobuf::util::JsonStringToMessage(std::string(body), &key, options);
+    absl::Status s = parsed.ok()
+                         ? keys_.Register(key.host(), key.key())
+                         : absl::InvalidArgumentError(absl::StrCat("JSON: ", parsed.ToString()));
+    answer = s.ok() ? Answer(200, key) : Error(400, s.message());
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::UnregisterKey(absl::string_view authorization, absl::string_view host,
+                                  absl::string_view key) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    answer = keys_.Unregister(host, key)
+                 ? Answer(200, RegisteredKey())
+                 : Error(404, absl::StrCat("key: not registered for host \"", host, "\""));
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::ListKeys(absl::string_view authorization, absl::string_view host) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    RegisteredKeys list;
+    for (const KeyCache::RegisteredKey& k : keys_.Registered(host)) {
+      RegisteredKey* out = list.add_keys();
+      out->set_host(k.host);
+      out->set_key(k.key);
+    }
+    answer = Answer(200, list);
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+void Gateway::CheckKeys() {
+  while (true) {
+    KeyFile file;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](Gateway* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+            return self->stopping_ || !self->checks_.empty();
+          },
+          this));
+      if (stopping_) return;
+      file = std::move(checks_.front());
+      checks_.pop_front();
+    }
+    CheckKey(file);
+  }
+}
+
+void Gateway::CheckKey(const KeyFile& file) {
+  absl::StatusOr<FetchResponse> fetched = SafeFetch({file.url, "", ""}, options_.fetch);
+  bool proved = false;
+  if (!fetched.ok()) {
+    metrics_->KeyCheck("error");
+    spdlog::info("key file {}: {}", file.url, fetched.status().ToString());
+  } else {
+    proved = fetched->status == 200 && KeyFileProves(fetched->body, file.key);
+    metrics_->KeyCheck(proved ? "proved" : "refused");
+    if (!proved) {
+      spdlog::info("key file {}: HTTP {}, does not hold the key", file.url, fetched->status);
+    }
+  }
+  const std::vector<std::string> held = keys_.Complete(file, proved, options_.now());
+  if (held.empty()) return;
+  absl::StatusOr<DeliveryReport> report = Deliver(held, SIGNAL_SOURCE_INDEXNOW, kIndexNow);
+  if (!report.ok()) {
+    spdlog::warn("{} URLs held for key file {} not delivered: {}", held.size(), file.url,
+                 report.status().ToString());
+  }
+}
+
+}  // namespace ingest
+}  // namespace recrawl

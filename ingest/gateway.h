@@ -1,0 +1,113 @@
+// The gateway's requests, independent of the HTTP library: each method
+// takes what the route got (query parameters, body, Authorization header)
+// and returns the HTTP answer. It calls the pure cores (indexnow.h,
+// cdn_purge.h, key_cache.h) and delivers the accepted signals through a
+// SignalSink, answering only once they are acknowledged.
+//
+// Key files are checked in the background (key_check_threads threads,
+// SafeFetch with FetchOptions): a submission whose key is not yet known
+// is answered 202 and its URLs are held until the check ends; a key file
+// that proves the key releases them (delivered as signals), one that does
+// not drops them.
+//
+// Tokens: the CDN webhook takes a pinger token and the admin routes an
+// operator token ("Authorization: Bearer <token>"; cluster/tokens.h);
+// 401 without a known token, 403 with one of another role. Without a token
+// table every caller is admitted.
+//
+// Thread-safe.
+#ifndef RECRAWL_INGEST_GATEWAY_H_
+#define RECRAWL_INGEST_GATEWAY_H_
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "cluster/tokens.h"
+#include "ingest/gateway_metrics.h"
+#include "ingest/host_rate_limiter.h"
+#include "ingest/indexnow.h"
+#include "ingest/key_cache.h"
+#include "ingest/safe_fetch.h"
+#include "ingest/signal_sink.h"
+
+namespace recrawl {
+namespace ingest {
+
+struct HttpAnswer {
+  int status = 200;
+  std::string body;
+  std::string content_type = "application/json";
+};
+
+struct GatewayOptions {
+  FetchOptions fetch;
+  KeyCacheOptions keys;
+  HostRateLimiter::Options rate;
+  int key_check_threads = 2;
+  // The clock of the key cache and the rate limits.
+  std::function<absl::Time()> now = [] { return absl::Now(); };
+};
+
+class Gateway {
+ public:
+  // `sink`, `tokens` (null: no token checks) and `metrics` must outlive the
+  // gateway.
+  Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMetrics* metrics,
+          GatewayOptions options);
+  // Stop()s.
+  ~Gateway();
+  Gateway(const Gateway&) = delete;
+  Gateway& operator=(const Gateway&) = delete;
+
+  // GET /indexnow?url=&key=[&keyLocation=] and POST /indexnow.
+  HttpAnswer IndexNowGet(absl::string_view url, absl::string_view key,
+                         absl::string_view key_location);
+  HttpAnswer IndexNowPost(absl::string_view body);
+  // POST /cdn/purge.
+  HttpAnswer CdnPurge(absl::string_view authorization, absl::string_view body);
+  // Operator keys: POST {"host","key"}, DELETE ?host=&key=, GET [?host=].
+  HttpAnswer RegisterKey(absl::string_view authorization, absl::string_view body);
+  HttpAnswer UnregisterKey(absl::string_view authorization, absl::string_view host,
+                           absl::string_view key);
+  HttpAnswer ListKeys(absl::string_view authorization, absl::string_view host);
+
+  // Ends the key checks: those queued are dropped (their URLs stay held
+  // and are lost), running ones finish. Idempotent.
+  void Stop();
+
+  KeyCache& keys() { return keys_; }
+
+ private:
+  // The answer for `role`'s routes, or status 0 when the caller may go on.
+  HttpAnswer Authorize(absl::string_view authorization, cluster::Role role) const;
+  HttpAnswer IndexNow(const IndexNowParse& parsed);
+  // Delivers `urls` as signals of `source`; counts them under `metric_source`.
+  absl::StatusOr<DeliveryReport> Deliver(const std::vector<std::string>& urls, SignalSource source,
+                                         const std::string& metric_source);
+  void CheckKeys();
+  void CheckKey(const KeyFile& file);
+
+  SignalSink* const sink_;
+  const cluster::TokenTable* const tokens_;
+  GatewayMetrics* const metrics_;
+  const GatewayOptions options_;
+  KeyCache keys_;
+  HostRateLimiter limiter_;
+
+  absl::Mutex mu_;
+  std::deque<KeyFile> checks_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> checkers_;
+};
+
+}  // namespace ingest
+}  // namespace recrawl
+
+#endif  // RECRAWL_INGEST_GATEWAY_H_

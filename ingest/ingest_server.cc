@@ -1,0 +1,308 @@
+// ingest_server: the ingestion gateway, an HTTP(S) front for the
+// coordinator's signal path (ingest/gateway.h).
+//
+//   ingest_server --port=8080 --coordinator=coordinator:50050
+//       --token_file=/etc/recrawl/tokens [--tls_cert=... --tls_key=...]
+//
+// Routes:
+//   GET, POST /indexnow            IndexNow (indexnow.org), source INDEXNOW
+//   POST /cdn/purge                {"urls": [...]}, pinger token, source CDN
+//   GET, POST, DELETE /admin/indexnow/keys   operator keys per host
+//                                  (GET [?host=], POST {"host","key"},
+//                                  DELETE ?host=&key=), operator token
+//   GET /healthz                   200 while serving, 503 once draining
+//   GET /metrics                   Prometheus (ingest/gateway_metrics.h)
+// A request is answered once its signals are acknowledged by their shards
+// (durably with --sync). Bodies larger than --max_body_bytes are refused
+// with 400 on /indexnow (the protocol's answer) and 413 elsewhere.
+//
+// Signals go to the coordinator (--coordinator) with the token file's
+// first pinger token, stamped on the cluster clock (--time_scale, as the
+// servers). Key files are fetched through SafeFetch: non-public addresses
+// are refused unless --fetch_allow_loopback or --fetch_allow_networks
+// admit them. SIGTERM or SIGINT: /healthz answers 503, the listener
+// closes and requests in flight finish (up to --drain_seconds).
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "client/credentials.h"
+#include "client/ping_client.h"
+#include "ingest/gateway.h"
+#include "ingest/gateway_metrics.h"
+#include "ingest/signal_sink.h"
+#include "services/auth_flags.h"
+#include "services/clock_flags.h"
+#include "services/server_lifecycle.h"
+#include "spdlog/spdlog.h"
+
+// From services/auth_flags.cc: the HTTP server uses the same certificate.
+ABSL_DECLARE_FLAG(std::string, tls_cert);
+ABSL_DECLARE_FLAG(std::string, tls_key);
+
+ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on");
+ABSL_FLAG(int, port, 8080, "HTTP port (0: any free port, see --port_file)");
+ABSL_FLAG(std::string, port_file, "",
+          "Write \"<port> <port>\" here once serving (metrics are on the same port)");
+ABSL_FLAG(std::string, coordinator, "localhost:50050", "The coordinator's gRPC address");
+ABSL_FLAG(std::string, coordinator_tls_ca, "",
+          "PEM CAs of the coordinator's certificate (empty: plaintext)");
+ABSL_FLAG(std::string, coordinator_tls_server_name, "",
+          "Name to verify in the coordinator's certificate (default: the address's host)");
+ABSL_FLAG(int, signal_streams, 4,
+          "StreamSignals streams to the coordinator: requests' signals are sent in groups on "
+          "whichever stream is free");
+ABSL_FLAG(bool, sync, true, "Ask the shards to fsync before acknowledging signals");
+ABSL_FLAG(bool, route_to_shards, false,
+          "Send signals straight to the shards that own them (else through the coordinator)");
+ABSL_FLAG(int64_t, max_body_bytes, 4 << 20, "Largest request body taken, bytes");
+ABSL_FLAG(int, threads, 16, "HTTP worker threads");
+ABSL_FLAG(double, drain_seconds, 5.0, "On SIGTERM, how long requests in flight may take");
+ABSL_FLAG(bool, fetch_allow_loopback, false,
+          "Let key file fetches reach loopback addresses (tests only)");
+ABSL_FLAG(std::string, fetch_allow_networks, "",
+          "Comma-separated networks (CIDR) key file fetches may reach although not public");
+ABSL_FLAG(double, fetch_timeout, 10.0, "Seconds a key file fetch may take in all");
+ABSL_FLAG(double, fetch_connect_timeout, 5.0, "Seconds a key file fetch may take to connect");
+ABSL_FLAG(std::string, fetch_ca_file, "",
+          "PEM CAs that verify the sites key files are fetched from (empty: the system's)");
+ABSL_FLAG(int64_t, fetch_max_bytes, 64 << 10, "Largest key file, bytes");
+ABSL_FLAG(int, key_check_threads, 2, "Key files checked at once");
+ABSL_FLAG(double, key_verified_ttl, 86400.0, "Seconds a proven key file stays proven");
+ABSL_FLAG(double, key_failed_ttl, 600.0, "Seconds before a refused key file is checked again");
+ABSL_FLAG(double, indexnow_host_rate, 10.0, "IndexNow requests per second per host (then 429)");
+ABSL_FLAG(double, indexnow_host_burst, 100.0, "IndexNow requests per host at once");
+
+namespace recrawl {
+namespace ingest {
+namespace {
+
+absl::StatusOr<GatewayOptions> GatewayOptionsFromFlags() {
+  GatewayOptions options;
+  std::vector<Network> allowed;
+  if (absl::GetFlag(FLAGS_fetch_allow_loopback)) {
+    allowed.push_back(*Network::Parse("127.0.0.0/8"));
+    allowed.push_back(*Network::Parse("::1/128"));
+  }
+  for (absl::string_view n :
+       absl::StrSplit(absl::GetFlag(FLAGS_fetch_allow_networks), ',', absl::SkipWhitespace())) {
+    absl::StatusOr<Network> network = Network::Parse(n);
+    if (!network.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--fetch_allow_networks: ", network.status().message()));
+    }
+    allowed.push_back(*network);
+  }
+  options.fetch.policy = AddressPolicy(std::move(allowed));
+  options.fetch.total_timeout = absl::Seconds(absl::GetFlag(FLAGS_fetch_timeout));
+  options.fetch.connect_timeout = absl::Seconds(absl::GetFlag(FLAGS_fetch_connect_timeout));
+  options.fetch.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_fetch_max_bytes));
+  options.fetch.ca_file = absl::GetFlag(FLAGS_fetch_ca_file);
+  options.keys.verified_ttl = absl::Seconds(absl::GetFlag(FLAGS_key_verified_ttl));
+  options.keys.failed_ttl = absl::Seconds(absl::GetFlag(FLAGS_key_failed_ttl));
+  options.rate.rate = absl::GetFlag(FLAGS_indexnow_host_rate);
+  options.rate.burst = absl::GetFlag(FLAGS_indexnow_host_burst);
+  options.key_check_threads = absl::GetFlag(FLAGS_key_check_threads);
+  if (!(absl::GetFlag(FLAGS_fetch_timeout) > 0) ||
+      !(absl::GetFlag(FLAGS_fetch_connect_timeout) > 0) ||
+      absl::GetFlag(FLAGS_fetch_max_bytes) < 1 || !(options.rate.rate > 0) ||
+      !(options.rate.burst >= 1) || options.key_check_threads < 1) {
+    return absl::InvalidArgumentError(
+        "--fetch_timeout, --fetch_connect_timeout, --indexnow_host_rate must be > 0, "
+        "--fetch_max_bytes, --indexnow_host_burst and --key_check_threads >= 1");
+  }
+  return options;
+}
+
+void Reply(httplib::Response& res, const HttpAnswer& answer) {
+  res.status = answer.status;
+  res.set_content(answer.body, answer.content_type.c_str());
+}
+
+// The routes: each hands the request's parts to the gateway.
+void Route(httplib::Server& server, Gateway& gateway, GatewayMetrics& metrics,
+           const std::atomic<bool>& draining, size_t max_body_bytes) {
+  server.Get("/indexnow", [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.IndexNowGet(req.get_param_value("url"), req.get_param_value("key"),
+                                   req.get_param_value("keyLocation")));
+  });
+  server.Post("/indexnow", [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.IndexNowPost(req.body));
+  });
+  server.Post("/cdn/purge", [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.CdnPurge(req.get_header_value("Authorization"), req.body));
+  });
+  const char* keys = "/admin/indexnow/keys";
+  server.Get(keys, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res,
+          gateway.ListKeys(req.get_header_value("Authorization"), req.get_param_value("host")));
+  });
+  server.Post(keys, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.RegisterKey(req.get_header_value("Authorization"), req.body));
+  });
+  server.Delete(keys, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.UnregisterKey(req.get_header_value("Authorization"),
+                                     req.get_param_value("host"), req.get_param_value("key")));
+  });
+  server.Get("/healthz", [&](const httplib::Request&, httplib::Response& res) {
+    res.status = draining ? 503 : 200;
+    res.set_content(draining ? "draining\n" : "ok\n", "text/plain");
+  });
+  server.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(metrics.Text(), "text/plain; version=0.0.4");
+  });
+  // httplib refuses a body over the limit with 413 before any route runs;
+  // IndexNow's answer for a bad request is 400.
+  server.set_error_handler(
+      [&, max_body_bytes](const httplib::Request& req, httplib::Response& res) {
+        if (res.status == 413) {
+          const bool indexnow = req.path == "/indexnow";
+          if (indexnow) res.status = 400;
+          metrics.Request(indexnow ? "indexnow" : "other", res.status);
+          res.set_content(
+              absl::StrCat(R"({"error":"body: larger than )", max_body_bytes, R"( bytes"})"),
+              "application/json");
+        }
+      });
+}
+
+int Main() {
+  const sigset_t stop_signals = services::BlockStopSignals();
+  absl::StatusOr<services::Clock> clock = services::ClockFromFlags();
+  if (!clock.ok()) {
+    spdlog::error("{}", clock.status().ToString());
+    return 2;
+  }
+  absl::StatusOr<services::ServerSecurity> security = services::ServerSecurityFromFlags();
+  if (!security.ok()) {
+    spdlog::error("{}", security.status().ToString());
+    return 2;
+  }
+  absl::StatusOr<GatewayOptions> options = GatewayOptionsFromFlags();
+  if (!options.ok()) {
+    spdlog::error("{}", std::string(options.status().message()));
+    return 2;
+  }
+  const int64_t max_body_bytes = absl::GetFlag(FLAGS_max_body_bytes);
+  if (max_body_bytes < 1 || absl::GetFlag(FLAGS_threads) < 1 ||
+      absl::GetFlag(FLAGS_signal_streams) < 1) {
+    spdlog::error("--max_body_bytes, --threads and --signal_streams must be >= 1");
+    return 2;
+  }
+
+  client::ClientTlsOptions tls;
+  tls.ca_file = absl::GetFlag(FLAGS_coordinator_tls_ca);
+  tls.server_name = absl::GetFlag(FLAGS_coordinator_tls_server_name);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      client::ChannelCredentialsFor(tls);
+  if (!credentials.ok()) {
+    spdlog::error("coordinator_{}", std::string(credentials.status().message()));
+    return 2;
+  }
+  client::ClientOptions client_options;
+  client_options.target = absl::GetFlag(FLAGS_coordinator);
+  client_options.token = security->tokens.TokenOf(cluster::Role::kPinger);
+  client_options.credentials = *credentials;
+  client_options.tls_server_name = tls.server_name;
+  const services::Clock cluster_clock = *clock;
+  client_options.clock = [cluster_clock] { return cluster_clock.Now(); };
+  client_options.time_scale = cluster_clock.scale();
+  client::PingOptions ping;
+  ping.sync = absl::GetFlag(FLAGS_sync);
+  ping.route_to_shards = absl::GetFlag(FLAGS_route_to_shards);
+  ping.shard_token = security->tokens.TokenOf(cluster::Role::kInternal);
+  if (security->authorizer.enabled() && client_options.token.empty()) {
+    spdlog::warn("--token_file has no pinger token: calls to the coordinator carry none");
+  }
+  std::vector<std::unique_ptr<client::PingClient>> pingers;
+  for (int i = 0; i < absl::GetFlag(FLAGS_signal_streams); ++i) {
+    absl::StatusOr<std::unique_ptr<client::PingClient>> pinger =
+        client::PingClient::Create(client_options, ping);
+    if (!pinger.ok()) {
+      spdlog::error("coordinator {}: {}", client_options.target, pinger.status().ToString());
+      return 1;
+    }
+    pingers.push_back(*std::move(pinger));
+  }
+
+  GatewayMetrics metrics;
+  PingClientSink sink(std::move(pingers));
+  const cluster::TokenTable* tokens = security->authorizer.enabled() ? &security->tokens : nullptr;
+  Gateway gateway(&sink, tokens, &metrics, *options);
+
+  std::unique_ptr<httplib::Server> server;
+  const std::string cert = absl::GetFlag(FLAGS_tls_cert);
+  if (!cert.empty()) {
+    server =
+        std::make_unique<httplib::SSLServer>(cert.c_str(), absl::GetFlag(FLAGS_tls_key).c_str());
+  } else {
+    server = std::make_unique<httplib::Server>();
+  }
+  if (!server->is_valid()) {
+    spdlog::error("cannot set up the HTTP server (TLS certificate or key unreadable?)");
+    return 2;
+  }
+  const int threads = absl::GetFlag(FLAGS_threads);
+  server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server->set_payload_max_length(static_cast<size_t>(max_body_bytes));
+  std::atomic<bool> draining{false};
+  Route(*server, gateway, metrics, draining, static_cast<size_t>(max_body_bytes));
+
+  const std::string host = absl::GetFlag(FLAGS_host);
+  int port = absl::GetFlag(FLAGS_port);
+  if (port == 0) {
+    port = server->bind_to_any_port(host);
+  } else if (!server->bind_to_port(host, port)) {
+    port = -1;
+  }
+  if (port <= 0) {
+    spdlog::error("cannot listen on {}:{}", host, absl::GetFlag(FLAGS_port));
+    return 1;
+  }
+  std::thread listener([&] { server->listen_after_bind(); });
+  while (!server->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  spdlog::info("ingest gateway serving HTTP{} on port {}, signals to {}", cert.empty() ? "" : "S",
+               port, client_options.target);
+  services::WritePortFile(absl::GetFlag(FLAGS_port_file), port, port);
+
+  const int sig = services::WaitForStopSignal(stop_signals);
+  spdlog::info("signal {}: draining", sig);
+  draining = true;
+  // Requests in flight finish when the listener stops; past the drain
+  // deadline the process ends without them.
+  std::thread watchdog([drain = absl::GetFlag(FLAGS_drain_seconds)] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(drain));
+    spdlog::warn("drain deadline passed: exiting with requests in flight");
+    std::_Exit(1);
+  });
+  watchdog.detach();
+  server->stop();
+  listener.join();
+  gateway.Stop();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace ingest
+}  // namespace recrawl
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "recrawl ingestion gateway: IndexNow and CDN purge webhooks into the coordinator's "
+      "signal stream");
+  absl::ParseCommandLine(argc, argv);
+  return recrawl::ingest::Main();
+}

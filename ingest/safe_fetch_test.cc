@@ -1,0 +1,203 @@
+#include "ingest/safe_fetch.h"
+
+#include <zlib.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+#include "ingest/gzip.h"
+#include "ingest/test_http_server.h"
+
+namespace recrawl {
+namespace ingest {
+namespace {
+
+class SafeFetchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    httplib::Server& s = server_.server();
+    s.Get("/key.txt", [](const httplib::Request&, httplib::Response& res) {
+      res.set_header("ETag", "\"v1\"");
+      res.set_header("Last-Modified", "Wed, 21 Oct 2026 07:28:00 GMT");
+      res.set_content("abcdef123456", "text/plain");
+    });
+    s.Get("/conditional", [](const httplib::Request& req, httplib::Response& res) {
+      if (req.get_header_value("If-None-Match") == "\"v1\"" &&
+          req.get_header_value("If-Modified-Since") == "Wed, 21 Oct 2026 07:28:00 GMT") {
+        res.status = 304;
+        return;
+      }
+      res.set_header("ETag", "\"v1\"");
+      res.set_content("fresh", "text/plain");
+    });
+    s.Get("/big", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(std::string(10000, 'x'), "text/plain");
+    });
+    s.Get("/slow", [this](const httplib::Request&, httplib::Response& res) {
+      release_slow_.WaitForNotificationWithTimeout(absl::Seconds(30));
+      res.set_content("late", "text/plain");
+    });
+    s.Get("/hop",
+          [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/key.txt"); });
+    s.Get("/loop",
+          [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/loop"); });
+    s.Get("/elsewhere", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_redirect(absl::StrCat("http://localhost:", server_.port(), "/key.txt"));
+    });
+    ASSERT_GT(server_.Start(), 0);
+    options_.policy = AddressPolicy::AllowingLoopback();
+  }
+  void TearDown() override {
+    release_slow_.Notify();
+    server_.Stop();
+  }
+
+  absl::StatusOr<FetchResponse> Get(const std::string& path) {
+    return SafeFetch({server_.Url(path), "", ""}, options_);
+  }
+
+  TestHttpServer server_;
+  absl::Notification release_slow_;
+  FetchOptions options_;
+};
+
+TEST_F(SafeFetchTest, FetchesBodyAndValidators) {
+  absl::StatusOr<FetchResponse> r = Get("/key.txt");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "abcdef123456");
+  EXPECT_EQ(r->etag, "\"v1\"");
+  EXPECT_EQ(r->last_modified, "Wed, 21 Oct 2026 07:28:00 GMT");
+  EXPECT_EQ(r->content_type, "text/plain");
+  EXPECT_EQ(r->redirects, 0);
+}
+
+TEST_F(SafeFetchTest, NotFoundIsAResponse) {
+  absl::StatusOr<FetchResponse> r = Get("/missing");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 404);
+}
+
+TEST_F(SafeFetchTest, LoopbackRefusedWithoutAllowlist) {
+  options_.policy = AddressPolicy();
+  absl::StatusOr<FetchResponse> r = Get("/key.txt");
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied) << r.status();
+  EXPECT_NE(r.status().message().find("127.0.0.1"), std::string::npos) << r.status();
+  // A name is judged by the address it resolves to.
+  r = SafeFetch({absl::StrCat("http://localhost:", server_.port(), "/key.txt"), "", ""}, options_);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied) << r.status();
+}
+
+TEST_F(SafeFetchTest, BodyLargerThanTheBoundIsRefused) {
+  options_.max_body_bytes = 1000;
+  absl::StatusOr<FetchResponse> r = Get("/big");
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  options_.max_body_bytes = 10000;
+  r = Get("/big");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->body.size(), 10000u);
+}
+
+TEST_F(SafeFetchTest, SlowServerTimesOut) {
+  options_.total_timeout = absl::Milliseconds(300);
+  absl::StatusOr<FetchResponse> r = Get("/slow");
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
+}
+
+TEST_F(SafeFetchTest, SameHostRedirectFollowed) {
+  absl::StatusOr<FetchResponse> r = Get("/hop");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "abcdef123456");
+  EXPECT_EQ(r->redirects, 1);
+  EXPECT_EQ(r->final_url, server_.Url("/key.txt"));
+}
+
+TEST_F(SafeFetchTest, RedirectsAreBounded) {
+  options_.max_redirects = 3;
+  EXPECT_EQ(Get("/loop").status().code(), absl::StatusCode::kOutOfRange);
+  options_.max_redirects = 0;
+  EXPECT_EQ(Get("/hop").status().code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST_F(SafeFetchTest, RedirectToAnotherHostRefused) {
+  absl::StatusOr<FetchResponse> r = Get("/elsewhere");
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied) << r.status();
+  EXPECT_NE(r.status().message().find("another host"), std::string::npos) << r.status();
+  options_.allow_cross_host_redirects = true;
+  r = Get("/elsewhere");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->body, "abcdef123456");
+}
+
+TEST_F(SafeFetchTest, ConditionalGetAnswers304) {
+  absl::StatusOr<FetchResponse> r = Get("/conditional");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 200);
+  r = SafeFetch({server_.Url("/conditional"), r->etag, "Wed, 21 Oct 2026 07:28:00 GMT"}, options_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 304);
+  EXPECT_EQ(r->body, "");
+}
+
+TEST_F(SafeFetchTest, OnlyHttpAndHttpsUrls) {
+  for (const char* url : {"file:///etc/passwd", "gopher://127.0.0.1/", "not a url", "http://"}) {
+    EXPECT_EQ(SafeFetch({url, "", ""}, options_).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << url;
+  }
+}
+
+TEST_F(SafeFetchTest, UnreachableIsUnavailable) {
+  const int port = server_.port();
+  server_.Stop();
+  absl::StatusOr<FetchResponse> r =
+      SafeFetch({absl::StrCat("http://127.0.0.1:", port, "/"), "", ""}, options_);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
+}
+
+std::string Gzip(const std::string& text) {
+  z_stream z{};
+  deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, text.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = text.size();
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = out.size();
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+TEST(InflateGzipTest, InflatesWithinTheBound) {
+  const std::string text(5000, 'a');
+  absl::StatusOr<std::string> out = InflateGzip(Gzip(text), 5000);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out, text);
+  // Two members, as `cat a.gz b.gz` makes.
+  out = InflateGzip(Gzip("ab") + Gzip("cd"), 100);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out, "abcd");
+}
+
+TEST(InflateGzipTest, BombIsRefused) {
+  const std::string bomb = Gzip(std::string(50 << 20, '\0'));
+  EXPECT_LT(bomb.size(), 100000u);
+  EXPECT_EQ(InflateGzip(bomb, 1 << 20).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST(InflateGzipTest, NotGzipOrCorruptOrCut) {
+  EXPECT_EQ(InflateGzip("<urlset/>", 100).status().code(), absl::StatusCode::kInvalidArgument);
+  std::string gz = Gzip(std::string(1000, 'q'));
+  EXPECT_EQ(InflateGzip(gz.substr(0, gz.size() / 2), 5000).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  gz[12] ^= 0x55;
+  EXPECT_EQ(InflateGzip(gz, 5000).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace ingest
+}  // namespace recrawl
