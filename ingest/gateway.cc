@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "ingest/cdn_purge.h"
 #include "ingest/gateway.pb.h"
+#include "ingest/key_store.h"
 #include "spdlog/spdlog.h"
 
 namespace recrawl {
@@ -171,10 +172,22 @@ HttpAnswer Gateway::RegisterKey(absl::string_view authorization, absl::string_vi
     google::protobuf::util::JsonParseOptions options;
     const auto parsed =
         google::protobuf::util::JsonStringToMessage(std::string(body), &key, options);
-    absl::Status s = parsed.ok()
-                         ? keys_.Register(key.host(), key.key())
-                         : absl::InvalidArgumentError(absl::StrCat("JSON: ", parsed.ToString()));
-    answer = s.ok() ? Answer(200, key) : Error(400, s.message());
+    if (!parsed.ok()) {
+      answer = Error(400, absl::StrCat("JSON: ", parsed.ToString()));
+    } else {
+      absl::MutexLock lock(&save_mu_);
+      const absl::StatusOr<bool> added = keys_.Register(key.host(), key.key());
+      absl::Status saved = added.ok() && *added ? Save() : absl::OkStatus();
+      if (!added.ok()) {
+        answer = Error(400, added.status().message());
+      } else if (!saved.ok()) {
+        keys_.Unregister(key.host(), key.key());
+        spdlog::error("key for {} not registered: {}", key.host(), saved.ToString());
+        answer = Error(500, absl::StrCat("key: not saved: ", saved.message()));
+      } else {
+        answer = Answer(200, key);
+      }
+    }
   }
   metrics_->Request(kAdmin, answer.status);
   return answer;
@@ -184,9 +197,16 @@ HttpAnswer Gateway::UnregisterKey(absl::string_view authorization, absl::string_
                                   absl::string_view key) {
   HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
   if (answer.status == 0) {
-    answer = keys_.Unregister(host, key)
-                 ? Answer(200, RegisteredKey())
-                 : Error(404, absl::StrCat("key: not registered for host \"", host, "\""));
+    absl::MutexLock lock(&save_mu_);
+    if (!keys_.Unregister(host, key)) {
+      answer = Error(404, absl::StrCat("key: not registered for host \"", host, "\""));
+    } else if (absl::Status saved = Save(); !saved.ok()) {
+      keys_.Register(host, key).IgnoreError();
+      spdlog::error("key for {} not removed: {}", std::string(host), saved.ToString());
+      answer = Error(500, absl::StrCat("key: removal not saved: ", saved.message()));
+    } else {
+      answer = Answer(200, RegisteredKey());
+    }
   }
   metrics_->Request(kAdmin, answer.status);
   return answer;
@@ -205,6 +225,21 @@ HttpAnswer Gateway::ListKeys(absl::string_view authorization, absl::string_view 
   }
   metrics_->Request(kAdmin, answer.status);
   return answer;
+}
+
+absl::Status Gateway::LoadKeys() {
+  if (options_.key_state_file.empty()) return absl::OkStatus();
+  return ingest::LoadKeys(options_.key_state_file, &keys_, options_.now());
+}
+
+absl::Status Gateway::SaveKeys() {
+  absl::MutexLock lock(&save_mu_);
+  return Save();
+}
+
+absl::Status Gateway::Save() {
+  if (options_.key_state_file.empty()) return absl::OkStatus();
+  return ingest::SaveKeys(options_.key_state_file, keys_, options_.now());
 }
 
 void Gateway::CheckKeys() {

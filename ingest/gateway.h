@@ -10,6 +10,11 @@
 // that proves the key releases them (delivered as signals), one that does
 // not drops them.
 //
+// With GatewayOptions::key_state_file the keys persist (ingest/key_store.h):
+// a key registration or removal is answered only once saved (500, and the
+// change undone, when it cannot be), and SaveKeys writes the verified key
+// files too.
+//
 // Tokens: the CDN webhook takes a pinger token and the admin routes an
 // operator token ("Authorization: Bearer <token>"; cluster/tokens.h);
 // 401 without a known token, 403 with one of another role. Without a token
@@ -51,6 +56,9 @@ struct GatewayOptions {
   KeyCacheOptions keys;
   HostRateLimiter::Options rate;
   int key_check_threads = 2;
+  // Where the keys are kept across restarts (ingest/key_store.h); empty:
+  // in memory only.
+  std::string key_state_file;
   // The clock of the key cache and the rate limits.
   std::function<absl::Time()> now = [] { return absl::Now(); };
 };
@@ -78,6 +86,13 @@ class Gateway {
                            absl::string_view key);
   HttpAnswer ListKeys(absl::string_view authorization, absl::string_view host);
 
+  // Loads the keys saved in key_state_file (call before serving); OK
+  // without one. See LoadKeys for the errors.
+  absl::Status LoadKeys();
+  // Saves the keys to key_state_file (OK without one); see SaveKeys in
+  // ingest/key_store.h.
+  absl::Status SaveKeys();
+
   // Ends the key checks: those queued are dropped (their URLs stay held
   // and are lost), running ones finish. Idempotent.
   void Stop();
@@ -91,6 +106,7 @@ class Gateway {
   // Delivers `urls` as signals of `source`; counts them under `metric_source`.
   absl::StatusOr<DeliveryReport> Deliver(const std::vector<std::string>& urls, SignalSource source,
                                          const std::string& metric_source);
+  absl::Status Save() ABSL_EXCLUSIVE_LOCKS_REQUIRED(save_mu_);
   void CheckKeys();
   void CheckKey(const KeyFile& file);
 
@@ -101,6 +117,8 @@ class Gateway {
   KeyCache keys_;
   HostRateLimiter limiter_;
 
+  // Serialises changes to the registered keys with their saves.
+  absl::Mutex save_mu_;
   absl::Mutex mu_;
   std::deque<KeyFile> checks_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

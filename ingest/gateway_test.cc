@@ -141,6 +141,39 @@ TEST_F(GatewayTest, RegisteredKeyNeedsNoCheck) {
   EXPECT_EQ(gateway_->UnregisterKey(bearer, "example.com", "abcdefgh").status, 404);
 }
 
+TEST(GatewayKeysTest, KeyNotSavedIs500AndNotRegistered) {
+  RecordingSink sink;
+  GatewayMetrics metrics;
+  GatewayOptions options;
+  options.key_check_threads = 1;
+  options.key_state_file = ::testing::TempDir() + "/no/such/dir/keys.pb";
+  Gateway gateway(&sink, nullptr, &metrics, options);
+  const HttpAnswer a = gateway.RegisterKey("", R"({"host":"example.com","key":"abcdefgh"})");
+  EXPECT_EQ(a.status, 500);
+  EXPECT_NE(a.body.find("not saved"), std::string::npos) << a.body;
+  EXPECT_TRUE(gateway.keys().Registered().empty());
+  EXPECT_EQ(gateway.IndexNowGet("https://example.com/p", "abcdefgh", "").status, 202);
+}
+
+TEST(GatewayKeysTest, KeysSavedBeforeTheAnswerComeBack) {
+  RecordingSink sink;
+  GatewayMetrics metrics;
+  GatewayOptions options;
+  options.key_check_threads = 1;
+  options.key_state_file = ::testing::TempDir() + "/gateway_keys.pb";
+  {
+    Gateway gateway(&sink, nullptr, &metrics, options);
+    ASSERT_TRUE(gateway.LoadKeys().ok());
+    EXPECT_EQ(gateway.RegisterKey("", R"({"host":"a.com","key":"abcdefgh"})").status, 200);
+    EXPECT_EQ(gateway.RegisterKey("", R"({"host":"b.com","key":"abcdefgh"})").status, 200);
+    EXPECT_EQ(gateway.UnregisterKey("", "a.com", "abcdefgh").status, 200);
+  }
+  Gateway restarted(&sink, nullptr, &metrics, options);
+  ASSERT_TRUE(restarted.LoadKeys().ok());
+  EXPECT_EQ(restarted.ListKeys("", "").body, R"({"keys":[{"host":"b.com","key":"abcdefgh"}]})");
+  EXPECT_EQ(restarted.IndexNowGet("https://b.com/p", "abcdefgh", "").status, 200);
+}
+
 TEST_F(GatewayTest, TokensGuardTheWebhookAndAdmin) {
   const std::string body = R"({"urls":["https://example.com/x","https://example.com/x"]})";
   EXPECT_EQ(gateway_->CdnPurge("", body).status, 401);

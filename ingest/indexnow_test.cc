@@ -226,10 +226,10 @@ TEST_F(DecideTest, FullCacheIs429) {
 
 TEST(KeyCacheTest, RegisterValidates) {
   KeyCache cache;
-  absl::Status s = cache.Register("a.com", "bad key");
+  absl::Status s = cache.Register("a.com", "bad key").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("key"), std::string::npos);
-  s = cache.Register("bad host!", kKey);
+  s = cache.Register("bad host!", kKey).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("host"), std::string::npos);
   EXPECT_FALSE(cache.Unregister("a.com", kKey));

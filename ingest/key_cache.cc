@@ -31,15 +31,14 @@ bool KeyFileProves(absl::string_view content, absl::string_view key) {
   return !key.empty() && absl::StripAsciiWhitespace(content) == key;
 }
 
-absl::Status KeyCache::Register(absl::string_view host, absl::string_view key) {
+absl::StatusOr<bool> KeyCache::Register(absl::string_view host, absl::string_view key) {
   absl::StatusOr<std::string> normal = cluster::NormalizeHost(host);
   if (!normal.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("host: ", normal.status().message()));
   }
   if (absl::Status s = ValidateIndexNowKey(key); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
-  registered_.emplace(*normal, std::string(key));
-  return absl::OkStatus();
+  return registered_.emplace(*normal, std::string(key)).second;
 }
 
 bool KeyCache::Unregister(absl::string_view host, absl::string_view key) {
@@ -51,11 +50,38 @@ bool KeyCache::Unregister(absl::string_view host, absl::string_view key) {
 
 std::vector<KeyCache::RegisteredKey> KeyCache::Registered(absl::string_view host) const {
   std::vector<RegisteredKey> out;
+  std::string normal;
+  if (!host.empty()) {
+    absl::StatusOr<std::string> n = cluster::NormalizeHost(host);
+    if (!n.ok()) return out;
+    normal = *std::move(n);
+  }
   absl::MutexLock lock(&mu_);
   for (const auto& [h, k] : registered_) {
-    if (host.empty() || h == host) out.push_back({h, k});
+    if (normal.empty() || h == normal) out.push_back({h, k});
   }
   return out;
+}
+
+std::vector<KeyCache::ProvenKeyFile> KeyCache::Proven(absl::Time now) const {
+  std::vector<ProvenKeyFile> out;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [url, entry] : entries_) {
+    if (entry.state == State::kVerified && entry.until > now)
+      out.push_back({entry.file, entry.until});
+  }
+  return out;
+}
+
+bool KeyCache::RestoreProven(const KeyFile& file, absl::Time until, absl::Time now) {
+  if (until <= now) return false;
+  absl::MutexLock lock(&mu_);
+  if (entries_.count(file.url) > 0 || entries_.size() >= options_.max_entries) return false;
+  Entry& entry = entries_[file.url];
+  entry.file = file;
+  entry.state = State::kVerified;
+  entry.until = until;
+  return true;
 }
 
 void KeyCache::Expire(absl::Time now) {
@@ -88,6 +114,7 @@ KeyCache::Admission KeyCache::Admit(const KeyFile& file, const std::vector<std::
     if (entries_.size() >= options_.max_entries) Expire(now);
     if (entries_.size() >= options_.max_entries) return Admission::kBusy;
     Entry entry;
+    entry.file = file;
     entry.state = State::kPending;
     entry.until = now + options_.pending_timeout;
     if (!Hold(&entry, urls)) return Admission::kBusy;
@@ -114,6 +141,7 @@ KeyCache::Admission KeyCache::Admit(const KeyFile& file, const std::vector<std::
 std::vector<std::string> KeyCache::Complete(const KeyFile& file, bool proved, absl::Time now) {
   absl::MutexLock lock(&mu_);
   Entry& entry = entries_[file.url];
+  entry.file = file;
   std::vector<std::string> held = std::move(entry.held);
   entry.held.clear();
   held_urls_ -= std::min(held_urls_, held.size());

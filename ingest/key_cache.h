@@ -11,6 +11,10 @@
 //   failed    until now + failed_ttl (answered 403), then checked again.
 // A registered key covers its whole host and never expires.
 //
+// Registered keys and verified key files can be read out (Registered,
+// Proven) and put back (Register, RestoreProven): ingest/key_store.h keeps
+// them on disk across restarts.
+//
 // Pure logic (every call takes `now`, no I/O); thread-safe (one mutex).
 #ifndef RECRAWL_INGEST_KEY_CACHE_H_
 #define RECRAWL_INGEST_KEY_CACHE_H_
@@ -24,6 +28,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -85,16 +90,30 @@ class KeyCache {
     std::string host;
     std::string key;
   };
+  // A verified key file and when its verification expires.
+  struct ProvenKeyFile {
+    KeyFile file;
+    absl::Time until;
+  };
 
   explicit KeyCache(KeyCacheOptions options = {}) : options_(options) {}
 
-  // Operator keys. Register: INVALID_ARGUMENT naming "host" or "key" when
-  // either is malformed; registering a key twice is OK.
-  absl::Status Register(absl::string_view host, absl::string_view key);
+  // Operator keys. Register: true when the key is new, false when it was
+  // registered already; INVALID_ARGUMENT naming "host" or "key" when
+  // either is malformed.
+  absl::StatusOr<bool> Register(absl::string_view host, absl::string_view key);
   // False when the key was not registered for the host.
   bool Unregister(absl::string_view host, absl::string_view key);
-  // Sorted by host, then key; all hosts when `host` is "".
+  // Sorted by host, then key; those of `host` (any spelling that
+  // normalises to it), or all when `host` is "".
   std::vector<RegisteredKey> Registered(absl::string_view host = "") const;
+
+  // The key files verified and not expired at `now`, sorted by URL.
+  std::vector<ProvenKeyFile> Proven(absl::Time now) const;
+  // Marks `file` verified until `until` (as Complete does when it proved
+  // the key) unless `until` has passed at `now`, the file is known already
+  // (in any state) or the cache is full. True when it was marked.
+  bool RestoreProven(const KeyFile& file, absl::Time until, absl::Time now);
 
   // What a submission of `urls` (all on file.host, under file.scope)
   // proven by `file` gets at `now`; see Admission for what is held.
@@ -111,6 +130,7 @@ class KeyCache {
  private:
   enum class State { kVerified, kPending, kFailed };
   struct Entry {
+    KeyFile file;
     State state = State::kPending;
     // Verified/failed: when it expires; pending: when the check is stale.
     absl::Time until;
