@@ -2,7 +2,8 @@
 // coordinator's signal path (ingest/gateway.h).
 //
 //   ingest_server --port=8080 --coordinator=coordinator:50050
-//       --token_file=/etc/recrawl/tokens [--tls_cert=... --tls_key=...]
+//       --token_file=/etc/recrawl/tokens --state_dir=/var/lib/recrawl-ingest
+//       [--tls_cert=... --tls_key=... [--tls_client_ca=...]]
 //
 // Routes:
 //   GET, POST /indexnow            IndexNow (indexnow.org), source INDEXNOW
@@ -20,19 +21,23 @@
 // first pinger token, stamped on the cluster clock (--time_scale, as the
 // servers). Key files are fetched through SafeFetch: non-public addresses
 // are refused unless --fetch_allow_loopback or --fetch_allow_networks
-// admit them. SIGTERM or SIGINT: /healthz answers 503, the listener
-// closes and requests in flight finish (up to --drain_seconds).
+// admit them. With --state_dir the IndexNow keys persist there
+// (ingest/key_store.h): operator keys are saved before their registration
+// is answered, proven key files when the server stops. SIGTERM or SIGINT:
+// /healthz answers 503, the listener closes and requests in flight finish
+// (up to --drain_seconds).
 #include <httplib.h>
+#include <openssl/ssl.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -47,10 +52,6 @@
 #include "services/clock_flags.h"
 #include "services/server_lifecycle.h"
 #include "spdlog/spdlog.h"
-
-// From services/auth_flags.cc: the HTTP server uses the same certificate.
-ABSL_DECLARE_FLAG(std::string, tls_cert);
-ABSL_DECLARE_FLAG(std::string, tls_key);
 
 ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on");
 ABSL_FLAG(int, port, 8080, "HTTP port (0: any free port, see --port_file)");
@@ -79,6 +80,8 @@ ABSL_FLAG(double, fetch_connect_timeout, 5.0, "Seconds a key file fetch may take
 ABSL_FLAG(std::string, fetch_ca_file, "",
           "PEM CAs that verify the sites key files are fetched from (empty: the system's)");
 ABSL_FLAG(int64_t, fetch_max_bytes, 64 << 10, "Largest key file, bytes");
+ABSL_FLAG(std::string, state_dir, "",
+          "Directory that keeps the IndexNow keys across restarts (empty: in memory only)");
 ABSL_FLAG(int, key_check_threads, 2, "Key files checked at once");
 ABSL_FLAG(double, key_verified_ttl, 86400.0, "Seconds a proven key file stays proven");
 ABSL_FLAG(double, key_failed_ttl, 600.0, "Seconds before a refused key file is checked again");
@@ -115,6 +118,14 @@ absl::StatusOr<GatewayOptions> GatewayOptionsFromFlags() {
   options.rate.rate = absl::GetFlag(FLAGS_indexnow_host_rate);
   options.rate.burst = absl::GetFlag(FLAGS_indexnow_host_burst);
   options.key_check_threads = absl::GetFlag(FLAGS_key_check_threads);
+  if (const std::string dir = absl::GetFlag(FLAGS_state_dir); !dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) {
+      return absl::InvalidArgumentError(absl::StrCat("--state_dir: ", dir, ": ", error.message()));
+    }
+    options.key_state_file = dir + "/indexnow_keys.pb";
+  }
   if (!(absl::GetFlag(FLAGS_fetch_timeout) > 0) ||
       !(absl::GetFlag(FLAGS_fetch_connect_timeout) > 0) ||
       absl::GetFlag(FLAGS_fetch_max_bytes) < 1 || !(options.rate.rate > 0) ||
@@ -124,6 +135,21 @@ absl::StatusOr<GatewayOptions> GatewayOptionsFromFlags() {
         "--fetch_max_bytes, --indexnow_host_burst and --key_check_threads >= 1");
   }
   return options;
+}
+
+// The HTTP(S) server the TLS flags ask for: HTTPS with tls.cert_file,
+// asking for client certificates signed by tls.client_ca_file (refusing
+// clients without one when require_client_cert), as the gRPC servers do.
+std::unique_ptr<httplib::Server> HttpServerFor(const services::ServerTlsOptions& tls) {
+  if (tls.cert_file.empty()) return std::make_unique<httplib::Server>();
+  auto server = std::make_unique<httplib::SSLServer>(
+      tls.cert_file.c_str(), tls.key_file.c_str(),
+      tls.client_ca_file.empty() ? nullptr : tls.client_ca_file.c_str());
+  // httplib requires a certificate whenever it has client CAs.
+  if (server->is_valid() && !tls.client_ca_file.empty() && !tls.require_client_cert) {
+    SSL_CTX_set_verify(server->ssl_context(), SSL_VERIFY_PEER, nullptr);
+  }
+  return server;
 }
 
 void Reply(httplib::Response& res, const HttpAnswer& answer) {
@@ -185,7 +211,7 @@ int Main() {
     spdlog::error("{}", clock.status().ToString());
     return 2;
   }
-  absl::StatusOr<services::ServerSecurity> security = services::ServerSecurityFromFlags();
+  absl::StatusOr<services::ServerSecurity> security = services::ServerSecurityFromFlags("HTTP");
   if (!security.ok()) {
     spdlog::error("{}", security.status().ToString());
     return 2;
@@ -241,15 +267,16 @@ int Main() {
   PingClientSink sink(std::move(pingers));
   const cluster::TokenTable* tokens = security->authorizer.enabled() ? &security->tokens : nullptr;
   Gateway gateway(&sink, tokens, &metrics, *options);
-
-  std::unique_ptr<httplib::Server> server;
-  const std::string cert = absl::GetFlag(FLAGS_tls_cert);
-  if (!cert.empty()) {
-    server =
-        std::make_unique<httplib::SSLServer>(cert.c_str(), absl::GetFlag(FLAGS_tls_key).c_str());
-  } else {
-    server = std::make_unique<httplib::Server>();
+  if (absl::Status loaded = gateway.LoadKeys(); !loaded.ok()) {
+    spdlog::error("{}", loaded.ToString());
+    return 2;
   }
+  if (!options->key_state_file.empty()) {
+    spdlog::info("IndexNow keys kept in {}: {} registered", options->key_state_file,
+                 gateway.keys().Registered().size());
+  }
+
+  std::unique_ptr<httplib::Server> server = HttpServerFor(security->tls);
   if (!server->is_valid()) {
     spdlog::error("cannot set up the HTTP server (TLS certificate or key unreadable?)");
     return 2;
@@ -273,8 +300,8 @@ int Main() {
   }
   std::thread listener([&] { server->listen_after_bind(); });
   while (!server->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  spdlog::info("ingest gateway serving HTTP{} on port {}, signals to {}", cert.empty() ? "" : "S",
-               port, client_options.target);
+  spdlog::info("ingest gateway serving HTTP{} on port {}, signals to {}",
+               security->tls.cert_file.empty() ? "" : "S", port, client_options.target);
   services::WritePortFile(absl::GetFlag(FLAGS_port_file), port, port);
 
   const int sig = services::WaitForStopSignal(stop_signals);
@@ -291,6 +318,9 @@ int Main() {
   server->stop();
   listener.join();
   gateway.Stop();
+  if (absl::Status saved = gateway.SaveKeys(); !saved.ok()) {
+    spdlog::error("IndexNow keys not saved: {}", saved.ToString());
+  }
   spdlog::info("stopped");
   return 0;
 }

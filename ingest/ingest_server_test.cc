@@ -1,6 +1,7 @@
 // The ingest_server binary as a process: HTTPS with --tls_cert/--tls_key,
-// refusal of bad flags, and a clean exit on SIGTERM. No cluster: nothing
-// here reaches the signal path.
+// refusal of bad flags, a clean exit on SIGTERM, and operator keys kept in
+// --state_dir across a SIGKILL. No cluster: nothing here reaches the signal
+// path.
 #include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -45,6 +46,49 @@ TEST(IngestServerTest, ServesHttpsAndDrainsOnSigterm) {
   EXPECT_FALSE(plain.Get("/healthz"));
 
   const int status = server.Stop(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// Starts the gateway on `dir`'s state directory, plain HTTP, no tokens.
+void StartWithState(const std::string& dir, services::ServerProcess* server) {
+  const absl::Status started =
+      server->Start(kBinary,
+                    {"--host=127.0.0.1", "--port=0", "--coordinator=127.0.0.1:1",
+                     absl::StrCat("--state_dir=", dir, "/state")},
+                    dir + "/state.port", dir + "/state.log");
+  ASSERT_TRUE(started.ok()) << started;
+}
+
+std::string ListedKeys(int port) {
+  httplib::Client client("127.0.0.1", port);
+  httplib::Result r = client.Get("/admin/indexnow/keys");
+  if (!r) return "no answer";
+  return absl::StrCat(r->status, " ", r->body);
+}
+
+TEST(IngestServerTest, RegisteredKeysSurviveSigkill) {
+  const std::string dir = ::testing::TempDir();
+  services::ServerProcess first;
+  StartWithState(dir, &first);
+  httplib::Client client("127.0.0.1", first.port());
+  for (const char* body : {R"({"host":"a.example","key":"aaaaaaaa1111"})",
+                           R"({"host":"B.example","key":"bbbbbbbb2222"})",
+                           R"({"host":"c.example","key":"cccccccc3333"})"}) {
+    httplib::Result r = client.Post("/admin/indexnow/keys", body, "application/json");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+  }
+  httplib::Result r = client.Delete("/admin/indexnow/keys?host=c.example&key=cccccccc3333");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  // Acknowledged writes are on disk: no graceful stop needed.
+  first.Stop(SIGKILL);
+
+  services::ServerProcess second;
+  StartWithState(dir, &second);
+  EXPECT_EQ(ListedKeys(second.port()), R"(200 {"keys":[{"host":"a.example","key":"aaaaaaaa1111"},)"
+                                       R"({"host":"b.example","key":"bbbbbbbb2222"}]})");
+  const int status = second.Stop(SIGTERM);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 

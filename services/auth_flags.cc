@@ -21,9 +21,9 @@ ABSL_FLAG(bool, tls_require_client_cert, false,
 namespace recrawl {
 namespace services {
 
-absl::StatusOr<ServerSecurity> ServerSecurityFromFlags() {
+absl::StatusOr<ServerSecurity> ServerSecurityFromFlags(absl::string_view protocol) {
   ServerSecurity security;
-  ServerTlsOptions tls;
+  ServerTlsOptions& tls = security.tls;
   tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
   tls.key_file = absl::GetFlag(FLAGS_tls_key);
   tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
@@ -44,10 +44,10 @@ absl::StatusOr<ServerSecurity> ServerSecurityFromFlags() {
         "(development only)");
   }
   if (tls.cert_file.empty()) {
-    spdlog::warn("no --tls_cert: plaintext gRPC{}",
+    spdlog::warn("no --tls_cert: plaintext {}{}", std::string(protocol),
                  security.authorizer.enabled() ? " (tokens travel in the clear)" : "");
   } else {
-    spdlog::info("TLS with {}{}", tls.cert_file,
+    spdlog::info("{} over TLS with {}{}", std::string(protocol), tls.cert_file,
                  tls.client_ca_file.empty()
                      ? ""
                      : (tls.require_client_cert ? ", client certificates required"

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "grpcpp/grpcpp.h"
 #include "services/auth.h"
 
@@ -13,6 +14,8 @@ namespace recrawl {
 namespace services {
 
 struct ServerSecurity {
+  // The --tls_* flags, checked as ServerCredentialsFor checks them.
+  ServerTlsOptions tls;
   Authorizer authorizer;
   // The server's own tokens (for the calls it makes to other servers).
   cluster::TokenTable tokens;
@@ -20,8 +23,9 @@ struct ServerSecurity {
 };
 
 // Reads the flags and logs what is in force; without --token_file it logs
-// a warning that every caller may call every RPC.
-absl::StatusOr<ServerSecurity> ServerSecurityFromFlags();
+// a warning that every caller may call every RPC. `protocol` names what the
+// server serves in that log ("plaintext gRPC", "plaintext HTTP").
+absl::StatusOr<ServerSecurity> ServerSecurityFromFlags(absl::string_view protocol = "gRPC");
 
 }  // namespace services
 }  // namespace recrawl
