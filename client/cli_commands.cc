@@ -30,6 +30,11 @@ struct Env {
   const CliIo& io;
 
   AdminClient Admin() const { return AdminClient(options); }
+  GatewayClient Gateway() const {
+    GatewayClientOptions gateway = flags.gateway;
+    gateway.token = options.token;
+    return GatewayClient(std::move(gateway));
+  }
   int Fail(const absl::Status& status) const {
     *io.err << "error: " << status << "\n";
     return kExitRpcError;
@@ -299,6 +304,29 @@ int HostDelay(const Args& args, const Env& env) {
   return kExitOk;
 }
 
+int IngestKeysAdd(const Args& args, const Env& env) {
+  if (absl::Status s = env.Gateway().AddIndexNowKey(args[0], args[1]); !s.ok()) return env.Fail(s);
+  *env.io.out << args[0] << ": IndexNow key " << args[1] << " registered\n";
+  return kExitOk;
+}
+
+int IngestKeysList(const Args& args, const Env& env) {
+  absl::StatusOr<std::vector<IndexNowKey>> keys =
+      env.Gateway().ListIndexNowKeys(args.empty() ? "" : args[0]);
+  if (!keys.ok()) return env.Fail(keys.status());
+  for (const IndexNowKey& k : *keys) *env.io.out << k.host << "\t" << k.key << "\n";
+  if (keys->empty()) *env.io.out << "no IndexNow key registered\n";
+  return kExitOk;
+}
+
+int IngestKeysRm(const Args& args, const Env& env) {
+  if (absl::Status s = env.Gateway().RemoveIndexNowKey(args[0], args[1]); !s.ok()) {
+    return env.Fail(s);
+  }
+  *env.io.out << args[0] << ": IndexNow key " << args[1] << " removed\n";
+  return kExitOk;
+}
+
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {{"bandwidth", "get"}, "", 0, 0, "the crawl bandwidth R and the mode", BandwidthGet},
@@ -339,6 +367,24 @@ const std::vector<Command>& Commands() {
        2,
        "minimum delay between two crawls of HOST's URLs",
        HostDelay},
+      {{"ingest", "keys", "add"},
+       "HOST KEY",
+       2,
+       2,
+       "register an IndexNow key for HOST on the gateway (--gateway)",
+       IngestKeysAdd},
+      {{"ingest", "keys", "list"},
+       "[HOST]",
+       0,
+       1,
+       "the IndexNow keys registered on the gateway",
+       IngestKeysList},
+      {{"ingest", "keys", "rm"},
+       "HOST KEY",
+       2,
+       2,
+       "remove a registered IndexNow key",
+       IngestKeysRm},
   };
   return *commands;
 }
@@ -352,7 +398,7 @@ std::string CommandsHelp() {
         absl::StrCat(absl::StrJoin(c.words, " "), c.arguments.empty() ? "" : " ", c.arguments);
     absl::StrAppend(&help, absl::StrFormat("  %-42s %s\n", usage, c.help));
   }
-  absl::StrAppend(&help, "exit codes: 0 ok, 1 RPC error or rejected items, 2 usage\n");
+  absl::StrAppend(&help, "exit codes: 0 ok, 1 RPC or gateway error or rejected items, 2 usage\n");
   return help;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "client/client_options.h"
+#include "client/gateway_client.h"
 
 namespace recrawl {
 namespace client {
@@ -36,6 +37,8 @@ struct CliFlags {
   int batch_size = 1000;
   // urls add: draw a progress line on `err` (a terminal).
   bool progress = false;
+  // ingest: the gateway's address and TLS; the token is ClientOptions'.
+  GatewayClientOptions gateway;
 };
 
 struct CliIo {

@@ -3,6 +3,7 @@
 //   recrawlctl --target=coordinator:50050 --token_file=op.token bandwidth set 250
 //   recrawlctl stats --json
 //   recrawlctl urls add urls.csv
+//   recrawlctl --gateway=ingest:8080 --token_file=tokens ingest keys add example.com <key>
 //
 // The commands are in client/cli_commands.cc; this file turns the flags
 // into client options.
@@ -19,6 +20,8 @@
 #include "grpcpp/security/credentials.h"
 
 ABSL_FLAG(std::string, target, "localhost:50050", "The coordinator, host:port");
+ABSL_FLAG(std::string, gateway, "localhost:8080",
+          "ingest: the ingestion gateway's HTTP(S) address, host:port (HTTPS with --tls_ca)");
 ABSL_FLAG(std::string, token, "",
           "Role token (operator for settings and URLs, fetcher for lease and "
           "report, pinger for ping)");
@@ -31,14 +34,14 @@ ABSL_FLAG(std::string, role, "",
           "or operator; default: fetcher for lease and report, pinger for "
           "ping, operator otherwise)");
 ABSL_FLAG(std::string, tls_ca, "",
-          "PEM file of the CA that signed the coordinator's certificate: "
-          "connect with TLS (empty: plain text)");
+          "PEM file of the CA that signed the coordinator's (ingest: the "
+          "gateway's) certificate: connect with TLS (empty: plain text)");
 ABSL_FLAG(std::string, tls_cert, "", "PEM client certificate, for a coordinator that asks for one");
 ABSL_FLAG(std::string, tls_key, "", "Private key of --tls_cert");
 ABSL_FLAG(std::string, tls_server_name, "",
           "Name to verify in the coordinator's certificate (default: the "
           "--target host)");
-ABSL_FLAG(double, deadline, 30.0, "Seconds each RPC may take");
+ABSL_FLAG(double, deadline, 30.0, "Seconds each RPC (ingest: HTTP request) may take");
 ABSL_FLAG(bool, json, false, "stats, lease: print JSON");
 ABSL_FLAG(std::string, holder, "recrawlctl", "lease, report: the holder name");
 ABSL_FLAG(double, lookahead, 0.0, "lease: take slots up to this many seconds ahead");
@@ -108,6 +111,11 @@ int Main(const std::vector<std::string>& args) {
   flags.fetch_time = absl::GetFlag(FLAGS_fetch_time);
   flags.batch_size = absl::GetFlag(FLAGS_batch_size);
   flags.progress = isatty(STDERR_FILENO) == 1;
+  flags.gateway.address = absl::GetFlag(FLAGS_gateway);
+  flags.gateway.ca_file = tls.ca_file;
+  flags.gateway.cert_file = tls.cert_file;
+  flags.gateway.key_file = tls.key_file;
+  flags.gateway.timeout = options.deadline;
   if (flags.batch_size < 1) {
     std::cerr << "--batch_size must be >= 1\n";
     return kExitUsage;

@@ -1,0 +1,67 @@
+// The ingestion gateway's operator routes (ingest/ingest_server.cc) over
+// HTTP or HTTPS: the IndexNow keys registered per host.
+//
+// Every call carries the token as "Authorization: Bearer <token>" (an
+// operator token when the gateway checks tokens). Answers map to statuses
+// as the gateway gives them: 400 INVALID_ARGUMENT, 401 UNAUTHENTICATED,
+// 403 PERMISSION_DENIED, 404 NOT_FOUND, other non-200 answers INTERNAL or
+// UNAVAILABLE (5xx); the message is the gateway's "error" (never the
+// token). No connection: UNAVAILABLE.
+//
+// Not thread-safe (one connection per client).
+#ifndef RECRAWL_CLIENT_GATEWAY_CLIENT_H_
+#define RECRAWL_CLIENT_GATEWAY_CLIENT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace recrawl {
+namespace client {
+
+struct GatewayClientOptions {
+  // "host:port" of the gateway's HTTP(S) listener.
+  std::string address = "localhost:8080";
+  // Sent as the bearer token; empty: none.
+  std::string token;
+  // PEM CAs that sign the gateway's certificate: HTTPS (empty: plain HTTP).
+  std::string ca_file;
+  // PEM client certificate and key, for a gateway that asks for one.
+  std::string cert_file;
+  std::string key_file;
+  // Each request, connecting included.
+  absl::Duration timeout = absl::Seconds(30);
+};
+
+struct IndexNowKey {
+  std::string host;
+  std::string key;
+};
+
+class GatewayClient {
+ public:
+  explicit GatewayClient(GatewayClientOptions options) : options_(std::move(options)) {}
+
+  // Registers `key` for `host` (the gateway normalises the host): its
+  // IndexNow submissions for the host are accepted without a key file.
+  absl::Status AddIndexNowKey(const std::string& host, const std::string& key);
+  // NOT_FOUND when the key was not registered for the host.
+  absl::Status RemoveIndexNowKey(const std::string& host, const std::string& key);
+  // Sorted by host, then key; all hosts when `host` is "".
+  absl::StatusOr<std::vector<IndexNowKey>> ListIndexNowKeys(const std::string& host);
+
+ private:
+  // The body of an answer 200 to `method` `path` (with `body` for POST).
+  absl::StatusOr<std::string> Call(const std::string& method, const std::string& path,
+                                   const std::string& body);
+
+  const GatewayClientOptions options_;
+};
+
+}  // namespace client
+}  // namespace recrawl
+
+#endif  // RECRAWL_CLIENT_GATEWAY_CLIENT_H_
