@@ -121,6 +121,7 @@ absl::Status LocalCluster::Start() {
   }
   absl::Status status = StartCoordinator(options_.coordinator_port);
   if (status.ok()) status = WaitUntilAllLive();
+  if (status.ok() && !options_.ingest_server.empty()) status = StartIngest();
   if (!status.ok()) {
     Stop().IgnoreError();
     return status;
@@ -203,6 +204,27 @@ absl::Status LocalCluster::StartCoordinator(int port) {
   return absl::OkStatus();
 }
 
+absl::Status LocalCluster::StartIngest() {
+  std::vector<std::string> args = {
+      "--host=127.0.0.1",
+      "--port=0",
+      "--coordinator=" + coordinator_address(),
+      "--state_dir=" + PathOf("ingest"),
+      absl::StrCat("--time_scale=", options_.time_scale),
+      absl::StrFormat("--time_origin=%.6f", origin_),
+      absl::StrFormat("--time_epoch=%.6f", epoch_),
+  };
+  if (options_.tokens) args.push_back("--token_file=" + PathOf("tokens"));
+  args.insert(args.end(), options_.ingest_flags.begin(), options_.ingest_flags.end());
+  absl::Status status =
+      ingest_.Start(options_.ingest_server, std::move(args), PathOf("ingest.port"),
+                    PathOf("ingest.log"), options_.start_timeout);
+  if (!status.ok()) {
+    return absl::Status(status.code(), absl::StrCat("ingest gateway: ", status.message()));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status LocalCluster::Stop() {
   absl::Status result;
   auto stop = [&result](services::ServerProcess& process, const std::string& name) {
@@ -213,6 +235,7 @@ absl::Status LocalCluster::Stop() {
           absl::StrCat(name, " did not exit cleanly on SIGTERM (wait status ", status, ")"));
     }
   };
+  stop(ingest_, "ingest gateway");
   stop(coordinator_, "coordinator");
   for (size_t s = 0; s < shards_.size(); ++s) {
     if (shards_[s] != nullptr) stop(*shards_[s], absl::StrCat("shard ", s));
@@ -241,6 +264,10 @@ absl::Status LocalCluster::RestartCoordinator() {
 std::string LocalCluster::coordinator_address() const { return Local(coordinator_port_); }
 
 std::string LocalCluster::shard_address(int s) const { return Local(shard_ports_[s]); }
+
+std::string LocalCluster::ingest_address() const {
+  return ingest_.pid() > 0 ? Local(ingest_.port()) : std::string();
+}
 
 int LocalCluster::coordinator_metrics_port() const { return coordinator_.metrics_port(); }
 

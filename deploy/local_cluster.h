@@ -1,5 +1,6 @@
 // A recrawl cluster on this machine: N shard_server processes and one
-// coordinator_server on loopback, each shard's RocksDB store under the data
+// coordinator_server on loopback (and, when asked, an ingest_server in
+// front of the coordinator), each shard's RocksDB store under the data
 // directory, role tokens generated into it (docs/design.md,
 // "Processes"): the main job, the end-to-end tests and the benchmarks
 // start their clusters with it.
@@ -53,9 +54,15 @@ struct LocalClusterOptions {
   // Role tokens in data_dir/tokens (made on first use, then reused) that
   // every RPC must carry; false: no token file, checks off.
   bool tokens = true;
-  // Extra flags, appended to each shard's / the coordinator's own.
+  // The ingestion gateway's binary: started last, on loopback, sending to
+  // the coordinator with the cluster's tokens, keeping its keys in
+  // data_dir/ingest. Empty: no gateway.
+  std::string ingest_server;
+  // Extra flags, appended to each shard's / the coordinator's / the
+  // gateway's own.
   std::vector<std::string> shard_flags;
   std::vector<std::string> coordinator_flags;
+  std::vector<std::string> ingest_flags;
   // How long a process may take to serve.
   double start_timeout = 60.0;
 };
@@ -80,7 +87,7 @@ class LocalCluster {
   // reports every shard live; DEADLINE_EXCEEDED saying how many it sees.
   absl::Status WaitUntilAllLive() const;
 
-  // SIGTERM to the coordinator, then the shards, each waited for. Returns
+  // SIGTERM to the gateway, the coordinator, then the shards, each waited for. Returns
   // the first process that did not exit 0 as an error.
   absl::Status Stop();
 
@@ -95,6 +102,8 @@ class LocalCluster {
   // "127.0.0.1:port".
   std::string coordinator_address() const;
   std::string shard_address(int s) const;
+  // The gateway's HTTP address, "127.0.0.1:port"; "" without one.
+  std::string ingest_address() const;
   int coordinator_metrics_port() const;
   int shard_metrics_port(int s) const;
   pid_t shard_pid(int s) const;
@@ -113,6 +122,7 @@ class LocalCluster {
  private:
   absl::Status StartShard(int s, int port);
   absl::Status StartCoordinator(int port);
+  absl::Status StartIngest();
   std::string PathOf(const std::string& name) const;
 
   LocalClusterOptions options_;
@@ -126,6 +136,7 @@ class LocalCluster {
   std::vector<int> shard_ports_;
   services::ServerProcess coordinator_;
   int coordinator_port_ = 0;
+  services::ServerProcess ingest_;
 };
 
 // Reads data_dir/tokens, or writes one with a fresh random token per role

@@ -4,8 +4,9 @@
 //   recrawl_local [demo]   the main job (demo/main_job.h): a simulated web
 //                          crawled by the cluster under GREEDY-NCIS and under
 //                          GREEDY, compared with BASELINE; summary on stdout
-//   recrawl_local serve    start the cluster (real time), load the simulated
-//                          web's URLs, serve until Ctrl-C / SIGTERM
+//   recrawl_local serve    start the cluster (real time) and, with --ingest,
+//                          an ingest_server in front of it; load the
+//                          simulated web's URLs, serve until Ctrl-C / SIGTERM
 //
 // Ctrl-C or SIGTERM stops the fetchers and pingers, stops the cluster's
 // processes (drain, flush, close) and exits 130.
@@ -56,6 +57,9 @@ ABSL_FLAG(bool, lease_only_baseline, false,
 ABSL_FLAG(std::string, shard_server, "bazel-bin/services/shard_server", "The shard_server binary");
 ABSL_FLAG(std::string, coordinator_server, "bazel-bin/services/coordinator_server",
           "The coordinator_server binary");
+ABSL_FLAG(bool, ingest, true,
+          "serve: also start the ingestion gateway (IndexNow, CDN purges over HTTP)");
+ABSL_FLAG(std::string, ingest_server, "bazel-bin/ingest/ingest_server", "The ingest_server binary");
 
 namespace recrawl {
 namespace deploy {
@@ -195,6 +199,7 @@ int Demo() {
 
 int Serve() {
   LocalClusterOptions options = ClusterOptionsFromFlags();
+  if (absl::GetFlag(FLAGS_ingest)) options.ingest_server = absl::GetFlag(FLAGS_ingest_server);
   absl::StatusOr<SimulatedWeb> web = SimulatedWeb::Create(WebFromFlags());
   if (!web.ok()) {
     std::cerr << "recrawl_local: " << web.status() << "\n";
@@ -220,9 +225,14 @@ int Serve() {
             << " (recrawlctl takes its command's role's from it; --role "
             << "chooses another)\n"
             << "try: bazel-bin/client/recrawlctl --target=" << cluster.coordinator_address()
-            << " --token_file=" << token_file << " stats\n"
-            << "Ctrl-C stops the cluster.\n"
-            << std::flush;
+            << " --token_file=" << token_file << " stats\n";
+  if (!options.ingest_server.empty()) {
+    std::cout << "ingest gateway: http://" << cluster.ingest_address()
+              << " (IndexNow, CDN purges; IndexNow keys: bazel-bin/client/recrawlctl --gateway="
+              << cluster.ingest_address() << " --token_file=" << token_file
+              << " ingest keys list)\n";
+  }
+  std::cout << "Ctrl-C stops the cluster.\n" << std::flush;
   while (!stop_requested) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -4,11 +4,13 @@
 # happened, no more than the schedule asked for plus the coordinator's
 # grace, freshness in [0, 1], the rows exist), stops its processes and
 # removes its stores; SIGINT mid-run stops everything and exits 130; serve
-# mode serves recrawlctl until SIGTERM; a bad flag is named.
+# mode serves recrawlctl and an ingest gateway (an IndexNow POST with a key
+# registered by recrawlctl) until SIGTERM; a bad flag is named.
 set -uo pipefail
 bin=deploy/recrawl_local
 servers=(--shard_server=services/shard_server
-  --coordinator_server=services/coordinator_server)
+  --coordinator_server=services/coordinator_server
+  --ingest_server=ingest/ingest_server)
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -90,6 +92,17 @@ for _ in $(seq 50); do
 done
 [[ $status -eq 0 ]] || fail "recrawlctl against serve: $stats"
 [[ $stats =~ all\ +500\  ]] || fail "recrawlctl stats does not show the 500 URLs: $stats"
+# The gateway: a key registered with recrawlctl, then an IndexNow POST for
+# one of the simulated web's pages.
+gateway=$(sed -n 's|^ingest gateway: http://\([^ ]*\) .*|\1|p' "$tmp/serve.out")
+[[ -n $gateway ]] || fail "serve printed no gateway address: $(cat "$tmp/serve.out")"
+key=abcdef0123456789
+out=$(client/recrawlctl --gateway="$gateway" --token_file="$data/tokens" \
+  ingest keys add site0.example $key 2>&1) || fail "ingest keys add: $out"
+answer=$(curl -sS --noproxy '*' -w ' %{http_code}' -X POST "http://$gateway/indexnow" \
+  -H 'Content-Type: application/json' \
+  -d '{"host":"site0.example","key":"'$key'","urlList":["https://site0.example/page/0"]}')
+[[ $answer == *'"accepted":"1"'*' 200' ]] || fail "IndexNow POST: $answer"
 kill -TERM $pid
 wait $pid
 status=$?

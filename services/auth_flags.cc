@@ -40,7 +40,7 @@ absl::StatusOr<ServerSecurity> ServerSecurityFromFlags(absl::string_view protoco
     spdlog::info("role tokens from {}: {} tokens", path, security.tokens.size());
   } else {
     spdlog::warn(
-        "NO --token_file: authentication is OFF, any caller may call every RPC "
+        "NO --token_file: authentication is OFF, any caller may call anything "
         "(development only)");
   }
   if (tls.cert_file.empty()) {
