@@ -10,9 +10,10 @@
 #   k8s/base/secrets/ROLE.token        the same tokens one per file, for
 #                                      clients (recrawlctl --token_file)
 #   k8s/overlays/tls/secrets/ca.crt    a CA, and one certificate (tls.crt,
-#   k8s/overlays/tls/secrets/tls.crt   tls.key) for the coordinator and the
-#   k8s/overlays/tls/secrets/tls.key   shards, naming their Services in
-#                                      NAMESPACE (default: default)
+#   k8s/overlays/tls/secrets/tls.crt   tls.key) for the coordinator, the
+#   k8s/overlays/tls/secrets/tls.key   shards and the gateway, naming their
+#                                      Services in NAMESPACE (default:
+#                                      default)
 #   k8s/overlays/tls/secrets/ca.key    the CA's key: keep it out of the cluster
 #
 # RECRAWL_K8S_DIR writes under another copy of k8s/ (the tests).
@@ -49,6 +50,8 @@ names="DNS:recrawl-coordinator,DNS:recrawl-coordinator.$namespace.svc"
 names="$names,DNS:recrawl-coordinator.$namespace.svc.cluster.local"
 names="$names,DNS:recrawl-shards,DNS:recrawl-shards.$namespace.svc"
 names="$names,DNS:recrawl-shards.$namespace.svc.cluster.local,DNS:localhost"
+names="$names,DNS:recrawl-ingest,DNS:recrawl-ingest.$namespace.svc"
+names="$names,DNS:recrawl-ingest.$namespace.svc.cluster.local"
 openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=recrawl CA" \
   -keyout "$tls/ca.key" -out "$tls/ca.crt" 2>/dev/null
 openssl req -newkey rsa:2048 -nodes -subj "/CN=recrawl" \

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks what deploy/k8s and deploy/Dockerfile promise (deploy/manifests_test.sh).
 
-  manifests_check.py manifests --help shard=FILE --help coordinator=FILE RENDERED.yaml...
+  manifests_check.py manifests --help shard=FILE --help coordinator=FILE --help ingest=FILE
+      RENDERED.yaml...
   manifests_check.py tokens TOKEN_FILE
   manifests_check.py dockerfile DOCKERFILE REPO_ROOT BINARY...
 
@@ -10,9 +11,12 @@ exists in its binary's --helpfull; every $(VAR) in the args is defined; the
 ConfigMaps' one NUM_SHARDS equals the StatefulSet's replicas and both
 servers take --num_shards from it; the coordinator's
 --shards_dns names the shards' headless Service and its port; probes,
-Prometheus annotations and --metrics_port name the container's ports; the
-PodDisruptionBudget and the Services select the pods; the Secrets and
-ConfigMaps the pods mount exist; one coordinator at a time.
+Prometheus annotations and --metrics_port name the container's ports (the
+gateway's --port is its HTTP port, which serves /metrics too); the
+gateway's --coordinator names the coordinator's Service and gRPC port; the
+PodDisruptionBudget and the Services select the pods; the Secrets,
+ConfigMaps and PersistentVolumeClaims the pods mount exist; one coordinator
+and one gateway at a time.
 
 tokens: the token file make_secrets.sh wrote has the services/auth.h format.
 
@@ -32,7 +36,9 @@ import sys
 import yaml
 
 # Which binary a container runs, by container name.
-BINARY_OF_CONTAINER = {"shard": "shard", "coordinator": "coordinator"}
+BINARY_OF_CONTAINER = {"shard": "shard", "coordinator": "coordinator", "ingest": "ingest"}
+# The servers whose one port is HTTP (named http), metrics included.
+HTTP_SERVERS = {"ingest"}
 # In debian:12-slim already (Priority: required).
 BASE_IMAGE_PACKAGES = {"libc6", "libstdc++6", "libgcc-s1"}
 # Sanitizer runtimes (tools/test_all.sh --config=asan builds the binaries
@@ -101,21 +107,31 @@ def check_container(where, container, pod, docs_by_kind, help_flags):
             if kind in probe and probe[kind]["port"] not in ports:
                 problem(f"{where}: {probe_name} probes port {probe[kind]['port']}, "
                         f"not a container port {sorted(ports)}")
-    grpc_port = flags.get("port")
-    if grpc_port is None or int(grpc_port) not in ports or ports[int(grpc_port)] != "grpc":
-        problem(f"{where}: --port={grpc_port} is not the container port named grpc")
+    port_name = "http" if binary in HTTP_SERVERS else "grpc"
+    port = flags.get("port")
+    if port is None or int(port) not in ports or ports[int(port)] != port_name:
+        problem(f"{where}: --port={port} is not the container port named {port_name}")
     annotations = pod["metadata"].get("annotations", {})
-    metrics_port = flags.get("metrics_port")
     if annotations.get("prometheus.io/scrape") != "true":
         problem(f"{where}: no prometheus.io/scrape annotation")
-    if annotations.get("prometheus.io/port") != metrics_port or (
-            metrics_port is None or ports.get(int(metrics_port)) != "metrics"):
-        problem(f"{where}: prometheus.io/port {annotations.get('prometheus.io/port')}, "
-                f"--metrics_port={metrics_port} and the container port named metrics differ")
+    if binary in HTTP_SERVERS:
+        if annotations.get("prometheus.io/port") != port:
+            problem(f"{where}: prometheus.io/port {annotations.get('prometheus.io/port')} "
+                    f"is not --port={port}, where {binary} serves /metrics")
+    else:
+        metrics_port = flags.get("metrics_port")
+        if annotations.get("prometheus.io/port") != metrics_port or (
+                metrics_port is None or ports.get(int(metrics_port)) != "metrics"):
+            problem(f"{where}: prometheus.io/port {annotations.get('prometheus.io/port')}, "
+                    f"--metrics_port={metrics_port} and the container port named metrics "
+                    "differ")
 
     for volume in pod["spec"].get("volumes", []):
         if "secret" in volume and ("Secret", volume["secret"]["secretName"]) not in docs_by_kind:
             problem(f"{where}: volume {volume['name']} mounts a Secret that is not there")
+        claim = volume.get("persistentVolumeClaim", {}).get("claimName")
+        if claim is not None and ("PersistentVolumeClaim", claim) not in docs_by_kind:
+            problem(f"{where}: volume {volume['name']} mounts a claim that is not there")
     return flags
 
 
@@ -131,12 +147,21 @@ def check_rendered(path, help_flags):
             return None
         return found[0]
 
-    shards, coordinator = only("StatefulSet"), only("Deployment")
+    def deployment(component):
+        found = [d for d in docs if d["kind"] == "Deployment" and
+                 d["metadata"].get("labels", {}).get("app.kubernetes.io/component") == component]
+        if len(found) != 1:
+            problem(f"{path}: {len(found)} Deployments of component {component}, want 1")
+            return None
+        return found[0]
+
+    shards, coordinator = only("StatefulSet"), deployment("coordinator")
+    ingest = deployment("ingest")
     pdb = only("PodDisruptionBudget")
-    if None in (shards, coordinator, pdb):
+    if None in (shards, coordinator, ingest, pdb):
         return
     flags = {}
-    for workload in (shards, coordinator):
+    for workload in (shards, coordinator, ingest):
         pod = workload["spec"]["template"]
         where = f"{path}: {workload['kind']} {workload['metadata']['name']}"
         if not matches(workload["spec"]["selector"]["matchLabels"], pod["metadata"]["labels"]):
@@ -151,6 +176,8 @@ def check_rendered(path, help_flags):
         problem(f"{path}: NUM_SHARDS in the ConfigMaps {counts}, but the StatefulSet has "
                 f"{replicas} replicas")
     for name, flag_values in flags.items():
+        if name in HTTP_SERVERS:
+            continue
         if flag_values.get("num_shards") != "$(NUM_SHARDS)":
             problem(f"{path}: container {name} passes --num_shards={flag_values.get('num_shards')}"
                     ", not $(NUM_SHARDS)")
@@ -162,6 +189,26 @@ def check_rendered(path, help_flags):
     if coordinator["spec"]["replicas"] != 1 or coordinator["spec"]["strategy"]["type"] != "Recreate":
         problem(f"{path}: the coordinator must be one replica replaced with Recreate "
                 "(two coordinators would each hand out R crawls/s)")
+    if ingest["spec"]["replicas"] != 1 or ingest["spec"]["strategy"]["type"] != "Recreate":
+        problem(f"{path}: the gateway must be one replica replaced with Recreate "
+                "(its key volume is mounted by one pod at a time)")
+    target = flags.get("ingest", {}).get("coordinator") or ""
+    name, _, port = target.rpartition(":")
+    service = by_kind.get(("Service", name))
+    if service is None:
+        problem(f"{path}: the gateway's --coordinator={target} names no Service")
+    else:
+        grpc = [p["port"] for p in service["spec"]["ports"] if p.get("targetPort") == "grpc"]
+        if not port.isdigit() or int(port) not in grpc:
+            problem(f"{path}: the gateway's --coordinator port {port} is not the gRPC port "
+                    f"of Service {name}")
+        if not matches(service["spec"]["selector"],
+                       coordinator["spec"]["template"]["metadata"]["labels"]):
+            problem(f"{path}: Service {name} does not select the coordinator")
+    for service in (d for d in docs if d["kind"] == "Service"):
+        if service["metadata"]["name"] == "recrawl-ingest" and not matches(
+                service["spec"]["selector"], ingest["spec"]["template"]["metadata"]["labels"]):
+            problem(f"{path}: Service recrawl-ingest does not select the gateway")
 
     dns = flags.get("coordinator", {}).get("shards_dns") or ""
     name, _, port = dns.rpartition(":")

@@ -28,7 +28,7 @@ python3 deploy/manifests_check.py tokens "$tmp/k8s/base/secrets/tokens" || failu
 tls=$tmp/k8s/overlays/tls/secrets
 openssl verify -CAfile "$tls/ca.crt" "$tls/tls.crt" >/dev/null || fail "tls.crt is not signed by ca.crt"
 names=$(openssl x509 -in "$tls/tls.crt" -noout -text)
-for name in recrawl-shards recrawl-coordinator recrawl-coordinator.test.svc; do
+for name in recrawl-shards recrawl-coordinator recrawl-coordinator.test.svc recrawl-ingest; do
   [[ $names == *"DNS:$name"* ]] || fail "tls.crt does not name $name"
 done
 
@@ -48,13 +48,15 @@ yamllint --strict -c deploy/.yamllint "$tmp/k8s" "${rendered[@]}" ||
 # Abseil's --helpfull lists every flag; it exits 1 after printing.
 services/shard_server --helpfull >"$tmp/shard.help" 2>&1
 services/coordinator_server --helpfull >"$tmp/coordinator.help" 2>&1
+ingest/ingest_server --helpfull >"$tmp/ingest.help" 2>&1
 python3 deploy/manifests_check.py manifests --help shard="$tmp/shard.help" \
-  --help coordinator="$tmp/coordinator.help" "${rendered[@]}" || failures=$((failures + 1))
+  --help coordinator="$tmp/coordinator.help" --help ingest="$tmp/ingest.help" \
+  "${rendered[@]}" || failures=$((failures + 1))
 
 # The Dockerfile, against the real source tree (its build context).
 root=$(cd "$(dirname "$(readlink -f deploy/Dockerfile)")/.." && pwd)
 python3 deploy/manifests_check.py dockerfile deploy/Dockerfile "$root" \
-  services/shard_server services/coordinator_server client/recrawlctl ||
+  services/shard_server services/coordinator_server ingest/ingest_server client/recrawlctl ||
   failures=$((failures + 1))
 
 if [[ $failures -gt 0 ]]; then
