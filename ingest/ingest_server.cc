@@ -31,6 +31,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -206,6 +207,9 @@ void Route(httplib::Server& server, Gateway& gateway, GatewayMetrics& metrics,
 
 int Main() {
   const sigset_t stop_signals = services::BlockStopSignals();
+  // A client that closes its connection while TLS writes to it (OpenSSL
+  // writes with write(2)) must not end the server.
+  std::signal(SIGPIPE, SIG_IGN);
   absl::StatusOr<services::Clock> clock = services::ClockFromFlags();
   if (!clock.ok()) {
     spdlog::error("{}", clock.status().ToString());

@@ -1,5 +1,6 @@
-// The ingest_server binary as a process: HTTPS with --tls_cert/--tls_key,
-// refusal of bad flags, a clean exit on SIGTERM, and operator keys kept in
+// The ingest_server binary as a process: HTTPS with --tls_cert/--tls_key
+// (and client certificates with --tls_client_ca), refusal of bad flags, a clean exit on SIGTERM,
+// and operator keys kept in
 // --state_dir across a SIGKILL. No cluster: nothing here reaches the signal
 // path.
 #include <httplib.h>
@@ -8,6 +9,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -90,6 +92,48 @@ TEST(IngestServerTest, RegisteredKeysSurviveSigkill) {
                                        R"({"host":"b.example","key":"bbbbbbbb2222"}]})");
   const int status = second.Stop(SIGTERM);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST(IngestServerTest, AsksForClientCertificatesAsTheGrpcServersDo) {
+  // A refused handshake closes the socket under the client's writes.
+  signal(SIGPIPE, SIG_IGN);
+  const std::string dir = ::testing::TempDir();
+  ASSERT_TRUE(services::MakeCertificate(dir, "gateway").ok());
+  ASSERT_TRUE(services::MakeCertificate(dir, "client").ok());
+  for (const bool required : {false, true}) {
+    services::ServerProcess server;
+    std::vector<std::string> args = {"--host=127.0.0.1",
+                                     "--port=0",
+                                     "--coordinator=127.0.0.1:1",
+                                     absl::StrCat("--tls_cert=", dir, "/gateway.pem"),
+                                     absl::StrCat("--tls_key=", dir, "/gateway.key"),
+                                     absl::StrCat("--tls_client_ca=", dir, "/client.pem")};
+    if (required) args.push_back("--tls_require_client_cert");
+    const absl::Status started = server.Start(kBinary, args, dir + "/mtls.port", dir + "/mtls.log");
+    ASSERT_TRUE(started.ok()) << started;
+
+    httplib::SSLClient with_cert("127.0.0.1", server.port(), dir + "/client.pem",
+                                 dir + "/client.key");
+    with_cert.set_ca_cert_path((dir + "/gateway.pem").c_str());
+    with_cert.enable_server_certificate_verification(true);
+    httplib::Result r = with_cert.Get("/healthz");
+    ASSERT_TRUE(r) << required << ": " << httplib::to_string(r.error());
+    EXPECT_EQ(r->status, 200);
+
+    // Another certificate (not signed by the client CA) is refused either way.
+    httplib::SSLClient wrong_cert("127.0.0.1", server.port(), dir + "/gateway.pem",
+                                  dir + "/gateway.key");
+    wrong_cert.set_ca_cert_path((dir + "/gateway.pem").c_str());
+    wrong_cert.enable_server_certificate_verification(true);
+    EXPECT_FALSE(wrong_cert.Get("/healthz")) << required;
+
+    httplib::SSLClient without_cert("127.0.0.1", server.port());
+    without_cert.set_ca_cert_path((dir + "/gateway.pem").c_str());
+    without_cert.enable_server_certificate_verification(true);
+    r = without_cert.Get("/healthz");
+    EXPECT_EQ(static_cast<bool>(r), !required) << required;
+    server.Stop(SIGTERM);
+  }
 }
 
 TEST(IngestServerTest, RefusesBadFlags) {
