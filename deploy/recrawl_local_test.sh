@@ -102,7 +102,7 @@ out=$(client/recrawlctl --gateway="$gateway" --token_file="$data/tokens" \
 answer=$(curl -sS --noproxy '*' -w ' %{http_code}' -X POST "http://$gateway/indexnow" \
   -H 'Content-Type: application/json' \
   -d '{"host":"site0.example","key":"'$key'","urlList":["https://site0.example/page/0"]}')
-[[ $answer == *'"accepted":"1"'*' 200' ]] || fail "IndexNow POST: $answer"
+[[ $answer == *'"accepted":1'*' 200' ]] || fail "IndexNow POST: $answer"
 kill -TERM $pid
 wait $pid
 status=$?
