@@ -90,6 +90,15 @@ TEST(SitemapParserTest, ElementsOfOtherNamespacesAreNotTaken) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(SitemapParserTest, UndeclaredPrefixesAreNotTakenNorFatal) {
+  absl::StatusOr<ParsedSitemap> parsed = ParseSitemap(
+      "<urlset><url><loc>https://e.com/a</loc><image:loc>https://e.com/i.png</image:loc>"
+      "<image:image><image:loc>https://e.com/j.png</image:loc></image:image></url></urlset>");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->entries.size(), 1u);
+  EXPECT_EQ(parsed->entries[0].loc, "https://e.com/a");
+}
+
 TEST(SitemapParserTest, WrongRootIsRefused) {
   absl::StatusOr<ParsedSitemap> parsed = ParseSitemap("<rss><channel/></rss>");
   EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);

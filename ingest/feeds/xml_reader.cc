@@ -53,6 +53,10 @@ SafeXmlReader::~SafeXmlReader() {
 void SafeXmlReader::OnError(void* self, ::_xmlError* error) {
   auto* reader = static_cast<SafeXmlReader*>(self);
   if (!reader->error_.empty() || error == nullptr || error->level < XML_ERR_ERROR) return;
+  // An undeclared prefix (e.g. <image:loc> without xmlns:image, common in
+  // sitemaps) breaks namespace rules, not XML: the element is read without
+  // a namespace.
+  if (error->domain == XML_FROM_NAMESPACE) return;
   reader->error_ =
       absl::StrCat("not well-formed XML at line ", error->line, ": ",
                    absl::StripAsciiWhitespace(error->message != nullptr ? error->message

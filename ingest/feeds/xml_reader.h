@@ -8,6 +8,8 @@
 //    entities declared there are never expanded (the "billion laughs"
 //    attack is a DOCTYPE with nested entities); sitemaps and feeds need
 //    none;
+//  * an undeclared namespace prefix is not an error: the element is read
+//    without a namespace (its local name stays the part after the colon);
 //  * libxml2 prints nothing: its first error becomes the status, with the
 //    line, e.g. "sitemap: not well-formed XML at line 3: ...".
 //
