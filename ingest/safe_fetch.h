@@ -16,7 +16,7 @@
 //   and body size are bounded (the transfer is aborted as soon as the body
 //   passes max_body_bytes). No Accept-Encoding is sent and the body is kept
 //   as received; gzip bodies are inflated by the caller with InflateGzip
-//   (ingest/gzip.h), which bounds the inflated size.
+//   (ingest/feeds/gzip.h), which bounds the inflated size.
 //
 // Errors (absl::Status codes):
 //   INVALID_ARGUMENT    the URL is not an absolute http(s) URL;

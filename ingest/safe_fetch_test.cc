@@ -1,13 +1,10 @@
 #include "ingest/safe_fetch.h"
 
-#include <zlib.h>
-
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
-#include "ingest/gzip.h"
 #include "ingest/test_http_server.h"
 
 namespace recrawl {
@@ -156,46 +153,6 @@ TEST_F(SafeFetchTest, UnreachableIsUnavailable) {
   absl::StatusOr<FetchResponse> r =
       SafeFetch({absl::StrCat("http://127.0.0.1:", port, "/"), "", ""}, options_);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
-}
-
-std::string Gzip(const std::string& text) {
-  z_stream z{};
-  deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, text.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = text.size();
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = out.size();
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
-TEST(InflateGzipTest, InflatesWithinTheBound) {
-  const std::string text(5000, 'a');
-  absl::StatusOr<std::string> out = InflateGzip(Gzip(text), 5000);
-  ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(*out, text);
-  // Two members, as `cat a.gz b.gz` makes.
-  out = InflateGzip(Gzip("ab") + Gzip("cd"), 100);
-  ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_EQ(*out, "abcd");
-}
-
-TEST(InflateGzipTest, BombIsRefused) {
-  const std::string bomb = Gzip(std::string(50 << 20, '\0'));
-  EXPECT_LT(bomb.size(), 100000u);
-  EXPECT_EQ(InflateGzip(bomb, 1 << 20).status().code(), absl::StatusCode::kResourceExhausted);
-}
-
-TEST(InflateGzipTest, NotGzipOrCorruptOrCut) {
-  EXPECT_EQ(InflateGzip("<urlset/>", 100).status().code(), absl::StatusCode::kInvalidArgument);
-  std::string gz = Gzip(std::string(1000, 'q'));
-  EXPECT_EQ(InflateGzip(gz.substr(0, gz.size() / 2), 5000).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  gz[12] ^= 0x55;
-  EXPECT_EQ(InflateGzip(gz, 5000).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 # //services:coordinator_fuzz_target (the coordinator's handlers over an
 # in-process cluster; binary coordinator_fuzzer) or
 # //ingest:indexnow_fuzz_target (the gateway's IndexNow and CDN purge
-# parsing and key cache; binary indexnow_fuzzer).
+# parsing and key cache; binary indexnow_fuzzer) or
+# //ingest/feeds:feeds_fuzz_target (sitemap parsing and polling, gzip, Atom
+# and RSS links, WebSub deliveries; binary feeds_fuzzer).
 #
 # Outside Bazel on purpose: pointing Bazel's auto-configured C++ toolchain at
 # clang would re-fetch it and rebuild the whole tree for every other config
@@ -34,7 +36,7 @@ gen=$(bazel query "kind('generated file', deps($target))" 2>/dev/null |
       grep -E '\.pb\.cc$' | sed 's|^//|bazel-bin/|; s|:|/|')
 absl=$(grep -o -- '-labsl_[a-z0-9_]*' third_party/BUILD.bazel | tr '\n' ' ')
 
-flags=(-std=c++17 -O1 -g -I. -Ibazel-bin -fno-omit-frame-pointer
+flags=(-std=c++17 -O1 -g -I. -Ibazel-bin -I/usr/include/libxml2 -fno-omit-frame-pointer
        -DSPDLOG_SHARED_LIB -DSPDLOG_COMPILED_LIB -DSPDLOG_FMT_EXTERNAL
        -fsanitize=fuzzer-no-link,address,undefined)
 # An object is rebuilt when its source or any header of the tree is newer
@@ -61,7 +63,7 @@ objs=$(printf '%s\n' $srcs $gen |
 clang++ -fsanitize=fuzzer,address,undefined $objs -o "$out/$name" \
   -l:librocksdb.a -lgflags -lsnappy -lz -lbz2 -llz4 -lzstd -ldl \
   -lgrpc++ -lgrpc -lgpr -lprotobuf $absl -lspdlog -lfmt \
-  -lprometheus-cpp-pull -lprometheus-cpp-core -lpsl -lpthread
+  -lprometheus-cpp-pull -lprometheus-cpp-core -lpsl -lxml2 -lcurl -lssl -lcrypto -lpthread
 echo "built $out/$name" >&2
 
 if [[ $# -gt 0 ]]; then
