@@ -19,6 +19,26 @@ namespace {
 constexpr char kIndexNow[] = "indexnow";
 constexpr char kCdn[] = "cdn";
 constexpr char kAdmin[] = "admin";
+constexpr char kSitemap[] = "sitemap";
+
+std::string TimeText(absl::Time t) {
+  if (t == absl::InfiniteFuture() || t == absl::InfinitePast()) return "";
+  return absl::FormatTime(absl::RFC3339_sec, t, absl::UTCTimeZone());
+}
+
+// The HTTP status for a SitemapRunner error.
+int SitemapStatusCode(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      return 400;
+    case absl::StatusCode::kNotFound:
+      return 404;
+    case absl::StatusCode::kAlreadyExists:
+      return 409;
+    default:
+      return 500;
+  }
+}
 
 std::string ToJson(const google::protobuf::Message& message) {
   std::string out;
@@ -64,6 +84,16 @@ Gateway::Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMet
   for (int i = 0; i < options_.key_check_threads; ++i) {
     checkers_.emplace_back([this] { CheckKeys(); });
   }
+  SitemapRunnerOptions sitemaps;
+  sitemaps.poll = options_.sitemap_poll;
+  sitemaps.fetch = options_.fetch;
+  sitemaps.max_concurrent_fetches = options_.sitemap_fetches;
+  sitemaps.state_file = options_.sitemap_state_file;
+  sitemaps.now = options_.now;
+  sitemaps_ = std::make_unique<SitemapRunner>(
+      [this](std::vector<Signal> signals) { return DeliverSignals(std::move(signals), kSitemap); },
+      metrics_, std::move(sitemaps));
+  sitemaps_->Start();
 }
 
 Gateway::~Gateway() { Stop(); }
@@ -77,6 +107,7 @@ void Gateway::Stop() {
   for (std::thread& t : checkers_) {
     if (t.joinable()) t.join();
   }
+  sitemaps_->Stop();
 }
 
 HttpAnswer Gateway::Authorize(absl::string_view authorization, cluster::Role role) const {
@@ -104,9 +135,15 @@ absl::StatusOr<DeliveryReport> Gateway::Deliver(const std::vector<std::string>& 
     s.set_url(url);
     s.set_source(source);
   }
+  return DeliverSignals(std::move(signals), metric_source);
+}
+
+absl::StatusOr<DeliveryReport> Gateway::DeliverSignals(std::vector<Signal> signals,
+                                                       const std::string& metric_source) {
+  const size_t n = signals.size();
   absl::StatusOr<DeliveryReport> report = sink_->Deliver(std::move(signals));
   if (!report.ok()) {
-    metrics_->Signals(metric_source, "rejected", urls.size());
+    metrics_->Signals(metric_source, "rejected", n);
     return report;
   }
   metrics_->Signals(metric_source, "accepted", report->accepted);
@@ -226,6 +263,66 @@ HttpAnswer Gateway::ListKeys(absl::string_view authorization, absl::string_view 
   metrics_->Request(kAdmin, answer.status);
   return answer;
 }
+
+HttpAnswer Gateway::RegisterSitemap(absl::string_view authorization, absl::string_view body) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    RegisteredSitemap sitemap;
+    google::protobuf::util::JsonParseOptions options;
+    const auto parsed =
+        google::protobuf::util::JsonStringToMessage(std::string(body), &sitemap, options);
+    if (!parsed.ok()) {
+      answer = Error(400, absl::StrCat("JSON: ", parsed.ToString()));
+    } else if (absl::Status s = sitemaps_->Register(sitemap.url()); !s.ok()) {
+      if (SitemapStatusCode(s) == 500) spdlog::error("sitemap {}: {}", sitemap.url(), s.ToString());
+      answer = Error(SitemapStatusCode(s), s.message());
+    } else {
+      answer = Answer(200, sitemap);
+    }
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::UnregisterSitemap(absl::string_view authorization, absl::string_view url) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    if (absl::Status s = sitemaps_->Unregister(url); !s.ok()) {
+      if (SitemapStatusCode(s) == 500)
+        spdlog::error("sitemap {}: {}", std::string(url), s.ToString());
+      answer = Error(SitemapStatusCode(s), s.message());
+    } else {
+      answer = Answer(200, RegisteredSitemap());
+    }
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::ListSitemaps(absl::string_view authorization) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    SitemapList list;
+    for (const feeds::SitemapFileInfo& f : sitemaps_->Files()) {
+      SitemapStatus* out = list.add_sitemaps();
+      out->set_url(f.url);
+      out->set_parent(f.parent);
+      if (f.kind.has_value()) out->set_kind(feeds::SitemapKindName(*f.kind));
+      out->set_registered_at(TimeText(f.registered_at));
+      out->set_next_fetch(TimeText(f.next_fetch));
+      if (f.last_success.has_value()) out->set_last_success(TimeText(*f.last_success));
+      out->set_consecutive_errors(static_cast<uint32_t>(f.consecutive_errors));
+      out->set_last_error(f.last_error);
+      out->set_tracked_urls(static_cast<uint32_t>(f.tracked_urls));
+      out->set_children(static_cast<uint32_t>(f.children));
+    }
+    answer = Answer(200, list);
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+absl::Status Gateway::LoadSitemaps() { return sitemaps_->Load(); }
 
 absl::Status Gateway::LoadKeys() {
   if (options_.key_state_file.empty()) return absl::OkStatus();

@@ -15,6 +15,11 @@
 // change undone, when it cannot be), and SaveKeys writes the verified key
 // files too.
 //
+// Sitemaps: registered sitemaps are polled in the background by a
+// SitemapRunner (ingest/sitemap_runner.h) through SafeFetch with
+// FetchOptions, their signals delivered as source SITEMAP; with
+// GatewayOptions::sitemap_state_file the registrations persist.
+//
 // Tokens: the CDN webhook takes a pinger token and the admin routes an
 // operator token ("Authorization: Bearer <token>"; cluster/tokens.h);
 // 401 without a known token, 403 with one of another role. Without a token
@@ -26,6 +31,7 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,12 +41,14 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "cluster/tokens.h"
+#include "ingest/feeds/sitemap_poll.h"
 #include "ingest/gateway_metrics.h"
 #include "ingest/host_rate_limiter.h"
 #include "ingest/indexnow.h"
 #include "ingest/key_cache.h"
 #include "ingest/safe_fetch.h"
 #include "ingest/signal_sink.h"
+#include "ingest/sitemap_runner.h"
 
 namespace recrawl {
 namespace ingest {
@@ -59,6 +67,11 @@ struct GatewayOptions {
   // Where the keys are kept across restarts (ingest/key_store.h); empty:
   // in memory only.
   std::string key_state_file;
+  // Sitemap polling (schedule, limits) and fetches made at once.
+  feeds::SitemapPollOptions sitemap_poll;
+  int sitemap_fetches = 4;
+  // Where the registered sitemaps are kept; empty: in memory only.
+  std::string sitemap_state_file;
   // The clock of the key cache and the rate limits.
   std::function<absl::Time()> now = [] { return absl::Now(); };
 };
@@ -85,6 +98,12 @@ class Gateway {
   HttpAnswer UnregisterKey(absl::string_view authorization, absl::string_view host,
                            absl::string_view key);
   HttpAnswer ListKeys(absl::string_view authorization, absl::string_view host);
+  // Operator sitemaps: POST {"url"} (200; 400 bad URL, 409 already another
+  // index's child), DELETE ?url= (404 when not registered), GET (every
+  // polled file with its state).
+  HttpAnswer RegisterSitemap(absl::string_view authorization, absl::string_view body);
+  HttpAnswer UnregisterSitemap(absl::string_view authorization, absl::string_view url);
+  HttpAnswer ListSitemaps(absl::string_view authorization);
 
   // Loads the keys saved in key_state_file (call before serving); OK
   // without one. See LoadKeys for the errors.
@@ -92,12 +111,21 @@ class Gateway {
   // Saves the keys to key_state_file (OK without one); see SaveKeys in
   // ingest/key_store.h.
   absl::Status SaveKeys();
+  // Registers the sitemaps saved in sitemap_state_file; see
+  // SitemapRunner::Load.
+  absl::Status LoadSitemaps();
 
   // Ends the key checks: those queued are dropped (their URLs stay held
-  // and are lost), running ones finish. Idempotent.
+  // and are lost), running ones finish; ends the sitemap polling
+  // (SitemapRunner::Stop). Idempotent.
   void Stop();
 
   KeyCache& keys() { return keys_; }
+  SitemapRunner& sitemaps() { return *sitemaps_; }
+
+  // Delivers `signals` through the sink, counted under `metric_source`.
+  absl::StatusOr<DeliveryReport> DeliverSignals(std::vector<Signal> signals,
+                                                const std::string& metric_source);
 
  private:
   // The answer for `role`'s routes, or status 0 when the caller may go on.
@@ -123,6 +151,7 @@ class Gateway {
   std::deque<KeyFile> checks_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> checkers_;
+  std::unique_ptr<SitemapRunner> sitemaps_;
 };
 
 }  // namespace ingest

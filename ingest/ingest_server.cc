@@ -11,6 +11,9 @@
 //   GET, POST, DELETE /admin/indexnow/keys   operator keys per host
 //                                  (GET [?host=], POST {"host","key"},
 //                                  DELETE ?host=&key=), operator token
+//   GET, POST, DELETE /admin/sitemaps  polled sitemaps (GET: every file
+//                                  with its state, POST {"url"},
+//                                  DELETE ?url=), operator token
 //   GET /healthz                   200 while serving, 503 once draining
 //   GET /metrics                   Prometheus (ingest/gateway_metrics.h)
 // A request is answered once its signals are acknowledged by their shards
@@ -23,7 +26,12 @@
 // are refused unless --fetch_allow_loopback or --fetch_allow_networks
 // admit them. With --state_dir the IndexNow keys persist there
 // (ingest/key_store.h): operator keys are saved before their registration
-// is answered, proven key files when the server stops. SIGTERM or SIGINT:
+// is answered, proven key files when the server stops; so do the
+// registered sitemaps (ingest/sitemap_runner.h), saved before answered.
+// Registered sitemaps are polled every --sitemap_poll_interval seconds
+// (--sitemap_fetches at once, through SafeFetch as key files, up to the
+// sitemap limits of 50,000 URLs and 50 MB), each URL whose <lastmod>
+// moved forward signalled once as source SITEMAP. SIGTERM or SIGINT:
 // /healthz answers 503, the listener closes and requests in flight finish
 // (up to --drain_seconds).
 #include <httplib.h>
@@ -83,6 +91,10 @@ ABSL_FLAG(std::string, fetch_ca_file, "",
 ABSL_FLAG(int64_t, fetch_max_bytes, 64 << 10, "Largest key file, bytes");
 ABSL_FLAG(std::string, state_dir, "",
           "Directory that keeps the IndexNow keys across restarts (empty: in memory only)");
+ABSL_FLAG(double, sitemap_poll_interval, 3600.0, "Seconds between two polls of a sitemap");
+ABSL_FLAG(double, sitemap_error_backoff, 300.0,
+          "Seconds before a failed sitemap poll is tried again (doubled per further failure)");
+ABSL_FLAG(int, sitemap_fetches, 4, "Sitemap files fetched at once");
 ABSL_FLAG(int, key_check_threads, 2, "Key files checked at once");
 ABSL_FLAG(double, key_verified_ttl, 86400.0, "Seconds a proven key file stays proven");
 ABSL_FLAG(double, key_failed_ttl, 600.0, "Seconds before a refused key file is checked again");
@@ -126,6 +138,15 @@ absl::StatusOr<GatewayOptions> GatewayOptionsFromFlags() {
       return absl::InvalidArgumentError(absl::StrCat("--state_dir: ", dir, ": ", error.message()));
     }
     options.key_state_file = dir + "/indexnow_keys.pb";
+    options.sitemap_state_file = dir + "/sitemaps.pb";
+  }
+  options.sitemap_poll.poll_interval = absl::Seconds(absl::GetFlag(FLAGS_sitemap_poll_interval));
+  options.sitemap_poll.error_backoff = absl::Seconds(absl::GetFlag(FLAGS_sitemap_error_backoff));
+  options.sitemap_fetches = absl::GetFlag(FLAGS_sitemap_fetches);
+  if (!(absl::GetFlag(FLAGS_sitemap_poll_interval) > 0) ||
+      !(absl::GetFlag(FLAGS_sitemap_error_backoff) > 0) || options.sitemap_fetches < 1) {
+    return absl::InvalidArgumentError(
+        "--sitemap_poll_interval and --sitemap_error_backoff must be > 0, --sitemap_fetches >= 1");
   }
   if (!(absl::GetFlag(FLAGS_fetch_timeout) > 0) ||
       !(absl::GetFlag(FLAGS_fetch_connect_timeout) > 0) ||
@@ -182,6 +203,17 @@ void Route(httplib::Server& server, Gateway& gateway, GatewayMetrics& metrics,
   server.Delete(keys, [&](const httplib::Request& req, httplib::Response& res) {
     Reply(res, gateway.UnregisterKey(req.get_header_value("Authorization"),
                                      req.get_param_value("host"), req.get_param_value("key")));
+  });
+  const char* sitemaps = "/admin/sitemaps";
+  server.Get(sitemaps, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.ListSitemaps(req.get_header_value("Authorization")));
+  });
+  server.Post(sitemaps, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.RegisterSitemap(req.get_header_value("Authorization"), req.body));
+  });
+  server.Delete(sitemaps, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.UnregisterSitemap(req.get_header_value("Authorization"),
+                                         req.get_param_value("url")));
   });
   server.Get("/healthz", [&](const httplib::Request&, httplib::Response& res) {
     res.status = draining ? 503 : 200;
@@ -275,9 +307,15 @@ int Main() {
     spdlog::error("{}", loaded.ToString());
     return 2;
   }
+  if (absl::Status loaded = gateway.LoadSitemaps(); !loaded.ok()) {
+    spdlog::error("{}", loaded.ToString());
+    return 2;
+  }
   if (!options->key_state_file.empty()) {
     spdlog::info("IndexNow keys kept in {}: {} registered", options->key_state_file,
                  gateway.keys().Registered().size());
+    spdlog::info("sitemaps kept in {}: {} files polled", options->sitemap_state_file,
+                 gateway.sitemaps().Files().size());
   }
 
   std::unique_ptr<httplib::Server> server = HttpServerFor(security->tls);
@@ -335,7 +373,8 @@ int Main() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "recrawl ingestion gateway: IndexNow and CDN purge webhooks into the coordinator's "
+      "recrawl ingestion gateway: IndexNow, CDN purge webhooks and polled sitemaps into the "
+      "coordinator's "
       "signal stream");
   absl::ParseCommandLine(argc, argv);
   return recrawl::ingest::Main();
