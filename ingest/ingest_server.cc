@@ -81,16 +81,20 @@ ABSL_FLAG(int64_t, max_body_bytes, 4 << 20, "Largest request body taken, bytes")
 ABSL_FLAG(int, threads, 16, "HTTP worker threads");
 ABSL_FLAG(double, drain_seconds, 5.0, "On SIGTERM, how long requests in flight may take");
 ABSL_FLAG(bool, fetch_allow_loopback, false,
-          "Let key file fetches reach loopback addresses (tests only)");
-ABSL_FLAG(std::string, fetch_allow_networks, "",
-          "Comma-separated networks (CIDR) key file fetches may reach although not public");
-ABSL_FLAG(double, fetch_timeout, 10.0, "Seconds a key file fetch may take in all");
-ABSL_FLAG(double, fetch_connect_timeout, 5.0, "Seconds a key file fetch may take to connect");
-ABSL_FLAG(std::string, fetch_ca_file, "",
-          "PEM CAs that verify the sites key files are fetched from (empty: the system's)");
+          "Let key file and sitemap fetches reach loopback addresses (tests only)");
+ABSL_FLAG(
+    std::string, fetch_allow_networks, "",
+    "Comma-separated networks (CIDR) key file and sitemap fetches may reach although not public");
+ABSL_FLAG(double, fetch_timeout, 10.0, "Seconds a key file or sitemap fetch may take in all");
+ABSL_FLAG(double, fetch_connect_timeout, 5.0,
+          "Seconds a key file or sitemap fetch may take to connect");
+ABSL_FLAG(
+    std::string, fetch_ca_file, "",
+    "PEM CAs that verify the sites key files and sitemaps are fetched from (empty: the system's)");
 ABSL_FLAG(int64_t, fetch_max_bytes, 64 << 10, "Largest key file, bytes");
 ABSL_FLAG(std::string, state_dir, "",
-          "Directory that keeps the IndexNow keys across restarts (empty: in memory only)");
+          "Directory that keeps the IndexNow keys and the registered sitemaps across restarts "
+          "(empty: in memory only)");
 ABSL_FLAG(double, sitemap_poll_interval, 3600.0, "Seconds between two polls of a sitemap");
 ABSL_FLAG(double, sitemap_error_backoff, 300.0,
           "Seconds before a failed sitemap poll is tried again (doubled per further failure)");
