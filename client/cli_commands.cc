@@ -327,6 +327,34 @@ int IngestKeysRm(const Args& args, const Env& env) {
   return kExitOk;
 }
 
+int IngestSitemapsAdd(const Args& args, const Env& env) {
+  if (absl::Status s = env.Gateway().AddSitemap(args[0]); !s.ok()) return env.Fail(s);
+  *env.io.out << args[0] << ": sitemap registered\n";
+  return kExitOk;
+}
+
+// One line per polled file: URL, "registered" or "child of <index>", its
+// kind, tracked URLs, last success and last error ("-" when none).
+int IngestSitemapsList(const Args&, const Env& env) {
+  absl::StatusOr<std::vector<PolledSitemap>> sitemaps = env.Gateway().ListSitemaps();
+  if (!sitemaps.ok()) return env.Fail(sitemaps.status());
+  auto or_dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
+  for (const PolledSitemap& s : *sitemaps) {
+    *env.io.out << s.url << "\t"
+                << (s.parent.empty() ? std::string("registered") : "child of " + s.parent) << "\t"
+                << or_dash(s.kind) << "\t" << s.tracked_urls << " urls\t" << or_dash(s.last_success)
+                << "\t" << or_dash(s.last_error) << "\n";
+  }
+  if (sitemaps->empty()) *env.io.out << "no sitemap registered\n";
+  return kExitOk;
+}
+
+int IngestSitemapsRm(const Args& args, const Env& env) {
+  if (absl::Status s = env.Gateway().RemoveSitemap(args[0]); !s.ok()) return env.Fail(s);
+  *env.io.out << args[0] << ": sitemap removed\n";
+  return kExitOk;
+}
+
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {{"bandwidth", "get"}, "", 0, 0, "the crawl bandwidth R and the mode", BandwidthGet},
@@ -385,6 +413,24 @@ const std::vector<Command>& Commands() {
        2,
        "remove a registered IndexNow key",
        IngestKeysRm},
+      {{"ingest", "sitemaps", "add"},
+       "URL",
+       1,
+       1,
+       "register a sitemap or sitemap index for the gateway to poll (--gateway)",
+       IngestSitemapsAdd},
+      {{"ingest", "sitemaps", "list"},
+       "",
+       0,
+       0,
+       "the sitemaps the gateway polls, with their children and state",
+       IngestSitemapsList},
+      {{"ingest", "sitemaps", "rm"},
+       "URL",
+       1,
+       1,
+       "stop polling a registered sitemap",
+       IngestSitemapsRm},
   };
   return *commands;
 }

@@ -93,6 +93,28 @@ TEST_F(RecrawlctlIngestTest, AddsListsAndRemovesKeys) {
   EXPECT_EQ(r.output, "no IndexNow key registered\n");
 }
 
+TEST_F(RecrawlctlIngestTest, AddsListsAndRemovesSitemaps) {
+  Start(/*tls=*/false);
+  // Loopback is refused to this gateway's fetches: its polls fail, locally.
+  const std::string url = "http://127.0.0.1:1/sitemap.xml";
+  Result r = RunCtl(absl::StrCat(Flags(), " ingest sitemaps add ", url));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("registered"));
+  r = RunCtl(Flags() + " ingest sitemaps list");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(absl::StrCat(url, "\tregistered\t")));
+  r = RunCtl(Flags() + " ingest sitemaps add ftp://example.com/sitemap.xml");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("INVALID_ARGUMENT"));
+  r = RunCtl(absl::StrCat(Flags(), " ingest sitemaps rm ", url));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = RunCtl(absl::StrCat(Flags(), " ingest sitemaps rm ", url));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("NOT_FOUND"));
+  r = RunCtl(Flags() + " ingest sitemaps list");
+  EXPECT_EQ(r.output, "no sitemap registered\n");
+}
+
 TEST_F(RecrawlctlIngestTest, RefusalsNameTheProblemAndShowNoToken) {
   Start(/*tls=*/false);
   std::string shown;
