@@ -20,6 +20,7 @@ constexpr char kIndexNow[] = "indexnow";
 constexpr char kCdn[] = "cdn";
 constexpr char kAdmin[] = "admin";
 constexpr char kSitemap[] = "sitemap";
+constexpr char kWebSub[] = "websub";
 
 std::string TimeText(absl::Time t) {
   if (t == absl::InfiniteFuture() || t == absl::InfinitePast()) return "";
@@ -94,6 +95,15 @@ Gateway::Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMet
       [this](std::vector<Signal> signals) { return DeliverSignals(std::move(signals), kSitemap); },
       metrics_, std::move(sitemaps));
   sitemaps_->Start();
+  WebSubRunnerOptions websub;
+  websub.websub.callback_base = options_.websub_callback_base;
+  websub.fetch = options_.fetch;
+  websub.state_file = options_.websub_state_file;
+  websub.now = options_.now;
+  websub_ = std::make_unique<WebSubRunner>(
+      [this](std::vector<Signal> signals) { return DeliverSignals(std::move(signals), kWebSub); },
+      std::move(websub));
+  websub_->Start();
 }
 
 Gateway::~Gateway() { Stop(); }
@@ -108,6 +118,7 @@ void Gateway::Stop() {
     if (t.joinable()) t.join();
   }
   sitemaps_->Stop();
+  websub_->Stop();
 }
 
 HttpAnswer Gateway::Authorize(absl::string_view authorization, cluster::Role role) const {
@@ -323,6 +334,93 @@ HttpAnswer Gateway::ListSitemaps(absl::string_view authorization) {
 }
 
 absl::Status Gateway::LoadSitemaps() { return sitemaps_->Load(); }
+
+absl::Status Gateway::LoadWebSub() { return websub_->Load(); }
+
+HttpAnswer Gateway::SubscribeWebSub(absl::string_view authorization, absl::string_view body) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    WebSubTopic topic;
+    google::protobuf::util::JsonParseOptions options;
+    const auto parsed =
+        google::protobuf::util::JsonStringToMessage(std::string(body), &topic, options);
+    absl::StatusOr<std::string> id =
+        parsed.ok() ? websub_->Subscribe(topic.hub(), topic.topic())
+                    : absl::InvalidArgumentError(absl::StrCat("JSON: ", parsed.ToString()));
+    if (!id.ok()) {
+      const bool internal = id.status().code() == absl::StatusCode::kInternal;
+      if (internal) spdlog::error("websub {}: {}", topic.topic(), id.status().ToString());
+      answer = Error(internal ? 500 : 400, id.status().message());
+    } else {
+      topic.set_callback_id(*id);
+      answer = Answer(200, topic);
+    }
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::UnsubscribeWebSub(absl::string_view authorization, absl::string_view hub,
+                                      absl::string_view topic) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    if (absl::Status s = websub_->Unsubscribe(hub, topic); !s.ok()) {
+      answer = Error(s.code() == absl::StatusCode::kNotFound ? 404 : 500, s.message());
+    } else {
+      answer = Answer(200, WebSubTopic());
+    }
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::ListWebSub(absl::string_view authorization) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    WebSubList list;
+    for (const feeds::WebSubInfo& w : websub_->Subscriptions()) {
+      WebSubStatus* out = list.add_subscriptions();
+      out->set_hub(w.hub);
+      out->set_topic(w.topic);
+      out->set_callback(w.callback);
+      out->set_active(w.active);
+      out->set_pending(w.pending);
+      if (w.lease_end.has_value()) out->set_lease_end(TimeText(*w.lease_end));
+      out->set_next_request(TimeText(w.next_request));
+      out->set_consecutive_failures(static_cast<uint32_t>(w.consecutive_failures));
+      out->set_last_error(w.last_error);
+    }
+    answer = Answer(200, list);
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::WebSubIntent(absl::string_view id, const feeds::IntentRequest& request) {
+  const feeds::IntentAnswer intent = websub_->OnIntent(id, request);
+  HttpAnswer answer{intent.http_status, intent.body, "text/plain"};
+  metrics_->Request(kWebSub, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::WebSubDelivery(absl::string_view id, absl::string_view signature,
+                                   absl::string_view body) {
+  absl::StatusOr<DeliveryReport> report = websub_->OnDelivery(id, signature, body);
+  HttpAnswer answer;
+  if (report.ok()) {
+    answer = Delivered(202, report, DeliveryAnswer());
+  } else if (report.status().code() == absl::StatusCode::kNotFound) {
+    answer = Error(404, report.status().message());
+  } else if (report.status().code() == absl::StatusCode::kPermissionDenied) {
+    spdlog::warn("websub delivery to {} refused: {}", std::string(id), report.status().ToString());
+    metrics_->Signals(kWebSub, "forged", 1);
+    answer = Answer(202, DeliveryAnswer());
+  } else {
+    answer = Delivered(503, report, DeliveryAnswer());
+  }
+  metrics_->Request(kWebSub, answer.status);
+  return answer;
+}
 
 absl::Status Gateway::LoadKeys() {
   if (options_.key_state_file.empty()) return absl::OkStatus();

@@ -20,6 +20,11 @@
 // FetchOptions, their signals delivered as source SITEMAP; with
 // GatewayOptions::sitemap_state_file the registrations persist.
 //
+// WebSub: operators subscribe to (hub, topic) pairs; a WebSubRunner
+// (ingest/websub_runner.h) sends the hub requests and the callback routes
+// take the hubs' verifications and signed deliveries (source WEBSUB);
+// with GatewayOptions::websub_state_file the subscriptions persist.
+//
 // Tokens: the CDN webhook takes a pinger token and the admin routes an
 // operator token ("Authorization: Bearer <token>"; cluster/tokens.h);
 // 401 without a known token, 403 with one of another role. Without a token
@@ -49,6 +54,7 @@
 #include "ingest/safe_fetch.h"
 #include "ingest/signal_sink.h"
 #include "ingest/sitemap_runner.h"
+#include "ingest/websub_runner.h"
 
 namespace recrawl {
 namespace ingest {
@@ -72,6 +78,10 @@ struct GatewayOptions {
   int sitemap_fetches = 4;
   // Where the registered sitemaps are kept; empty: in memory only.
   std::string sitemap_state_file;
+  // The public base URL hubs call back on (".../websub"; empty: WebSub
+  // subscriptions are refused), and where subscriptions are kept.
+  std::string websub_callback_base;
+  std::string websub_state_file;
   // The clock of the key cache and the rate limits.
   std::function<absl::Time()> now = [] { return absl::Now(); };
 };
@@ -104,6 +114,21 @@ class Gateway {
   HttpAnswer RegisterSitemap(absl::string_view authorization, absl::string_view body);
   HttpAnswer UnregisterSitemap(absl::string_view authorization, absl::string_view url);
   HttpAnswer ListSitemaps(absl::string_view authorization);
+  // Operator WebSub subscriptions: POST {"hub","topic"} (200 with the
+  // callbackId; 400 bad hub or topic or no callback base), DELETE
+  // ?hub=&topic= (404 when none), GET (every subscription).
+  HttpAnswer SubscribeWebSub(absl::string_view authorization, absl::string_view body);
+  HttpAnswer UnsubscribeWebSub(absl::string_view authorization, absl::string_view hub,
+                               absl::string_view topic);
+  HttpAnswer ListWebSub(absl::string_view authorization);
+  // The hubs' calls to GET /websub/<id> (intent verification: the
+  // challenge echoed, or 404) and POST /websub/<id> (a delivery: 202 once
+  // its signals are acknowledged, also when its X-Hub-Signature does not
+  // verify (nothing is signalled then, as the protocol advises); 404
+  // without an active subscription; 503 when not delivered).
+  HttpAnswer WebSubIntent(absl::string_view id, const feeds::IntentRequest& request);
+  HttpAnswer WebSubDelivery(absl::string_view id, absl::string_view signature,
+                            absl::string_view body);
 
   // Loads the keys saved in key_state_file (call before serving); OK
   // without one. See LoadKeys for the errors.
@@ -114,6 +139,8 @@ class Gateway {
   // Registers the sitemaps saved in sitemap_state_file; see
   // SitemapRunner::Load.
   absl::Status LoadSitemaps();
+  // Subscribes again to the subscriptions saved in websub_state_file.
+  absl::Status LoadWebSub();
 
   // Ends the key checks: those queued are dropped (their URLs stay held
   // and are lost), running ones finish; ends the sitemap polling
@@ -122,6 +149,7 @@ class Gateway {
 
   KeyCache& keys() { return keys_; }
   SitemapRunner& sitemaps() { return *sitemaps_; }
+  WebSubRunner& websub() { return *websub_; }
 
   // Delivers `signals` through the sink, counted under `metric_source`.
   absl::StatusOr<DeliveryReport> DeliverSignals(std::vector<Signal> signals,
@@ -152,6 +180,7 @@ class Gateway {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> checkers_;
   std::unique_ptr<SitemapRunner> sitemaps_;
+  std::unique_ptr<WebSubRunner> websub_;
 };
 
 }  // namespace ingest

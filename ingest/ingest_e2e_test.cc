@@ -25,6 +25,7 @@
 #include "client/admin_client.h"
 #include "deploy/local_cluster.h"
 #include "gtest/gtest.h"
+#include "ingest/feeds/hub_signature.h"
 #include "ingest/test_http_server.h"
 #include "services/server_process.h"
 
@@ -91,7 +92,9 @@ class IngestEndToEndTest : public ::testing::Test {
                         "--max_body_bytes=2000000", "--drain_seconds=2",
                         // The tests poll until key checks end; no 429 on a slow machine.
                         "--indexnow_host_rate=1000", "--indexnow_host_burst=100000",
-                        "--sitemap_poll_interval=0.5", "--sitemap_error_backoff=0.5"},
+                        "--sitemap_poll_interval=0.5", "--sitemap_error_backoff=0.5",
+                        // Hubs are told this; the hub stand-in calls the gateway itself.
+                        "--websub_callback_base=http://gateway.test/websub"},
                        absl::StrCat(dir_, "/ingest.port"), absl::StrCat(dir_, "/ingest.log"), 120);
     ASSERT_TRUE(gateway.ok()) << gateway << "\n" << Log();
     http_ = std::make_unique<httplib::Client>("127.0.0.1", gateway_.port());
@@ -452,6 +455,111 @@ TEST_F(IngestEndToEndTest, SitemapChangesAreSignalledOnceOnTheirShards) {
   EXPECT_EQ(r->status, 404) << r->body;
   EXPECT_TRUE(
       WaitForMetric(R"(recrawl_ingest_signals_total{outcome="accepted",source="sitemap"})", 2));
+}
+
+TEST_F(IngestEndToEndTest, WebSubDeliveriesAreSignalledOnceAndForgeriesChangeNothing) {
+  // The hub stand-in: takes the subscription request (202) and keeps its form.
+  absl::Mutex mu;
+  httplib::Params form;
+  TestHttpServer hub;
+  hub.server().Post("/hub", [&](const httplib::Request& req, httplib::Response& res) {
+    absl::MutexLock lock(&mu);
+    form = req.params;
+    res.status = 202;
+  });
+  ASSERT_GT(hub.Start(), 0);
+  auto param = [&](const std::string& name) {
+    absl::MutexLock lock(&mu);
+    auto it = form.find(name);
+    return it == form.end() ? std::string() : it->second;
+  };
+  const std::string topic = SiteUrl("/a");
+  const httplib::Headers op = {{"Authorization", Bearer(cluster::Role::kOperator)}};
+
+  httplib::Result r =
+      http_->Post("/admin/websub", op,
+                  absl::StrCat(R"({"hub":")", hub.Url("/hub"), R"(","topic":")", topic, "\"}"),
+                  "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const size_t at = r->body.find(R"("callbackId":")");
+  ASSERT_NE(at, std::string::npos) << r->body;
+  const std::string id = r->body.substr(at + 14, 16);
+
+  // The gateway POSTs the subscription to the hub.
+  for (int i = 0; i < 3000 && param("hub.mode").empty(); ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_EQ(param("hub.mode"), "subscribe") << Log();
+  EXPECT_EQ(param("hub.topic"), topic);
+  EXPECT_EQ(param("hub.callback"), absl::StrCat("http://gateway.test/websub/", id));
+  const std::string secret = param("hub.secret");
+  EXPECT_EQ(secret.size(), 64u) << secret;
+
+  // Deliveries before the intent is verified are refused.
+  const std::string atom = absl::StrCat(
+      R"(<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>)",
+      "<entry><link href=\"", SiteUrl("/b"), "\"/></entry><entry><link href=\"", SiteUrl("/c"),
+      "\"/></entry></feed>");
+  const std::string signature = *feeds::SignHubBody("sha256", secret, atom);
+  r = http_->Post(absl::StrCat("/websub/", id), {{"X-Hub-Signature", signature}}, atom,
+                  "application/atom+xml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404) << r->body;
+
+  // Intent verification: a wrong topic is refused, the right one echoed.
+  r = http_->Get(absl::StrCat("/websub/", id, "?hub.mode=subscribe&hub.topic=",
+                              httplib::detail::encode_query_param(SiteUrl("/other")),
+                              "&hub.challenge=c1&hub.lease_seconds=3600"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404) << r->body;
+  r = http_->Get(absl::StrCat(
+      "/websub/", id, "?hub.mode=subscribe&hub.topic=", httplib::detail::encode_query_param(topic),
+      "&hub.challenge=c2-challenge&hub.lease_seconds=3600"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->body, "c2-challenge");
+  r = http_->Get("/admin/websub", op);
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find(R"("active":true)"), std::string::npos) << r->body;
+
+  // A signed delivery: the topic and the entries, once each.
+  r = http_->Post(absl::StrCat("/websub/", id), {{"X-Hub-Signature", signature}}, atom,
+                  "application/atom+xml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202) << r->body;
+  EXPECT_NE(r->body.find(R"("accepted":3)"), std::string::npos) << r->body;
+  EXPECT_EQ(SignalsOf(topic), 1);
+  EXPECT_EQ(SignalsOf(SiteUrl("/b")), 1);
+  EXPECT_EQ(SignalsOf(SiteUrl("/c")), 1);
+
+  // A forged one (bad HMAC, another entry) is acknowledged and changes nothing.
+  const std::string forged = absl::StrCat(
+      R"(<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>)",
+      "<entry><link href=\"", SiteUrl("/d"), "\"/></entry></feed>");
+  r = http_->Post(absl::StrCat("/websub/", id),
+                  {{"X-Hub-Signature", *feeds::SignHubBody("sha256", "not-the-secret", forged)}},
+                  forged, "application/atom+xml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202) << r->body;
+  r = http_->Post(absl::StrCat("/websub/", id), forged, "application/atom+xml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202) << r->body;
+  EXPECT_EQ(SignalsOf(SiteUrl("/d")), 0);
+  EXPECT_EQ(SignalsOf(topic), 1);
+  EXPECT_EQ(Metric(R"(recrawl_ingest_signals_total{outcome="forged",source="websub"})"), 2);
+
+  // Unsubscribing asks the hub.
+  r = http_->Delete(
+      absl::StrCat("/admin/websub?hub=", httplib::detail::encode_query_param(hub.Url("/hub")),
+                   "&topic=", httplib::detail::encode_query_param(topic)),
+      op);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  for (int i = 0; i < 3000 && param("hub.mode") != "unsubscribe"; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(param("hub.mode"), "unsubscribe");
 }
 
 }  // namespace

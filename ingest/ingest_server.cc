@@ -14,6 +14,13 @@
 //   GET, POST, DELETE /admin/sitemaps  polled sitemaps (GET: every file
 //                                  with its state, POST {"url"},
 //                                  DELETE ?url=), operator token
+//   GET, POST, DELETE /admin/websub  WebSub subscriptions (GET: every
+//                                  one with its state, POST {"hub","topic"},
+//                                  DELETE ?hub=&topic=), operator token
+//   GET, POST /websub/<id>         the hubs' callbacks: intent
+//                                  verification and signed deliveries,
+//                                  source WEBSUB (no token: the secret's
+//                                  HMAC is the proof)
 //   GET /healthz                   200 while serving, 503 once draining
 //   GET /metrics                   Prometheus (ingest/gateway_metrics.h)
 // A request is answered once its signals are acknowledged by their shards
@@ -31,7 +38,10 @@
 // Registered sitemaps are polled every --sitemap_poll_interval seconds
 // (--sitemap_fetches at once, through SafeFetch as key files, up to the
 // sitemap limits of 50,000 URLs and 50 MB), each URL whose <lastmod>
-// moved forward signalled once as source SITEMAP. SIGTERM or SIGINT:
+// moved forward signalled once as source SITEMAP. WebSub subscriptions
+// ask hubs to call back on --websub_callback_base + "/<id>" (the URL this
+// server's /websub routes are reached at from outside); their secrets are
+// kept in --state_dir with them. SIGTERM or SIGINT:
 // /healthz answers 503, the listener closes and requests in flight finish
 // (up to --drain_seconds).
 #include <httplib.h>
@@ -52,6 +62,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "client/credentials.h"
 #include "client/ping_client.h"
 #include "ingest/gateway.h"
@@ -99,6 +110,9 @@ ABSL_FLAG(double, sitemap_poll_interval, 3600.0, "Seconds between two polls of a
 ABSL_FLAG(double, sitemap_error_backoff, 300.0,
           "Seconds before a failed sitemap poll is tried again (doubled per further failure)");
 ABSL_FLAG(int, sitemap_fetches, 4, "Sitemap files fetched at once");
+ABSL_FLAG(std::string, websub_callback_base, "",
+          "Public base URL hubs call back on, routed to this server's /websub, e.g. "
+          "https://ingest.example.com/websub (empty: WebSub subscriptions are refused)");
 ABSL_FLAG(int, key_check_threads, 2, "Key files checked at once");
 ABSL_FLAG(double, key_verified_ttl, 86400.0, "Seconds a proven key file stays proven");
 ABSL_FLAG(double, key_failed_ttl, 600.0, "Seconds before a refused key file is checked again");
@@ -143,10 +157,13 @@ absl::StatusOr<GatewayOptions> GatewayOptionsFromFlags() {
     }
     options.key_state_file = dir + "/indexnow_keys.pb";
     options.sitemap_state_file = dir + "/sitemaps.pb";
+    options.websub_state_file = dir + "/websub.pb";
   }
   options.sitemap_poll.poll_interval = absl::Seconds(absl::GetFlag(FLAGS_sitemap_poll_interval));
   options.sitemap_poll.error_backoff = absl::Seconds(absl::GetFlag(FLAGS_sitemap_error_backoff));
   options.sitemap_fetches = absl::GetFlag(FLAGS_sitemap_fetches);
+  options.websub_callback_base =
+      std::string(absl::StripSuffix(absl::GetFlag(FLAGS_websub_callback_base), "/"));
   if (!(absl::GetFlag(FLAGS_sitemap_poll_interval) > 0) ||
       !(absl::GetFlag(FLAGS_sitemap_error_backoff) > 0) || options.sitemap_fetches < 1) {
     return absl::InvalidArgumentError(
@@ -218,6 +235,31 @@ void Route(httplib::Server& server, Gateway& gateway, GatewayMetrics& metrics,
   server.Delete(sitemaps, [&](const httplib::Request& req, httplib::Response& res) {
     Reply(res, gateway.UnregisterSitemap(req.get_header_value("Authorization"),
                                          req.get_param_value("url")));
+  });
+  const char* websub = "/admin/websub";
+  server.Get(websub, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.ListWebSub(req.get_header_value("Authorization")));
+  });
+  server.Post(websub, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.SubscribeWebSub(req.get_header_value("Authorization"), req.body));
+  });
+  server.Delete(websub, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.UnsubscribeWebSub(req.get_header_value("Authorization"),
+                                         req.get_param_value("hub"), req.get_param_value("topic")));
+  });
+  const char* callback = R"(/websub/([0-9a-f]+))";
+  server.Get(callback, [&](const httplib::Request& req, httplib::Response& res) {
+    feeds::IntentRequest intent;
+    intent.mode = req.get_param_value("hub.mode");
+    intent.topic = req.get_param_value("hub.topic");
+    intent.challenge = req.get_param_value("hub.challenge");
+    intent.lease_seconds = req.get_param_value("hub.lease_seconds");
+    intent.reason = req.get_param_value("hub.reason");
+    Reply(res, gateway.WebSubIntent(req.matches[1].str(), intent));
+  });
+  server.Post(callback, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.WebSubDelivery(req.matches[1].str(), req.get_header_value("X-Hub-Signature"),
+                                      req.body));
   });
   server.Get("/healthz", [&](const httplib::Request&, httplib::Response& res) {
     res.status = draining ? 503 : 200;
@@ -308,6 +350,10 @@ int Main() {
   const cluster::TokenTable* tokens = security->authorizer.enabled() ? &security->tokens : nullptr;
   Gateway gateway(&sink, tokens, &metrics, *options);
   if (absl::Status loaded = gateway.LoadKeys(); !loaded.ok()) {
+    spdlog::error("{}", loaded.ToString());
+    return 2;
+  }
+  if (absl::Status loaded = gateway.LoadWebSub(); !loaded.ok()) {
     spdlog::error("{}", loaded.ToString());
     return 2;
   }
