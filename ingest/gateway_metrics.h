@@ -1,10 +1,13 @@
 // The gateway's Prometheus metrics:
 //   recrawl_ingest_requests_total{source, code}   HTTP requests answered, by
-//       source (indexnow, cdn, admin, other) and HTTP status, named as the
+//       source (indexnow, cdn, websub: the hubs' callbacks, admin, other)
+//       and HTTP status, named as the
 //       other servers name theirs: a status name, never a number
 //       (HttpStatusName: "OK", "ACCEPTED", "BAD_REQUEST", ...);
-//   recrawl_ingest_signals_total{source, outcome} signals by what became of
-//       them (accepted, unknown, rejected, held: waiting for a key check);
+//   recrawl_ingest_signals_total{source, outcome} signals by source
+//       (indexnow, cdn, sitemap, websub) and what became of them (accepted,
+//       unknown, rejected, held: waiting for a key check; forged: a WebSub
+//       delivery whose signature did not verify, counted once);
 //   recrawl_ingest_key_checks_total{result}       key file checks (proved,
 //       refused: fetched but not the key, error: not fetched);
 //   recrawl_ingest_feed_fetches_total{source, result} polled feed files

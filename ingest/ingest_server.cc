@@ -92,7 +92,7 @@ ABSL_FLAG(int64_t, max_body_bytes, 4 << 20, "Largest request body taken, bytes")
 ABSL_FLAG(int, threads, 16, "HTTP worker threads");
 ABSL_FLAG(double, drain_seconds, 5.0, "On SIGTERM, how long requests in flight may take");
 ABSL_FLAG(bool, fetch_allow_loopback, false,
-          "Let key file and sitemap fetches reach loopback addresses (tests only)");
+          "Let key file, sitemap and WebSub hub fetches reach loopback addresses (tests only)");
 ABSL_FLAG(
     std::string, fetch_allow_networks, "",
     "Comma-separated networks (CIDR) key file and sitemap fetches may reach although not public");
