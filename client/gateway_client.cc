@@ -15,6 +15,7 @@ namespace {
 
 constexpr char kKeysPath[] = "/admin/indexnow/keys";
 constexpr char kSitemapsPath[] = "/admin/sitemaps";
+constexpr char kWebSubPath[] = "/admin/websub";
 
 absl::StatusCode CodeOfAnswer(int status) {
   switch (status) {
@@ -158,6 +159,52 @@ absl::StatusOr<std::vector<PolledSitemap>> GatewayClient::ListSitemaps() {
   for (const ingest::SitemapStatus& s : list.sitemaps()) {
     out.push_back(
         {s.url(), s.parent(), s.kind(), s.last_success(), s.last_error(), s.tracked_urls()});
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> GatewayClient::AddWebSub(const std::string& hub,
+                                                     const std::string& topic) {
+  ingest::WebSubTopic request;
+  request.set_hub(hub);
+  request.set_topic(topic);
+  std::string body;
+  if (!google::protobuf::util::MessageToJsonString(request, &body).ok()) {
+    return absl::InternalError("cannot encode the subscription as JSON");
+  }
+  absl::StatusOr<std::string> answer = Call("POST", kWebSubPath, body);
+  if (!answer.ok()) return answer.status();
+  ingest::WebSubTopic subscribed;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(*answer, &subscribed, options).ok()) {
+    return absl::InternalError(
+        absl::StrCat("gateway: not a subscription: ", answer->substr(0, 200)));
+  }
+  return subscribed.callback_id();
+}
+
+absl::Status GatewayClient::RemoveWebSub(const std::string& hub, const std::string& topic) {
+  return Call("DELETE",
+              absl::StrCat(kWebSubPath, "?hub=", httplib::detail::encode_query_param(hub),
+                           "&topic=", httplib::detail::encode_query_param(topic)),
+              "")
+      .status();
+}
+
+absl::StatusOr<std::vector<WebSubSubscription>> GatewayClient::ListWebSub() {
+  absl::StatusOr<std::string> body = Call("GET", kWebSubPath, "");
+  if (!body.ok()) return body.status();
+  ingest::WebSubList list;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(*body, &list, options).ok()) {
+    return absl::InternalError(
+        absl::StrCat("gateway: not a subscription list: ", body->substr(0, 200)));
+  }
+  std::vector<WebSubSubscription> out;
+  for (const ingest::WebSubStatus& s : list.subscriptions()) {
+    out.push_back({s.hub(), s.topic(), s.active(), s.pending(), s.lease_end(), s.last_error()});
   }
   return out;
 }

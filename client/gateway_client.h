@@ -1,6 +1,6 @@
 // The ingestion gateway's operator routes (ingest/ingest_server.cc) over
-// HTTP or HTTPS: the IndexNow keys registered per host and the polled
-// sitemaps.
+// HTTP or HTTPS: the IndexNow keys registered per host, the polled
+// sitemaps and the WebSub subscriptions.
 //
 // Every call carries the token as "Authorization: Bearer <token>" (an
 // operator token when the gateway checks tokens). Answers map to statuses
@@ -56,6 +56,19 @@ struct PolledSitemap {
   uint32_t tracked_urls = 0;
 };
 
+// A WebSub subscription as the gateway lists it.
+struct WebSubSubscription {
+  std::string hub;
+  std::string topic;
+  // Verified by the hub and its lease not over.
+  bool active = false;
+  // "subscribe", "unsubscribe" or "" (nothing pending).
+  std::string pending;
+  // RFC 3339; "" when not active.
+  std::string lease_end;
+  std::string last_error;
+};
+
 class GatewayClient {
  public:
   explicit GatewayClient(GatewayClientOptions options) : options_(std::move(options)) {}
@@ -76,6 +89,15 @@ class GatewayClient {
   absl::Status RemoveSitemap(const std::string& url);
   // Every polled file (registered sitemaps and their children), by URL.
   absl::StatusOr<std::vector<PolledSitemap>> ListSitemaps();
+
+  // Subscribes to `topic` at `hub`; returns the callback id.
+  // INVALID_ARGUMENT for a bad hub or topic, or a gateway without a
+  // callback base.
+  absl::StatusOr<std::string> AddWebSub(const std::string& hub, const std::string& topic);
+  // NOT_FOUND when there is no such subscription.
+  absl::Status RemoveWebSub(const std::string& hub, const std::string& topic);
+  // By hub, then topic.
+  absl::StatusOr<std::vector<WebSubSubscription>> ListWebSub();
 
  private:
   // The body of an answer 200 to `method` `path` (with `body` for POST).
