@@ -164,6 +164,9 @@ absl::StatusOr<DeliveryReport> WebSubRunner::OnDelivery(absl::string_view id,
     delivery = subscriber_.OnDelivery(id, signature, body, options_.now());
   }
   if (!delivery.ok()) return delivery.status();
+  // Stamped on the cluster clock by the sink's PingClient, as the
+  // gateway's other push signals are.
+  for (Signal& s : delivery->signals) s.clear_time();
   return deliver_(std::move(delivery->signals));
 }
 

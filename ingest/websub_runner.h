@@ -3,7 +3,8 @@
 // unsubscriptions, retries) through SafePostForm and reports each answer
 // back; the gateway's callback routes hand it the hubs' intent
 // verifications and content deliveries. A delivery whose signature
-// verifies is delivered as signals (source WEBSUB) before it is answered.
+// verifies is delivered as signals (source WEBSUB, without a time: the
+// sink stamps them on the cluster clock) before it is answered.
 //
 // Each subscription gets a fresh secret of 32 random bytes (OpenSSL
 // RAND_bytes, hex). With state_file the subscriptions (hub, topic, secret)
