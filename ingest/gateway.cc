@@ -102,7 +102,7 @@ Gateway::Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMet
   websub.now = options_.now;
   websub_ = std::make_unique<WebSubRunner>(
       [this](std::vector<Signal> signals) { return DeliverSignals(std::move(signals), kWebSub); },
-      std::move(websub));
+      metrics_, std::move(websub));
   websub_->Start();
 }
 

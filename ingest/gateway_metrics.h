@@ -10,9 +10,11 @@
 //       delivery whose signature did not verify, counted once);
 //   recrawl_ingest_key_checks_total{result}       key file checks (proved,
 //       refused: fetched but not the key, error: not fetched);
-//   recrawl_ingest_feed_fetches_total{source, result} polled feed files
-//       (source sitemap) by result (ok, not_modified, error: not fetched,
-//       an HTTP status other than 200/304, or not a sitemap).
+//   recrawl_ingest_feed_fetches_total{source, result} outbound feed
+//       requests by result: source sitemap, polled files (ok, not_modified,
+//       error: not fetched, an HTTP status other than 200/304, or not a
+//       sitemap); source websub, requests to hubs (ok: a 2xx answer,
+//       error: anything else).
 // Thread-safe (prometheus-cpp's counters are).
 #ifndef RECRAWL_INGEST_GATEWAY_METRICS_H_
 #define RECRAWL_INGEST_GATEWAY_METRICS_H_

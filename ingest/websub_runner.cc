@@ -37,8 +37,11 @@ std::string IdOf(absl::string_view hub, absl::string_view topic) {
 
 }  // namespace
 
-WebSubRunner::WebSubRunner(DeliverFn deliver, WebSubRunnerOptions options)
-    : deliver_(std::move(deliver)), options_(std::move(options)), subscriber_(options_.websub) {}
+WebSubRunner::WebSubRunner(DeliverFn deliver, GatewayMetrics* metrics, WebSubRunnerOptions options)
+    : deliver_(std::move(deliver)),
+      metrics_(metrics),
+      options_(std::move(options)),
+      subscriber_(options_.websub) {}
 
 WebSubRunner::~WebSubRunner() { Stop(); }
 
@@ -193,6 +196,7 @@ void WebSubRunner::Run() {
     for (const feeds::HubRequest& request : due) {
       absl::StatusOr<FetchResponse> answer =
           SafePostForm(request.hub, request.form_body, options_.fetch);
+      metrics_->Fetch("websub", answer.ok() && answer->status / 100 == 2 ? "ok" : "error");
       absl::MutexLock lock(&mu_);
       if (answer.ok()) {
         if (answer->status / 100 != 2) {

@@ -31,6 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ingest/feeds/websub.h"
+#include "ingest/gateway_metrics.h"
 #include "ingest/safe_fetch.h"
 #include "ingest/signal_sink.h"
 #include "ingest/websub_store.pb.h"
@@ -52,7 +53,9 @@ class WebSubRunner {
   // Delivers signals and says what became of them (Gateway::DeliverSignals).
   using DeliverFn = std::function<absl::StatusOr<DeliveryReport>(std::vector<Signal>)>;
 
-  WebSubRunner(DeliverFn deliver, WebSubRunnerOptions options);
+  // `metrics` (hub requests, as feed fetches of source "websub") must
+  // outlive the runner.
+  WebSubRunner(DeliverFn deliver, GatewayMetrics* metrics, WebSubRunnerOptions options);
   // Stop()s.
   ~WebSubRunner();
   WebSubRunner(const WebSubRunner&) = delete;
@@ -87,6 +90,7 @@ class WebSubRunner {
   absl::Status Save() ABSL_EXCLUSIVE_LOCKS_REQUIRED(save_mu_);
 
   const DeliverFn deliver_;
+  GatewayMetrics* const metrics_;
   const WebSubRunnerOptions options_;
 
   absl::Mutex save_mu_;

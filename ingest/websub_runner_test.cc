@@ -9,6 +9,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "ingest/gateway_metrics.h"
 #include "ingest/test_http_server.h"
 
 namespace recrawl {
@@ -53,25 +54,35 @@ class WebSubRunnerTest : public ::testing::Test {
   absl::Mutex mu_;
   std::vector<std::string> secrets_;
   std::string state_file_;
+  GatewayMetrics metrics_;
 };
 
 TEST_F(WebSubRunnerTest, SubscriptionsAndTheirSecretsPersist) {
   const std::string topic = "https://example.com/feed";
   std::string first;
   {
-    WebSubRunner runner(Nothing, Options());
+    WebSubRunner runner(Nothing, &metrics_, Options());
     runner.Start();
     absl::StatusOr<std::string> id = runner.Subscribe(hub_.Url("/hub"), topic);
     ASSERT_TRUE(id.ok()) << id.status();
     EXPECT_EQ(id->size(), 16u);
     first = Secret(1);
     EXPECT_EQ(first.size(), 64u);
+    for (int i = 0;
+         i < 3000 && metrics_.Text().find(R"(result="ok",source="websub"} 1)") == std::string::npos;
+         ++i) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    EXPECT_NE(
+        metrics_.Text().find(R"(recrawl_ingest_feed_fetches_total{result="ok",source="websub"} 1)"),
+        std::string::npos)
+        << metrics_.Text();
     EXPECT_EQ(runner.Subscribe("not a url", topic).status().code(),
               absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(runner.Unsubscribe(hub_.Url("/hub"), "https://example.com/other").code(),
               absl::StatusCode::kNotFound);
   }
-  WebSubRunner restarted(Nothing, Options());
+  WebSubRunner restarted(Nothing, &metrics_, Options());
   ASSERT_TRUE(restarted.Load().ok());
   ASSERT_EQ(restarted.Subscriptions().size(), 1u);
   EXPECT_EQ(restarted.Subscriptions()[0].topic, topic);
@@ -81,19 +92,19 @@ TEST_F(WebSubRunnerTest, SubscriptionsAndTheirSecretsPersist) {
   restarted.Stop();
 
   ASSERT_TRUE(restarted.Unsubscribe(hub_.Url("/hub"), topic).ok());
-  WebSubRunner after(Nothing, Options());
+  WebSubRunner after(Nothing, &metrics_, Options());
   ASSERT_TRUE(after.Load().ok());
   EXPECT_TRUE(after.Subscriptions().empty());
 
   std::ofstream(state_file_) << "garbage";
-  WebSubRunner broken(Nothing, Options());
+  WebSubRunner broken(Nothing, &metrics_, Options());
   EXPECT_EQ(broken.Load().code(), absl::StatusCode::kDataLoss);
 }
 
 TEST_F(WebSubRunnerTest, NoCallbackBaseNoSubscription) {
   WebSubRunnerOptions o = Options();
   o.websub.callback_base.clear();
-  WebSubRunner runner(Nothing, o);
+  WebSubRunner runner(Nothing, &metrics_, o);
   const absl::Status s = runner.Subscribe(hub_.Url("/hub"), "https://example.com/feed").status();
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(s.message().find("--websub_callback_base"), std::string::npos) << s;
