@@ -327,6 +327,62 @@ int IngestKeysRm(const Args& args, const Env& env) {
   return kExitOk;
 }
 
+int IngestSitemapsAdd(const Args& args, const Env& env) {
+  if (absl::Status s = env.Gateway().AddSitemap(args[0]); !s.ok()) return env.Fail(s);
+  *env.io.out << args[0] << ": sitemap registered\n";
+  return kExitOk;
+}
+
+// One line per polled file: URL, "registered" or "child of <index>", its
+// kind, tracked URLs, last success and last error ("-" when none).
+int IngestSitemapsList(const Args&, const Env& env) {
+  absl::StatusOr<std::vector<PolledSitemap>> sitemaps = env.Gateway().ListSitemaps();
+  if (!sitemaps.ok()) return env.Fail(sitemaps.status());
+  auto or_dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
+  for (const PolledSitemap& s : *sitemaps) {
+    *env.io.out << s.url << "\t"
+                << (s.parent.empty() ? std::string("registered") : "child of " + s.parent) << "\t"
+                << or_dash(s.kind) << "\t" << s.tracked_urls << " urls\t" << or_dash(s.last_success)
+                << "\t" << or_dash(s.last_error) << "\n";
+  }
+  if (sitemaps->empty()) *env.io.out << "no sitemap registered\n";
+  return kExitOk;
+}
+
+int IngestSitemapsRm(const Args& args, const Env& env) {
+  if (absl::Status s = env.Gateway().RemoveSitemap(args[0]); !s.ok()) return env.Fail(s);
+  *env.io.out << args[0] << ": sitemap removed\n";
+  return kExitOk;
+}
+
+int IngestWebSubAdd(const Args& args, const Env& env) {
+  absl::StatusOr<std::string> id = env.Gateway().AddWebSub(args[0], args[1]);
+  if (!id.ok()) return env.Fail(id.status());
+  *env.io.out << args[1] << ": subscribed at " << args[0] << " (callback id " << *id << ")\n";
+  return kExitOk;
+}
+
+// One line per subscription: hub, topic, active or not, what is pending,
+// the lease's end and the last error ("-" when none).
+int IngestWebSubList(const Args&, const Env& env) {
+  absl::StatusOr<std::vector<WebSubSubscription>> subs = env.Gateway().ListWebSub();
+  if (!subs.ok()) return env.Fail(subs.status());
+  auto or_dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
+  for (const WebSubSubscription& s : *subs) {
+    *env.io.out << s.hub << "\t" << s.topic << "\t" << (s.active ? "active" : "inactive") << "\t"
+                << or_dash(s.pending) << "\t" << or_dash(s.lease_end) << "\t"
+                << or_dash(s.last_error) << "\n";
+  }
+  if (subs->empty()) *env.io.out << "no WebSub subscription\n";
+  return kExitOk;
+}
+
+int IngestWebSubRm(const Args& args, const Env& env) {
+  if (absl::Status s = env.Gateway().RemoveWebSub(args[0], args[1]); !s.ok()) return env.Fail(s);
+  *env.io.out << args[1] << ": unsubscribing at " << args[0] << "\n";
+  return kExitOk;
+}
+
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
       {{"bandwidth", "get"}, "", 0, 0, "the crawl bandwidth R and the mode", BandwidthGet},
@@ -385,6 +441,42 @@ const std::vector<Command>& Commands() {
        2,
        "remove a registered IndexNow key",
        IngestKeysRm},
+      {{"ingest", "sitemaps", "add"},
+       "URL",
+       1,
+       1,
+       "register a sitemap or sitemap index for the gateway to poll (--gateway)",
+       IngestSitemapsAdd},
+      {{"ingest", "sitemaps", "list"},
+       "",
+       0,
+       0,
+       "the sitemaps the gateway polls, with their children and state",
+       IngestSitemapsList},
+      {{"ingest", "sitemaps", "rm"},
+       "URL",
+       1,
+       1,
+       "stop polling a registered sitemap",
+       IngestSitemapsRm},
+      {{"ingest", "websub", "add"},
+       "HUB TOPIC",
+       2,
+       2,
+       "subscribe to TOPIC at the WebSub HUB through the gateway (--gateway)",
+       IngestWebSubAdd},
+      {{"ingest", "websub", "list"},
+       "",
+       0,
+       0,
+       "the gateway's WebSub subscriptions and their state",
+       IngestWebSubList},
+      {{"ingest", "websub", "rm"},
+       "HUB TOPIC",
+       2,
+       2,
+       "unsubscribe from TOPIC at HUB",
+       IngestWebSubRm},
   };
   return *commands;
 }

@@ -14,6 +14,8 @@ namespace client {
 namespace {
 
 constexpr char kKeysPath[] = "/admin/indexnow/keys";
+constexpr char kSitemapsPath[] = "/admin/sitemaps";
+constexpr char kWebSubPath[] = "/admin/websub";
 
 absl::StatusCode CodeOfAnswer(int status) {
   switch (status) {
@@ -25,6 +27,8 @@ absl::StatusCode CodeOfAnswer(int status) {
       return absl::StatusCode::kPermissionDenied;
     case 404:
       return absl::StatusCode::kNotFound;
+    case 409:
+      return absl::StatusCode::kAlreadyExists;
     case 429:
     case 502:
     case 503:
@@ -123,6 +127,85 @@ absl::StatusOr<std::vector<IndexNowKey>> GatewayClient::ListIndexNowKeys(const s
   }
   std::vector<IndexNowKey> out;
   for (const ingest::RegisteredKey& k : keys.keys()) out.push_back({k.host(), k.key()});
+  return out;
+}
+
+absl::Status GatewayClient::AddSitemap(const std::string& url) {
+  ingest::RegisteredSitemap request;
+  request.set_url(url);
+  std::string body;
+  if (!google::protobuf::util::MessageToJsonString(request, &body).ok()) {
+    return absl::InternalError("cannot encode the sitemap as JSON");
+  }
+  return Call("POST", kSitemapsPath, body).status();
+}
+
+absl::Status GatewayClient::RemoveSitemap(const std::string& url) {
+  return Call("DELETE",
+              absl::StrCat(kSitemapsPath, "?url=", httplib::detail::encode_query_param(url)), "")
+      .status();
+}
+
+absl::StatusOr<std::vector<PolledSitemap>> GatewayClient::ListSitemaps() {
+  absl::StatusOr<std::string> body = Call("GET", kSitemapsPath, "");
+  if (!body.ok()) return body.status();
+  ingest::SitemapList list;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(*body, &list, options).ok()) {
+    return absl::InternalError(absl::StrCat("gateway: not a sitemap list: ", body->substr(0, 200)));
+  }
+  std::vector<PolledSitemap> out;
+  for (const ingest::SitemapStatus& s : list.sitemaps()) {
+    out.push_back(
+        {s.url(), s.parent(), s.kind(), s.last_success(), s.last_error(), s.tracked_urls()});
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> GatewayClient::AddWebSub(const std::string& hub,
+                                                     const std::string& topic) {
+  ingest::WebSubTopic request;
+  request.set_hub(hub);
+  request.set_topic(topic);
+  std::string body;
+  if (!google::protobuf::util::MessageToJsonString(request, &body).ok()) {
+    return absl::InternalError("cannot encode the subscription as JSON");
+  }
+  absl::StatusOr<std::string> answer = Call("POST", kWebSubPath, body);
+  if (!answer.ok()) return answer.status();
+  ingest::WebSubTopic subscribed;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(*answer, &subscribed, options).ok()) {
+    return absl::InternalError(
+        absl::StrCat("gateway: not a subscription: ", answer->substr(0, 200)));
+  }
+  return subscribed.callback_id();
+}
+
+absl::Status GatewayClient::RemoveWebSub(const std::string& hub, const std::string& topic) {
+  return Call("DELETE",
+              absl::StrCat(kWebSubPath, "?hub=", httplib::detail::encode_query_param(hub),
+                           "&topic=", httplib::detail::encode_query_param(topic)),
+              "")
+      .status();
+}
+
+absl::StatusOr<std::vector<WebSubSubscription>> GatewayClient::ListWebSub() {
+  absl::StatusOr<std::string> body = Call("GET", kWebSubPath, "");
+  if (!body.ok()) return body.status();
+  ingest::WebSubList list;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(*body, &list, options).ok()) {
+    return absl::InternalError(
+        absl::StrCat("gateway: not a subscription list: ", body->substr(0, 200)));
+  }
+  std::vector<WebSubSubscription> out;
+  for (const ingest::WebSubStatus& s : list.subscriptions()) {
+    out.push_back({s.hub(), s.topic(), s.active(), s.pending(), s.lease_end(), s.last_error()});
+  }
   return out;
 }
 

@@ -19,6 +19,27 @@ namespace {
 constexpr char kIndexNow[] = "indexnow";
 constexpr char kCdn[] = "cdn";
 constexpr char kAdmin[] = "admin";
+constexpr char kSitemap[] = "sitemap";
+constexpr char kWebSub[] = "websub";
+
+std::string TimeText(absl::Time t) {
+  if (t == absl::InfiniteFuture() || t == absl::InfinitePast()) return "";
+  return absl::FormatTime(absl::RFC3339_sec, t, absl::UTCTimeZone());
+}
+
+// The HTTP status for a SitemapRunner error.
+int SitemapStatusCode(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      return 400;
+    case absl::StatusCode::kNotFound:
+      return 404;
+    case absl::StatusCode::kAlreadyExists:
+      return 409;
+    default:
+      return 500;
+  }
+}
 
 std::string ToJson(const google::protobuf::Message& message) {
   std::string out;
@@ -64,6 +85,25 @@ Gateway::Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMet
   for (int i = 0; i < options_.key_check_threads; ++i) {
     checkers_.emplace_back([this] { CheckKeys(); });
   }
+  SitemapRunnerOptions sitemaps;
+  sitemaps.poll = options_.sitemap_poll;
+  sitemaps.fetch = options_.fetch;
+  sitemaps.max_concurrent_fetches = options_.sitemap_fetches;
+  sitemaps.state_file = options_.sitemap_state_file;
+  sitemaps.now = options_.now;
+  sitemaps_ = std::make_unique<SitemapRunner>(
+      [this](std::vector<Signal> signals) { return DeliverSignals(std::move(signals), kSitemap); },
+      metrics_, std::move(sitemaps));
+  sitemaps_->Start();
+  WebSubRunnerOptions websub;
+  websub.websub.callback_base = options_.websub_callback_base;
+  websub.fetch = options_.fetch;
+  websub.state_file = options_.websub_state_file;
+  websub.now = options_.now;
+  websub_ = std::make_unique<WebSubRunner>(
+      [this](std::vector<Signal> signals) { return DeliverSignals(std::move(signals), kWebSub); },
+      metrics_, std::move(websub));
+  websub_->Start();
 }
 
 Gateway::~Gateway() { Stop(); }
@@ -77,6 +117,8 @@ void Gateway::Stop() {
   for (std::thread& t : checkers_) {
     if (t.joinable()) t.join();
   }
+  sitemaps_->Stop();
+  websub_->Stop();
 }
 
 HttpAnswer Gateway::Authorize(absl::string_view authorization, cluster::Role role) const {
@@ -104,9 +146,15 @@ absl::StatusOr<DeliveryReport> Gateway::Deliver(const std::vector<std::string>& 
     s.set_url(url);
     s.set_source(source);
   }
+  return DeliverSignals(std::move(signals), metric_source);
+}
+
+absl::StatusOr<DeliveryReport> Gateway::DeliverSignals(std::vector<Signal> signals,
+                                                       const std::string& metric_source) {
+  const size_t n = signals.size();
   absl::StatusOr<DeliveryReport> report = sink_->Deliver(std::move(signals));
   if (!report.ok()) {
-    metrics_->Signals(metric_source, "rejected", urls.size());
+    metrics_->Signals(metric_source, "rejected", n);
     return report;
   }
   metrics_->Signals(metric_source, "accepted", report->accepted);
@@ -224,6 +272,153 @@ HttpAnswer Gateway::ListKeys(absl::string_view authorization, absl::string_view 
     answer = Answer(200, list);
   }
   metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::RegisterSitemap(absl::string_view authorization, absl::string_view body) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    RegisteredSitemap sitemap;
+    google::protobuf::util::JsonParseOptions options;
+    const auto parsed =
+        google::protobuf::util::JsonStringToMessage(std::string(body), &sitemap, options);
+    if (!parsed.ok()) {
+      answer = Error(400, absl::StrCat("JSON: ", parsed.ToString()));
+    } else if (absl::Status s = sitemaps_->Register(sitemap.url()); !s.ok()) {
+      if (SitemapStatusCode(s) == 500) spdlog::error("sitemap {}: {}", sitemap.url(), s.ToString());
+      answer = Error(SitemapStatusCode(s), s.message());
+    } else {
+      answer = Answer(200, sitemap);
+    }
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::UnregisterSitemap(absl::string_view authorization, absl::string_view url) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    if (absl::Status s = sitemaps_->Unregister(url); !s.ok()) {
+      if (SitemapStatusCode(s) == 500)
+        spdlog::error("sitemap {}: {}", std::string(url), s.ToString());
+      answer = Error(SitemapStatusCode(s), s.message());
+    } else {
+      answer = Answer(200, RegisteredSitemap());
+    }
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::ListSitemaps(absl::string_view authorization) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    SitemapList list;
+    for (const feeds::SitemapFileInfo& f : sitemaps_->Files()) {
+      SitemapStatus* out = list.add_sitemaps();
+      out->set_url(f.url);
+      out->set_parent(f.parent);
+      if (f.kind.has_value()) out->set_kind(feeds::SitemapKindName(*f.kind));
+      out->set_registered_at(TimeText(f.registered_at));
+      out->set_next_fetch(TimeText(f.next_fetch));
+      if (f.last_success.has_value()) out->set_last_success(TimeText(*f.last_success));
+      out->set_consecutive_errors(static_cast<uint32_t>(f.consecutive_errors));
+      out->set_last_error(f.last_error);
+      out->set_tracked_urls(static_cast<uint32_t>(f.tracked_urls));
+      out->set_children(static_cast<uint32_t>(f.children));
+    }
+    answer = Answer(200, list);
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+absl::Status Gateway::LoadSitemaps() { return sitemaps_->Load(); }
+
+absl::Status Gateway::LoadWebSub() { return websub_->Load(); }
+
+HttpAnswer Gateway::SubscribeWebSub(absl::string_view authorization, absl::string_view body) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    WebSubTopic topic;
+    google::protobuf::util::JsonParseOptions options;
+    const auto parsed =
+        google::protobuf::util::JsonStringToMessage(std::string(body), &topic, options);
+    absl::StatusOr<std::string> id =
+        parsed.ok() ? websub_->Subscribe(topic.hub(), topic.topic())
+                    : absl::InvalidArgumentError(absl::StrCat("JSON: ", parsed.ToString()));
+    if (!id.ok()) {
+      const bool internal = id.status().code() == absl::StatusCode::kInternal;
+      if (internal) spdlog::error("websub {}: {}", topic.topic(), id.status().ToString());
+      answer = Error(internal ? 500 : 400, id.status().message());
+    } else {
+      topic.set_callback_id(*id);
+      answer = Answer(200, topic);
+    }
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::UnsubscribeWebSub(absl::string_view authorization, absl::string_view hub,
+                                      absl::string_view topic) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    if (absl::Status s = websub_->Unsubscribe(hub, topic); !s.ok()) {
+      answer = Error(s.code() == absl::StatusCode::kNotFound ? 404 : 500, s.message());
+    } else {
+      answer = Answer(200, WebSubTopic());
+    }
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::ListWebSub(absl::string_view authorization) {
+  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
+  if (answer.status == 0) {
+    WebSubList list;
+    for (const feeds::WebSubInfo& w : websub_->Subscriptions()) {
+      WebSubStatus* out = list.add_subscriptions();
+      out->set_hub(w.hub);
+      out->set_topic(w.topic);
+      out->set_callback(w.callback);
+      out->set_active(w.active);
+      out->set_pending(w.pending);
+      if (w.lease_end.has_value()) out->set_lease_end(TimeText(*w.lease_end));
+      out->set_next_request(TimeText(w.next_request));
+      out->set_consecutive_failures(static_cast<uint32_t>(w.consecutive_failures));
+      out->set_last_error(w.last_error);
+    }
+    answer = Answer(200, list);
+  }
+  metrics_->Request(kAdmin, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::WebSubIntent(absl::string_view id, const feeds::IntentRequest& request) {
+  const feeds::IntentAnswer intent = websub_->OnIntent(id, request);
+  HttpAnswer answer{intent.http_status, intent.body, "text/plain"};
+  metrics_->Request(kWebSub, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::WebSubDelivery(absl::string_view id, absl::string_view signature,
+                                   absl::string_view body) {
+  absl::StatusOr<DeliveryReport> report = websub_->OnDelivery(id, signature, body);
+  HttpAnswer answer;
+  if (report.ok()) {
+    answer = Delivered(202, report, DeliveryAnswer());
+  } else if (report.status().code() == absl::StatusCode::kNotFound) {
+    answer = Error(404, report.status().message());
+  } else if (report.status().code() == absl::StatusCode::kPermissionDenied) {
+    spdlog::warn("websub delivery to {} refused: {}", std::string(id), report.status().ToString());
+    metrics_->Signals(kWebSub, "forged", 1);
+    answer = Answer(202, DeliveryAnswer());
+  } else {
+    answer = Delivered(503, report, DeliveryAnswer());
+  }
+  metrics_->Request(kWebSub, answer.status);
   return answer;
 }
 

@@ -15,6 +15,16 @@
 // change undone, when it cannot be), and SaveKeys writes the verified key
 // files too.
 //
+// Sitemaps: registered sitemaps are polled in the background by a
+// SitemapRunner (ingest/sitemap_runner.h) through SafeFetch with
+// FetchOptions, their signals delivered as source SITEMAP; with
+// GatewayOptions::sitemap_state_file the registrations persist.
+//
+// WebSub: operators subscribe to (hub, topic) pairs; a WebSubRunner
+// (ingest/websub_runner.h) sends the hub requests and the callback routes
+// take the hubs' verifications and signed deliveries (source WEBSUB);
+// with GatewayOptions::websub_state_file the subscriptions persist.
+//
 // Tokens: the CDN webhook takes a pinger token and the admin routes an
 // operator token ("Authorization: Bearer <token>"; cluster/tokens.h);
 // 401 without a known token, 403 with one of another role. Without a token
@@ -26,6 +36,7 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,12 +46,15 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "cluster/tokens.h"
+#include "ingest/feeds/sitemap_poll.h"
 #include "ingest/gateway_metrics.h"
 #include "ingest/host_rate_limiter.h"
 #include "ingest/indexnow.h"
 #include "ingest/key_cache.h"
 #include "ingest/safe_fetch.h"
 #include "ingest/signal_sink.h"
+#include "ingest/sitemap_runner.h"
+#include "ingest/websub_runner.h"
 
 namespace recrawl {
 namespace ingest {
@@ -59,6 +73,15 @@ struct GatewayOptions {
   // Where the keys are kept across restarts (ingest/key_store.h); empty:
   // in memory only.
   std::string key_state_file;
+  // Sitemap polling (schedule, limits) and fetches made at once.
+  feeds::SitemapPollOptions sitemap_poll;
+  int sitemap_fetches = 4;
+  // Where the registered sitemaps are kept; empty: in memory only.
+  std::string sitemap_state_file;
+  // The public base URL hubs call back on (".../websub"; empty: WebSub
+  // subscriptions are refused), and where subscriptions are kept.
+  std::string websub_callback_base;
+  std::string websub_state_file;
   // The clock of the key cache and the rate limits.
   std::function<absl::Time()> now = [] { return absl::Now(); };
 };
@@ -85,6 +108,27 @@ class Gateway {
   HttpAnswer UnregisterKey(absl::string_view authorization, absl::string_view host,
                            absl::string_view key);
   HttpAnswer ListKeys(absl::string_view authorization, absl::string_view host);
+  // Operator sitemaps: POST {"url"} (200; 400 bad URL, 409 already another
+  // index's child), DELETE ?url= (404 when not registered), GET (every
+  // polled file with its state).
+  HttpAnswer RegisterSitemap(absl::string_view authorization, absl::string_view body);
+  HttpAnswer UnregisterSitemap(absl::string_view authorization, absl::string_view url);
+  HttpAnswer ListSitemaps(absl::string_view authorization);
+  // Operator WebSub subscriptions: POST {"hub","topic"} (200 with the
+  // callbackId; 400 bad hub or topic or no callback base), DELETE
+  // ?hub=&topic= (404 when none), GET (every subscription).
+  HttpAnswer SubscribeWebSub(absl::string_view authorization, absl::string_view body);
+  HttpAnswer UnsubscribeWebSub(absl::string_view authorization, absl::string_view hub,
+                               absl::string_view topic);
+  HttpAnswer ListWebSub(absl::string_view authorization);
+  // The hubs' calls to GET /websub/<id> (intent verification: the
+  // challenge echoed, or 404) and POST /websub/<id> (a delivery: 202 once
+  // its signals are acknowledged, also when its X-Hub-Signature does not
+  // verify (nothing is signalled then, as the protocol advises); 404
+  // without an active subscription; 503 when not delivered).
+  HttpAnswer WebSubIntent(absl::string_view id, const feeds::IntentRequest& request);
+  HttpAnswer WebSubDelivery(absl::string_view id, absl::string_view signature,
+                            absl::string_view body);
 
   // Loads the keys saved in key_state_file (call before serving); OK
   // without one. See LoadKeys for the errors.
@@ -92,12 +136,24 @@ class Gateway {
   // Saves the keys to key_state_file (OK without one); see SaveKeys in
   // ingest/key_store.h.
   absl::Status SaveKeys();
+  // Registers the sitemaps saved in sitemap_state_file; see
+  // SitemapRunner::Load.
+  absl::Status LoadSitemaps();
+  // Subscribes again to the subscriptions saved in websub_state_file.
+  absl::Status LoadWebSub();
 
   // Ends the key checks: those queued are dropped (their URLs stay held
-  // and are lost), running ones finish. Idempotent.
+  // and are lost), running ones finish; ends the sitemap polling
+  // (SitemapRunner::Stop). Idempotent.
   void Stop();
 
   KeyCache& keys() { return keys_; }
+  SitemapRunner& sitemaps() { return *sitemaps_; }
+  WebSubRunner& websub() { return *websub_; }
+
+  // Delivers `signals` through the sink, counted under `metric_source`.
+  absl::StatusOr<DeliveryReport> DeliverSignals(std::vector<Signal> signals,
+                                                const std::string& metric_source);
 
  private:
   // The answer for `role`'s routes, or status 0 when the caller may go on.
@@ -123,6 +179,8 @@ class Gateway {
   std::deque<KeyFile> checks_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> checkers_;
+  std::unique_ptr<SitemapRunner> sitemaps_;
+  std::unique_ptr<WebSubRunner> websub_;
 };
 
 }  // namespace ingest

@@ -23,6 +23,8 @@ std::string HttpStatusName(int code) {
       return "NOT_FOUND";
     case 405:
       return "METHOD_NOT_ALLOWED";
+    case 409:
+      return "CONFLICT";
     case 413:
       return "PAYLOAD_TOO_LARGE";
     case 422:
@@ -51,7 +53,11 @@ GatewayMetrics::GatewayMetrics()
       key_checks_(prometheus::BuildCounter()
                       .Name("recrawl_ingest_key_checks_total")
                       .Help("IndexNow key file checks by result (proved, refused, error)")
-                      .Register(*registry_)) {}
+                      .Register(*registry_)),
+      fetches_(prometheus::BuildCounter()
+                   .Name("recrawl_ingest_feed_fetches_total")
+                   .Help("Polled feed files by source and result (ok, not_modified, error)")
+                   .Register(*registry_)) {}
 
 std::string GatewayMetrics::Text() const {
   return prometheus::TextSerializer().Serialize(registry_->Collect());
@@ -68,6 +74,10 @@ void GatewayMetrics::Signals(const std::string& source, const std::string& outco
 
 void GatewayMetrics::KeyCheck(const std::string& result) {
   key_checks_.Add({{"result", result}}).Increment();
+}
+
+void GatewayMetrics::Fetch(const std::string& source, const std::string& result) {
+  fetches_.Add({{"source", source}, {"result", result}}).Increment();
 }
 
 }  // namespace ingest

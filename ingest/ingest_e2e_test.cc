@@ -1,23 +1,31 @@
 // The gateway end to end, over real HTTP on loopback: a local cluster (two
 // shard_server processes and a coordinator_server), the ingest_server
-// process in front of it, and a small site serving IndexNow key files.
+// process in front of it, and a small site serving IndexNow key files and
+// sitemaps.
 // Requests are made with httplib::Client as a site or CDN would make them;
 // what reached the shards is read back with GetUrlState.
 #include <signal.h>
 #include <sys/wait.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "client/admin_client.h"
 #include "deploy/local_cluster.h"
 #include "gtest/gtest.h"
+#include "ingest/feeds/hub_signature.h"
 #include "ingest/test_http_server.h"
 #include "services/server_process.h"
 
@@ -26,6 +34,30 @@ namespace ingest {
 namespace {
 
 constexpr char kKey[] = "e2e-key-0123456789";
+
+std::string Gzip(const std::string& data) {
+  z_stream z{};
+  deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, data.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// A <urlset> of (loc, lastmod) pairs.
+std::string Urlset(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string xml =
+      R"(<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">)";
+  for (const auto& [loc, lastmod] : entries) {
+    absl::StrAppend(&xml, "<url><loc>", loc, "</loc><lastmod>", lastmod, "</lastmod></url>");
+  }
+  return xml + "</urlset>";
+}
 
 class IngestEndToEndTest : public ::testing::Test {
  protected:
@@ -59,7 +91,10 @@ class IngestEndToEndTest : public ::testing::Test {
                         absl::StrCat("--token_file=", dir_, "/tokens"), "--fetch_allow_loopback",
                         "--max_body_bytes=2000000", "--drain_seconds=2",
                         // The tests poll until key checks end; no 429 on a slow machine.
-                        "--indexnow_host_rate=1000", "--indexnow_host_burst=100000"},
+                        "--indexnow_host_rate=1000", "--indexnow_host_burst=100000",
+                        "--sitemap_poll_interval=0.5", "--sitemap_error_backoff=0.5",
+                        // Hubs are told this; the hub stand-in calls the gateway itself.
+                        "--websub_callback_base=http://gateway.test/websub"},
                        absl::StrCat(dir_, "/ingest.port"), absl::StrCat(dir_, "/ingest.log"), 120);
     ASSERT_TRUE(gateway.ok()) << gateway << "\n" << Log();
     http_ = std::make_unique<httplib::Client>("127.0.0.1", gateway_.port());
@@ -123,6 +158,26 @@ class IngestEndToEndTest : public ::testing::Test {
   }
   std::string Bearer(cluster::Role role) const {
     return absl::StrCat("Bearer ", cluster_->TokenOf(role));
+  }
+  // The value of the /metrics sample `name{labels}` (0 when absent).
+  double Metric(const std::string& sample) {
+    httplib::Result r = http_->Get("/metrics");
+    if (!r) return -1;
+    const size_t at = r->body.find(sample + " ");
+    if (at == std::string::npos) return 0;
+    const size_t start = at + sample.size() + 1;
+    double value = 0;
+    if (!absl::SimpleAtod(r->body.substr(start, r->body.find('\n', start) - start), &value)) {
+      return -1;
+    }
+    return value;
+  }
+  bool WaitForMetric(const std::string& sample, double at_least) {
+    for (int i = 0; i < 3000; ++i) {
+      if (Metric(sample) >= at_least) return true;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    return false;
   }
   std::string Log() const {
     std::ifstream in(absl::StrCat(dir_, "/ingest.log"));
@@ -263,6 +318,248 @@ TEST_F(IngestEndToEndTest, BadInputGetsTheProtocolsAnswerAndChangesNothing) {
   EXPECT_EQ(SignalsOf(SiteUrl("/a")), 1);
   EXPECT_EQ(SignalsOf(SiteUrl("/b")), 0);
   EXPECT_EQ(SignalsOf(Other(0)), 0);
+}
+
+TEST_F(IngestEndToEndTest, SitemapChangesAreSignalledOnceOnTheirShards) {
+  // The site: a plain sitemap index listing a gzip sitemap of /a../d, whose
+  // lastmods the test moves; conditional GETs by ETag.
+  struct Site {
+    absl::Mutex mu;
+    std::map<std::string, std::string> lastmods;
+    int version = 1;
+    int not_modified = 0;
+    int served = 0;
+  } state;
+  for (const char* path : {"/a", "/b", "/c", "/d"}) {
+    state.lastmods[SiteUrl(path)] = "2020-01-01T00:00:00Z";
+  }
+  TestHttpServer site;
+  site.server().Get("/sitemap_index.xml", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(
+        absl::StrCat(R"(<?xml version="1.0"?><sitemapindex )",
+                     R"(xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">)", "<sitemap><loc>",
+                     site.Url("/pages.xml.gz"), "</loc></sitemap></sitemapindex>"),
+        "application/xml");
+  });
+  site.server().Get("/pages.xml.gz", [&](const httplib::Request& req, httplib::Response& res) {
+    absl::MutexLock lock(&state.mu);
+    const std::string etag = absl::StrCat("\"v", state.version, "\"");
+    if (req.get_header_value("If-None-Match") == etag) {
+      ++state.not_modified;
+      res.status = 304;
+      return;
+    }
+    ++state.served;
+    res.set_header("ETag", etag);
+    res.set_content(Gzip(Urlset({state.lastmods.begin(), state.lastmods.end()})),
+                    "application/gzip");
+  });
+  // Bad sitemaps: not XML, a gzip bomb, a redirect to another host whose
+  // sitemap would signal /b and /d.
+  site.server().Get("/notxml.xml", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("this is not a sitemap", "text/plain");
+  });
+  const std::string bomb = Gzip(std::string(size_t{60} << 20, ' '));
+  site.server().Get("/bomb.xml.gz", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(bomb, "application/gzip");
+  });
+  site.server().Get("/moved.xml", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_redirect(absl::StrCat("http://localhost:", site.port(), "/fresh.xml"));
+  });
+  site.server().Get("/fresh.xml", [&](const httplib::Request&, httplib::Response& res) {
+    const std::string now = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
+    res.set_content(Urlset({{SiteUrl("/b"), now}, {SiteUrl("/d"), now}}), "application/xml");
+  });
+  ASSERT_GT(site.Start(), 0);
+  // The pages' URLs are on site_ (known to the cluster); this site serves
+  // their sitemaps from another port of the same host.
+  const httplib::Headers op = {{"Authorization", Bearer(cluster::Role::kOperator)}};
+  const std::string ok = R"(recrawl_ingest_feed_fetches_total{result="ok",source="sitemap"})";
+  const std::string error = R"(recrawl_ingest_feed_fetches_total{result="error",source="sitemap"})";
+  const std::string not_modified =
+      R"(recrawl_ingest_feed_fetches_total{result="not_modified",source="sitemap"})";
+
+  // Registration: bad URL, wrong token, then the index.
+  httplib::Result r =
+      http_->Post("/admin/sitemaps", op, R"({"url":"ftp://x/"})", "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400) << r->body;
+  r = http_->Post("/admin/sitemaps", {{"Authorization", Bearer(cluster::Role::kPinger)}},
+                  absl::StrCat(R"({"url":")", site.Url("/sitemap_index.xml"), "\"}"),
+                  "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403) << r->body;
+  r = http_->Post("/admin/sitemaps", op,
+                  absl::StrCat(R"({"url":")", site.Url("/sitemap_index.xml"), "\"}"),
+                  "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+
+  // The first polls (index, then its gzip child) record the lastmods and
+  // signal nothing.
+  ASSERT_TRUE(WaitForMetric(ok, 2)) << Log();
+  r = http_->Get("/admin/sitemaps", op);
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find(R"("kind":"sitemapindex")"), std::string::npos) << r->body;
+  EXPECT_NE(r->body.find(absl::StrCat(R"("url":")", site.Url("/pages.xml.gz"))), std::string::npos)
+      << r->body;
+  ASSERT_TRUE(WaitForMetric(not_modified, 1)) << Log();
+  for (const char* path : {"/a", "/b", "/c", "/d"}) EXPECT_EQ(SignalsOf(SiteUrl(path)), 0) << path;
+
+  // /a and /c change (after the registration, at the second's precision).
+  absl::SleepFor(absl::Milliseconds(1100));
+  {
+    absl::MutexLock lock(&state.mu);
+    const std::string now = absl::FormatTime(absl::RFC3339_sec, absl::Now(), absl::UTCTimeZone());
+    state.lastmods[SiteUrl("/a")] = now;
+    state.lastmods[SiteUrl("/c")] = now;
+    ++state.version;
+  }
+  ASSERT_TRUE(WaitForSignals(SiteUrl("/a"), 1)) << Log();
+  ASSERT_TRUE(WaitForSignals(SiteUrl("/c"), 1)) << Log();
+  // Further polls get 304 and signal nothing more.
+  const double seen = Metric(not_modified);
+  ASSERT_TRUE(WaitForMetric(not_modified, seen + 2)) << Log();
+  EXPECT_EQ(SignalsOf(SiteUrl("/a")), 1);
+  EXPECT_EQ(SignalsOf(SiteUrl("/c")), 1);
+  EXPECT_EQ(SignalsOf(SiteUrl("/b")), 0);
+  EXPECT_EQ(SignalsOf(SiteUrl("/d")), 0);
+
+  // The bad sitemaps are errors and change nothing.
+  const double errors = Metric(error);
+  for (const char* path : {"/notxml.xml", "/bomb.xml.gz", "/moved.xml"}) {
+    r = http_->Post("/admin/sitemaps", op, absl::StrCat(R"({"url":")", site.Url(path), "\"}"),
+                    "application/json");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+  }
+  ASSERT_TRUE(WaitForMetric(error, errors + 3)) << Log();
+  r = http_->Get("/admin/sitemaps", op);
+  ASSERT_TRUE(r);
+  for (const char* reason : {"redirect to another host (localhost) refused", "not well-formed XML",
+                             "gzip inflates to more than"}) {
+    EXPECT_NE(r->body.find(reason), std::string::npos) << reason << "\n" << r->body;
+  }
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(SignalsOf(SiteUrl("/a")), 1);
+  EXPECT_EQ(SignalsOf(SiteUrl("/c")), 1);
+  EXPECT_EQ(SignalsOf(SiteUrl("/b")), 0);
+  EXPECT_EQ(SignalsOf(SiteUrl("/d")), 0);
+
+  // Removal.
+  r = http_->Delete(absl::StrCat("/admin/sitemaps?url=", site.Url("/moved.xml")), op);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  r = http_->Delete(absl::StrCat("/admin/sitemaps?url=", site.Url("/moved.xml")), op);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404) << r->body;
+  EXPECT_TRUE(
+      WaitForMetric(R"(recrawl_ingest_signals_total{outcome="accepted",source="sitemap"})", 2));
+}
+
+TEST_F(IngestEndToEndTest, WebSubDeliveriesAreSignalledOnceAndForgeriesChangeNothing) {
+  // The hub stand-in: takes the subscription request (202) and keeps its form.
+  absl::Mutex mu;
+  httplib::Params form;
+  TestHttpServer hub;
+  hub.server().Post("/hub", [&](const httplib::Request& req, httplib::Response& res) {
+    absl::MutexLock lock(&mu);
+    form = req.params;
+    res.status = 202;
+  });
+  ASSERT_GT(hub.Start(), 0);
+  auto param = [&](const std::string& name) {
+    absl::MutexLock lock(&mu);
+    auto it = form.find(name);
+    return it == form.end() ? std::string() : it->second;
+  };
+  const std::string topic = SiteUrl("/a");
+  const httplib::Headers op = {{"Authorization", Bearer(cluster::Role::kOperator)}};
+
+  httplib::Result r =
+      http_->Post("/admin/websub", op,
+                  absl::StrCat(R"({"hub":")", hub.Url("/hub"), R"(","topic":")", topic, "\"}"),
+                  "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const size_t at = r->body.find(R"("callbackId":")");
+  ASSERT_NE(at, std::string::npos) << r->body;
+  const std::string id = r->body.substr(at + 14, 16);
+
+  // The gateway POSTs the subscription to the hub.
+  for (int i = 0; i < 3000 && param("hub.mode").empty(); ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_EQ(param("hub.mode"), "subscribe") << Log();
+  EXPECT_EQ(param("hub.topic"), topic);
+  EXPECT_EQ(param("hub.callback"), absl::StrCat("http://gateway.test/websub/", id));
+  const std::string secret = param("hub.secret");
+  EXPECT_EQ(secret.size(), 64u) << secret;
+
+  // Deliveries before the intent is verified are refused.
+  const std::string atom = absl::StrCat(
+      R"(<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>)",
+      "<entry><link href=\"", SiteUrl("/b"), "\"/></entry><entry><link href=\"", SiteUrl("/c"),
+      "\"/></entry></feed>");
+  const std::string signature = *feeds::SignHubBody("sha256", secret, atom);
+  r = http_->Post(absl::StrCat("/websub/", id), {{"X-Hub-Signature", signature}}, atom,
+                  "application/atom+xml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404) << r->body;
+
+  // Intent verification: a wrong topic is refused, the right one echoed.
+  r = http_->Get(absl::StrCat("/websub/", id, "?hub.mode=subscribe&hub.topic=",
+                              httplib::detail::encode_query_param(SiteUrl("/other")),
+                              "&hub.challenge=c1&hub.lease_seconds=3600"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404) << r->body;
+  r = http_->Get(absl::StrCat(
+      "/websub/", id, "?hub.mode=subscribe&hub.topic=", httplib::detail::encode_query_param(topic),
+      "&hub.challenge=c2-challenge&hub.lease_seconds=3600"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->body, "c2-challenge");
+  r = http_->Get("/admin/websub", op);
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find(R"("active":true)"), std::string::npos) << r->body;
+
+  // A signed delivery: the topic and the entries, once each.
+  r = http_->Post(absl::StrCat("/websub/", id), {{"X-Hub-Signature", signature}}, atom,
+                  "application/atom+xml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202) << r->body;
+  EXPECT_NE(r->body.find(R"("accepted":3)"), std::string::npos) << r->body;
+  EXPECT_EQ(SignalsOf(topic), 1);
+  EXPECT_EQ(SignalsOf(SiteUrl("/b")), 1);
+  EXPECT_EQ(SignalsOf(SiteUrl("/c")), 1);
+
+  // A forged one (bad HMAC, another entry) is acknowledged and changes nothing.
+  const std::string forged = absl::StrCat(
+      R"(<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>)",
+      "<entry><link href=\"", SiteUrl("/d"), "\"/></entry></feed>");
+  r = http_->Post(absl::StrCat("/websub/", id),
+                  {{"X-Hub-Signature", *feeds::SignHubBody("sha256", "not-the-secret", forged)}},
+                  forged, "application/atom+xml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202) << r->body;
+  r = http_->Post(absl::StrCat("/websub/", id), forged, "application/atom+xml");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202) << r->body;
+  EXPECT_EQ(SignalsOf(SiteUrl("/d")), 0);
+  EXPECT_EQ(SignalsOf(topic), 1);
+  EXPECT_EQ(Metric(R"(recrawl_ingest_signals_total{outcome="forged",source="websub"})"), 2);
+
+  // Unsubscribing asks the hub.
+  r = http_->Delete(
+      absl::StrCat("/admin/websub?hub=", httplib::detail::encode_query_param(hub.Url("/hub")),
+                   "&topic=", httplib::detail::encode_query_param(topic)),
+      op);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  for (int i = 0; i < 3000 && param("hub.mode") != "unsubscribe"; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(param("hub.mode"), "unsubscribe");
 }
 
 }  // namespace

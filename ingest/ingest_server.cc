@@ -11,6 +11,16 @@
 //   GET, POST, DELETE /admin/indexnow/keys   operator keys per host
 //                                  (GET [?host=], POST {"host","key"},
 //                                  DELETE ?host=&key=), operator token
+//   GET, POST, DELETE /admin/sitemaps  polled sitemaps (GET: every file
+//                                  with its state, POST {"url"},
+//                                  DELETE ?url=), operator token
+//   GET, POST, DELETE /admin/websub  WebSub subscriptions (GET: every
+//                                  one with its state, POST {"hub","topic"},
+//                                  DELETE ?hub=&topic=), operator token
+//   GET, POST /websub/<id>         the hubs' callbacks: intent
+//                                  verification and signed deliveries,
+//                                  source WEBSUB (no token: the secret's
+//                                  HMAC is the proof)
 //   GET /healthz                   200 while serving, 503 once draining
 //   GET /metrics                   Prometheus (ingest/gateway_metrics.h)
 // A request is answered once its signals are acknowledged by their shards
@@ -23,7 +33,15 @@
 // are refused unless --fetch_allow_loopback or --fetch_allow_networks
 // admit them. With --state_dir the IndexNow keys persist there
 // (ingest/key_store.h): operator keys are saved before their registration
-// is answered, proven key files when the server stops. SIGTERM or SIGINT:
+// is answered, proven key files when the server stops; so do the
+// registered sitemaps (ingest/sitemap_runner.h), saved before answered.
+// Registered sitemaps are polled every --sitemap_poll_interval seconds
+// (--sitemap_fetches at once, through SafeFetch as key files, up to the
+// sitemap limits of 50,000 URLs and 50 MB), each URL whose <lastmod>
+// moved forward signalled once as source SITEMAP. WebSub subscriptions
+// ask hubs to call back on --websub_callback_base + "/<id>" (the URL this
+// server's /websub routes are reached at from outside); their secrets are
+// kept in --state_dir with them. SIGTERM or SIGINT:
 // /healthz answers 503, the listener closes and requests in flight finish
 // (up to --drain_seconds).
 #include <httplib.h>
@@ -44,6 +62,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "client/credentials.h"
 #include "client/ping_client.h"
 #include "ingest/gateway.h"
@@ -73,16 +92,27 @@ ABSL_FLAG(int64_t, max_body_bytes, 4 << 20, "Largest request body taken, bytes")
 ABSL_FLAG(int, threads, 16, "HTTP worker threads");
 ABSL_FLAG(double, drain_seconds, 5.0, "On SIGTERM, how long requests in flight may take");
 ABSL_FLAG(bool, fetch_allow_loopback, false,
-          "Let key file fetches reach loopback addresses (tests only)");
-ABSL_FLAG(std::string, fetch_allow_networks, "",
-          "Comma-separated networks (CIDR) key file fetches may reach although not public");
-ABSL_FLAG(double, fetch_timeout, 10.0, "Seconds a key file fetch may take in all");
-ABSL_FLAG(double, fetch_connect_timeout, 5.0, "Seconds a key file fetch may take to connect");
-ABSL_FLAG(std::string, fetch_ca_file, "",
-          "PEM CAs that verify the sites key files are fetched from (empty: the system's)");
+          "Let key file, sitemap and WebSub hub fetches reach loopback addresses (tests only)");
+ABSL_FLAG(
+    std::string, fetch_allow_networks, "",
+    "Comma-separated networks (CIDR) key file and sitemap fetches may reach although not public");
+ABSL_FLAG(double, fetch_timeout, 10.0, "Seconds a key file or sitemap fetch may take in all");
+ABSL_FLAG(double, fetch_connect_timeout, 5.0,
+          "Seconds a key file or sitemap fetch may take to connect");
+ABSL_FLAG(
+    std::string, fetch_ca_file, "",
+    "PEM CAs that verify the sites key files and sitemaps are fetched from (empty: the system's)");
 ABSL_FLAG(int64_t, fetch_max_bytes, 64 << 10, "Largest key file, bytes");
 ABSL_FLAG(std::string, state_dir, "",
-          "Directory that keeps the IndexNow keys across restarts (empty: in memory only)");
+          "Directory that keeps the IndexNow keys and the registered sitemaps across restarts "
+          "(empty: in memory only)");
+ABSL_FLAG(double, sitemap_poll_interval, 3600.0, "Seconds between two polls of a sitemap");
+ABSL_FLAG(double, sitemap_error_backoff, 300.0,
+          "Seconds before a failed sitemap poll is tried again (doubled per further failure)");
+ABSL_FLAG(int, sitemap_fetches, 4, "Sitemap files fetched at once");
+ABSL_FLAG(std::string, websub_callback_base, "",
+          "Public base URL hubs call back on, routed to this server's /websub, e.g. "
+          "https://ingest.example.com/websub (empty: WebSub subscriptions are refused)");
 ABSL_FLAG(int, key_check_threads, 2, "Key files checked at once");
 ABSL_FLAG(double, key_verified_ttl, 86400.0, "Seconds a proven key file stays proven");
 ABSL_FLAG(double, key_failed_ttl, 600.0, "Seconds before a refused key file is checked again");
@@ -126,6 +156,18 @@ absl::StatusOr<GatewayOptions> GatewayOptionsFromFlags() {
       return absl::InvalidArgumentError(absl::StrCat("--state_dir: ", dir, ": ", error.message()));
     }
     options.key_state_file = dir + "/indexnow_keys.pb";
+    options.sitemap_state_file = dir + "/sitemaps.pb";
+    options.websub_state_file = dir + "/websub.pb";
+  }
+  options.sitemap_poll.poll_interval = absl::Seconds(absl::GetFlag(FLAGS_sitemap_poll_interval));
+  options.sitemap_poll.error_backoff = absl::Seconds(absl::GetFlag(FLAGS_sitemap_error_backoff));
+  options.sitemap_fetches = absl::GetFlag(FLAGS_sitemap_fetches);
+  options.websub_callback_base =
+      std::string(absl::StripSuffix(absl::GetFlag(FLAGS_websub_callback_base), "/"));
+  if (!(absl::GetFlag(FLAGS_sitemap_poll_interval) > 0) ||
+      !(absl::GetFlag(FLAGS_sitemap_error_backoff) > 0) || options.sitemap_fetches < 1) {
+    return absl::InvalidArgumentError(
+        "--sitemap_poll_interval and --sitemap_error_backoff must be > 0, --sitemap_fetches >= 1");
   }
   if (!(absl::GetFlag(FLAGS_fetch_timeout) > 0) ||
       !(absl::GetFlag(FLAGS_fetch_connect_timeout) > 0) ||
@@ -182,6 +224,42 @@ void Route(httplib::Server& server, Gateway& gateway, GatewayMetrics& metrics,
   server.Delete(keys, [&](const httplib::Request& req, httplib::Response& res) {
     Reply(res, gateway.UnregisterKey(req.get_header_value("Authorization"),
                                      req.get_param_value("host"), req.get_param_value("key")));
+  });
+  const char* sitemaps = "/admin/sitemaps";
+  server.Get(sitemaps, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.ListSitemaps(req.get_header_value("Authorization")));
+  });
+  server.Post(sitemaps, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.RegisterSitemap(req.get_header_value("Authorization"), req.body));
+  });
+  server.Delete(sitemaps, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.UnregisterSitemap(req.get_header_value("Authorization"),
+                                         req.get_param_value("url")));
+  });
+  const char* websub = "/admin/websub";
+  server.Get(websub, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.ListWebSub(req.get_header_value("Authorization")));
+  });
+  server.Post(websub, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.SubscribeWebSub(req.get_header_value("Authorization"), req.body));
+  });
+  server.Delete(websub, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.UnsubscribeWebSub(req.get_header_value("Authorization"),
+                                         req.get_param_value("hub"), req.get_param_value("topic")));
+  });
+  const char* callback = R"(/websub/([0-9a-f]+))";
+  server.Get(callback, [&](const httplib::Request& req, httplib::Response& res) {
+    feeds::IntentRequest intent;
+    intent.mode = req.get_param_value("hub.mode");
+    intent.topic = req.get_param_value("hub.topic");
+    intent.challenge = req.get_param_value("hub.challenge");
+    intent.lease_seconds = req.get_param_value("hub.lease_seconds");
+    intent.reason = req.get_param_value("hub.reason");
+    Reply(res, gateway.WebSubIntent(req.matches[1].str(), intent));
+  });
+  server.Post(callback, [&](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, gateway.WebSubDelivery(req.matches[1].str(), req.get_header_value("X-Hub-Signature"),
+                                      req.body));
   });
   server.Get("/healthz", [&](const httplib::Request&, httplib::Response& res) {
     res.status = draining ? 503 : 200;
@@ -275,9 +353,19 @@ int Main() {
     spdlog::error("{}", loaded.ToString());
     return 2;
   }
+  if (absl::Status loaded = gateway.LoadWebSub(); !loaded.ok()) {
+    spdlog::error("{}", loaded.ToString());
+    return 2;
+  }
+  if (absl::Status loaded = gateway.LoadSitemaps(); !loaded.ok()) {
+    spdlog::error("{}", loaded.ToString());
+    return 2;
+  }
   if (!options->key_state_file.empty()) {
     spdlog::info("IndexNow keys kept in {}: {} registered", options->key_state_file,
                  gateway.keys().Registered().size());
+    spdlog::info("sitemaps kept in {}: {} files polled", options->sitemap_state_file,
+                 gateway.sitemaps().Files().size());
   }
 
   std::unique_ptr<httplib::Server> server = HttpServerFor(security->tls);
@@ -335,7 +423,8 @@ int Main() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "recrawl ingestion gateway: IndexNow and CDN purge webhooks into the coordinator's "
+      "recrawl ingestion gateway: IndexNow, CDN purge webhooks and polled sitemaps into the "
+      "coordinator's "
       "signal stream");
   absl::ParseCommandLine(argc, argv);
   return recrawl::ingest::Main();

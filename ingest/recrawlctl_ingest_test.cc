@@ -1,6 +1,6 @@
-// recrawlctl's `ingest keys` commands end to end: the recrawlctl binary
-// against a real ingest_server (HTTP and HTTPS, with role tokens), its
-// output, exit codes, and no token ever printed.
+// recrawlctl's `ingest keys`, `ingest sitemaps` and `ingest websub` commands end to end: the
+// recrawlctl binary against a real ingest_server (HTTP and HTTPS, with role tokens), its output,
+// exit codes, and no token ever printed.
 #include <stdio.h>
 #include <sys/wait.h>
 
@@ -53,7 +53,8 @@ class RecrawlctlIngestTest : public ::testing::Test {
   // Starts the gateway (HTTPS with `tls`); no coordinator behind it.
   void Start(bool tls) {
     std::vector<std::string> args = {"--host=127.0.0.1", "--port=0", "--coordinator=127.0.0.1:1",
-                                     "--token_file=" + tokens_};
+                                     "--token_file=" + tokens_,
+                                     "--websub_callback_base=https://gateway.test/websub"};
     if (tls) {
       ASSERT_TRUE(services::MakeCertificate(dir_, "gateway").ok());
       args.push_back(absl::StrCat("--tls_cert=", dir_, "/gateway.pem"));
@@ -91,6 +92,49 @@ TEST_F(RecrawlctlIngestTest, AddsListsAndRemovesKeys) {
   EXPECT_THAT(r.output, HasSubstr("NOT_FOUND"));
   r = RunCtl(Flags() + " ingest keys list example.com");
   EXPECT_EQ(r.output, "no IndexNow key registered\n");
+}
+
+TEST_F(RecrawlctlIngestTest, AddsListsAndRemovesSitemaps) {
+  Start(/*tls=*/false);
+  // Loopback is refused to this gateway's fetches: its polls fail, locally.
+  const std::string url = "http://127.0.0.1:1/sitemap.xml";
+  Result r = RunCtl(absl::StrCat(Flags(), " ingest sitemaps add ", url));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("registered"));
+  r = RunCtl(Flags() + " ingest sitemaps list");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(absl::StrCat(url, "\tregistered\t")));
+  r = RunCtl(Flags() + " ingest sitemaps add ftp://example.com/sitemap.xml");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("INVALID_ARGUMENT"));
+  r = RunCtl(absl::StrCat(Flags(), " ingest sitemaps rm ", url));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = RunCtl(absl::StrCat(Flags(), " ingest sitemaps rm ", url));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("NOT_FOUND"));
+  r = RunCtl(Flags() + " ingest sitemaps list");
+  EXPECT_EQ(r.output, "no sitemap registered\n");
+}
+
+TEST_F(RecrawlctlIngestTest, SubscribesListsAndUnsubscribesWebSub) {
+  Start(/*tls=*/false);
+  // Loopback is refused to this gateway's fetches: the hub is never reached.
+  const std::string hub = "http://127.0.0.1:1/hub";
+  const std::string topic = "https://example.com/feed";
+  Result r = RunCtl(absl::StrCat(Flags(), " ingest websub add ", hub, " ", topic));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("callback id"));
+  r = RunCtl(Flags() + " ingest websub list");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(absl::StrCat(hub, "\t", topic, "\tinactive\tsubscribe\t")));
+  r = RunCtl(absl::StrCat(Flags(), " ingest websub add ", hub, " not-a-url"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("INVALID_ARGUMENT"));
+  r = RunCtl(absl::StrCat(Flags(), " ingest websub rm ", hub, " https://example.com/other"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("NOT_FOUND"));
+  r = RunCtl(absl::StrCat(Flags(), " ingest websub rm ", hub, " ", topic));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 TEST_F(RecrawlctlIngestTest, RefusalsNameTheProblemAndShowNoToken) {

@@ -108,11 +108,11 @@ absl::StatusOr<std::string> HostOf(const std::string& url) {
   return absl::AsciiStrToLower(host_text);
 }
 
-// One GET without following redirects; sets *location to the redirect
+// One GET (or POST) without following redirects; sets *location to the redirect
 // target of a 3xx answer.
 absl::Status FetchOnce(const std::string& url, const FetchRequest& request,
-                       const FetchOptions& options, absl::Duration time_left,
-                       FetchResponse* response, std::string* location) {
+                       const std::string* form_body, const FetchOptions& options,
+                       absl::Duration time_left, FetchResponse* response, std::string* location) {
   std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
   if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
   CURL* c = curl.get();
@@ -130,6 +130,12 @@ absl::Status FetchOnce(const std::string& url, const FetchRequest& request,
   const long total_ms = std::max<long>(1, absl::ToInt64Milliseconds(time_left));
   const long connect_ms =
       std::min(total_ms, std::max<long>(1, absl::ToInt64Milliseconds(options.connect_timeout)));
+  if (form_body != nullptr) {
+    add_header("Content-Type: application/x-www-form-urlencoded");
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, form_body->data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(form_body->size()));
+  }
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
@@ -182,9 +188,9 @@ absl::Status FetchOnce(const std::string& url, const FetchRequest& request,
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<FetchResponse> SafeFetch(const FetchRequest& request, const FetchOptions& options) {
+// SafeFetch, or SafePostForm when `form_body` is not null.
+absl::StatusOr<FetchResponse> Fetch(const FetchRequest& request, const std::string* form_body,
+                                    const FetchOptions& options) {
   InitCurlOnce();
   absl::StatusOr<std::string> first_host = HostOf(request.url);
   if (!first_host.ok()) return first_host.status();
@@ -200,10 +206,11 @@ absl::StatusOr<FetchResponse> SafeFetch(const FetchRequest& request, const Fetch
     response = FetchResponse{};
     response.redirects = hop;
     std::string location;
-    if (absl::Status s = FetchOnce(url, request, options, left, &response, &location); !s.ok()) {
+    if (absl::Status s = FetchOnce(url, request, form_body, options, left, &response, &location);
+        !s.ok()) {
       return s;
     }
-    if (location.empty()) return response;
+    if (location.empty() || form_body != nullptr) return response;
     if (hop >= options.max_redirects) {
       return absl::OutOfRangeError(absl::StrCat("url \"", request.url, "\": more than ",
                                                 options.max_redirects, " redirects"));
@@ -224,6 +231,17 @@ absl::StatusOr<FetchResponse> SafeFetch(const FetchRequest& request, const Fetch
     }
     url = location;
   }
+}
+
+}  // namespace
+
+absl::StatusOr<FetchResponse> SafeFetch(const FetchRequest& request, const FetchOptions& options) {
+  return Fetch(request, nullptr, options);
+}
+
+absl::StatusOr<FetchResponse> SafePostForm(const std::string& url, const std::string& form_body,
+                                           const FetchOptions& options) {
+  return Fetch({url, "", ""}, &form_body, options);
 }
 
 }  // namespace ingest

@@ -1,4 +1,4 @@
-// Outbound HTTP(S) GETs for the gateway (IndexNow key files, sitemaps, WebSub
+// Outbound HTTP(S) requests for the gateway (IndexNow key files, sitemaps, WebSub
 // hubs) through libcurl, guarded against server-side request forgery and
 // bounded in time and size.
 //
@@ -12,7 +12,9 @@
 // - Redirects are not followed by curl: up to max_redirects are followed
 //   here, each only to the same host name unless allow_cross_host_redirects,
 //   and never from https to http.
-// - Only http and https, GET only; total time (over all hops), connect time
+// - Only http and https; GET, or POST of a form body (WebSub hub
+//   requests; SafePostForm), whose 3xx answers are returned as
+//   they are (a POST is never redirected); total time (over all hops), connect time
 //   and body size are bounded (the transfer is aborted as soon as the body
 //   passes max_body_bytes). No Accept-Encoding is sent and the body is kept
 //   as received; gzip bodies are inflated by the caller with InflateGzip
@@ -78,6 +80,12 @@ struct FetchResponse {
 
 // GETs `request.url` under `options` (see the file comment).
 absl::StatusOr<FetchResponse> SafeFetch(const FetchRequest& request, const FetchOptions& options);
+
+// POSTs `form_body` to `url` (Content-Type
+// application/x-www-form-urlencoded) under the same guards; a 3xx answer is
+// returned, not followed.
+absl::StatusOr<FetchResponse> SafePostForm(const std::string& url, const std::string& form_body,
+                                           const FetchOptions& options);
 
 }  // namespace ingest
 }  // namespace recrawl

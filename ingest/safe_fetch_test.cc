@@ -43,6 +43,12 @@ class SafeFetchTest : public ::testing::Test {
     s.Get("/elsewhere", [this](const httplib::Request&, httplib::Response& res) {
       res.set_redirect(absl::StrCat("http://localhost:", server_.port(), "/key.txt"));
     });
+    s.Post("/hub", [this](const httplib::Request& req, httplib::Response& res) {
+      posted_ = absl::StrCat(req.get_header_value("Content-Type"), " ", req.body);
+      res.status = 202;
+    });
+    s.Post("/moved-hub",
+           [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/hub"); });
     ASSERT_GT(server_.Start(), 0);
     options_.policy = AddressPolicy::AllowingLoopback();
   }
@@ -56,6 +62,7 @@ class SafeFetchTest : public ::testing::Test {
   }
 
   TestHttpServer server_;
+  std::string posted_;
   absl::Notification release_slow_;
   FetchOptions options_;
 };
@@ -69,6 +76,25 @@ TEST_F(SafeFetchTest, FetchesBodyAndValidators) {
   EXPECT_EQ(r->last_modified, "Wed, 21 Oct 2026 07:28:00 GMT");
   EXPECT_EQ(r->content_type, "text/plain");
   EXPECT_EQ(r->redirects, 0);
+}
+
+TEST_F(SafeFetchTest, PostsAFormBodyAndFollowsNoRedirect) {
+  const std::string form = "hub.mode=subscribe&hub.topic=x";
+  absl::StatusOr<FetchResponse> r = SafePostForm(server_.Url("/hub"), form, options_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 202);
+  EXPECT_EQ(posted_, "application/x-www-form-urlencoded hub.mode=subscribe&hub.topic=x");
+
+  posted_.clear();
+  r = SafePostForm(server_.Url("/moved-hub"), form, options_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->status, 302);
+  EXPECT_EQ(r->redirects, 0);
+  EXPECT_EQ(posted_, "");
+
+  r = SafePostForm(server_.Url("/hub"), form, FetchOptions());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kPermissionDenied) << r.status();
+  EXPECT_EQ(posted_, "");
 }
 
 TEST_F(SafeFetchTest, NotFoundIsAResponse) {
