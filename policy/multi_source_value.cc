@@ -14,6 +14,11 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Relative widening of computed slopes, for rounding (as crawl_value.cc).
 constexpr double kSlopeSlack = 1e-9;
+// See Summation::SumWholeLevel.
+constexpr double kWholeLevelTolerance = 1e-13;
+// A subtree of the enumeration is skipped when its bound is below this share
+// of the cut's tolerance, and the pruned total stays below half of it.
+constexpr double kPruneShare = 1e-3;
 
 using SourceKind = MultiSourceModel::SourceKind;
 
@@ -38,8 +43,23 @@ class Summation {
       s.log_nu_over_c = std::log(s.nu / c_);
       s.log_gamma_over_total = std::log(s.gamma / gamma_);
     }
+    // The most accurate sources first: their large counts carry little
+    // weight, so whole subtrees of the enumeration can be pruned.
+    std::sort(sources_.begin(), sources_.end(),
+              [](const Source& x, const Source& y) { return x.nu < y.nu; });
+    log_q_rest_.assign(sources_.size() + 1, -kInf);
+    double nu_rest = 0.0;
+    for (size_t j = sources_.size(); j-- > 0;) {
+      nu_rest += sources_[j].nu;
+      log_q_rest_[j] = std::log(nu_rest / c_);
+    }
+    log_g_ = std::log(gamma_sum / gamma_);
     beta_min_ = kInf;
-    for (const Source& s : sources_) beta_min_ = std::min(beta_min_, s.beta);
+    beta_max_ = 0.0;
+    for (const Source& s : sources_) {
+      beta_min_ = std::min(beta_min_, s.beta);
+      beta_max_ = std::max(beta_max_, s.beta);
+    }
     decay_ = std::exp(-alpha_ * iota);
   }
 
@@ -47,6 +67,7 @@ class Summation {
   // the level) or the bound (M9) on the levels left, and when `need_psi`
   // also the bound on ψ's, is below the tolerance of the sums.
   void Run(bool need_psi) {
+    prune_ = !need_psi;
     for (int64_t level = 0;; ++level) {
       const double y_max = iota_ - static_cast<double>(level) * beta_min_;
       if (y_max <= 0.0 && level > 0) break;
@@ -54,7 +75,7 @@ class Summation {
         // Σ_{K >= level} terms <= Q^K R^K(C y_max)/Δ (M9).
         const double w_tail =
             std::exp(static_cast<double>(level) * log_q_) * Residual(level, c_ * y_max) / delta_;
-        bool done = w_tail <= kValueTruncationTolerance * value_sum_;
+        bool done = w_tail <= kValueTruncationTolerance * value_sum_ - pruned_;
         if (need_psi) {
           // Σ_{K >= level} R^K(Γ y_max)/Γ = E[(X − level)^+]/Γ
           //   <= E[X 1{X > level}]/Γ = y_max R^{level−1}(Γ y_max),
@@ -66,7 +87,9 @@ class Summation {
         if (done) break;
       }
       level_ = level;
-      Enumerate(0, level, iota_, std::lgamma(static_cast<double>(level) + 1.0), 0.0, 0.0);
+      if (!SumWholeLevel(level)) {
+        Enumerate(0, level, iota_, std::lgamma(static_cast<double>(level) + 1.0), 0.0, 0.0);
+      }
     }
   }
 
@@ -109,9 +132,49 @@ class Summation {
       const double kd = static_cast<double>(k);
       const double y_k = y - kd * s.beta;
       if (y_k <= 0.0) break;
-      Enumerate(j + 1, left - k, y_k, log_m - std::lgamma(kd + 1.0), log_w + kd * s.log_nu_over_c,
-                log_g + kd * s.log_gamma_over_total);
+      const double log_m_k = log_m - std::lgamma(kd + 1.0);
+      const double log_w_k = log_w + kd * s.log_nu_over_c;
+      if (prune_) {
+        // The subtree's A_k sum to at most M Π (ν_r/C)^{k_r} over the fixed
+        // counts times Q_rest^left / left! (multinomial theorem, R <= 1);
+        // its value terms are below their A_k. Pruned mass is counted
+        // against the tolerance of the cut.
+        const double rest = static_cast<double>(left - k);
+        const double bound =
+            std::exp(log_m_k - std::lgamma(rest + 1.0) + log_w_k + rest * log_q_rest_[j + 1]) / c_;
+        const double budget = kValueTruncationTolerance * value_sum_;
+        if (bound <= kPruneShare * budget && pruned_ + bound <= 0.5 * budget) {
+          pruned_ += bound;
+          continue;
+        }
+      }
+      Enumerate(j + 1, left - k, y_k, log_m_k, log_w_k, log_g + kd * s.log_gamma_over_total);
     }
+  }
+
+  // A level whose every y_k is so large that R^K(C y_k) and R^K(Γ y_k) are
+  // within kWholeLevelTolerance of 1 sums in closed form by the multinomial
+  // theorem: Σ_{|k|=K} M(k) Π (ν_s/C)^{k_s} = Q^K and Σ M(k) Π (γ_s/Γ)^{k_s}
+  // = G^K with G = Σ γ_s / Γ, each with relative error below that
+  // tolerance. This keeps large ι (where the cut needs many levels) cheap.
+  bool SumWholeLevel(int64_t level) {
+    if (sources_.empty()) return false;
+    const double y_min = iota_ - static_cast<double>(level) * beta_max_;
+    if (y_min <= 0.0) return false;
+    if (ResidualComplement(level, c_ * y_min) > kWholeLevelTolerance ||
+        ResidualComplement(level, gamma_ * y_min) > kWholeLevelTolerance) {
+      return false;
+    }
+    const double k = static_cast<double>(level);
+    const double a = std::exp(k * log_q_) / c_;
+    const double psi_term = std::exp(k * log_g_) / gamma_;
+    const double b = decay_ * psi_term;
+    value_sum_ += a - b;
+    w_sum_ += a;
+    psi_sum_ += psi_term;
+    psi_decayed_sum_ += b;
+    ++terms_;
+    return true;
   }
 
   void AddTerm(double y, double log_m, double log_w, double log_g) {
@@ -128,7 +191,10 @@ class Summation {
 
   double iota_;
   std::vector<Source> sources_;
-  double alpha_, delta_, c_, gamma_, log_q_, beta_min_, decay_;
+  std::vector<double> log_q_rest_;  // log(Σ_{r>=j} ν_r / C)
+  bool prune_ = false;
+  double pruned_ = 0.0;  // bound on the A_k of pruned subtrees
+  double alpha_, delta_, c_, gamma_, log_q_, log_g_, beta_min_, beta_max_, decay_;
   int64_t level_ = 0;
   int64_t terms_ = 0;
   double value_sum_ = 0.0, w_sum_ = 0.0, psi_sum_ = 0.0, psi_decayed_sum_ = 0.0;
