@@ -98,7 +98,6 @@ class Summation {
   double psi_sum() const { return psi_sum_; }
   double psi_decayed_sum() const { return psi_decayed_sum_; }
   double decay() const { return decay_; }
-  int64_t terms() const { return terms_; }
 
  private:
   struct Source {
@@ -173,7 +172,6 @@ class Summation {
     w_sum_ += a;
     psi_sum_ += psi_term;
     psi_decayed_sum_ += b;
-    ++terms_;
     return true;
   }
 
@@ -186,7 +184,6 @@ class Summation {
     w_sum_ += a;
     psi_sum_ += psi_term;
     psi_decayed_sum_ += b;
-    ++terms_;
   }
 
   double iota_;
@@ -196,7 +193,6 @@ class Summation {
   double pruned_ = 0.0;  // bound on the A_k of pruned subtrees
   double alpha_, delta_, c_, gamma_, log_q_, log_g_, beta_min_, beta_max_, decay_;
   int64_t level_ = 0;
-  int64_t terms_ = 0;
   double value_sum_ = 0.0, w_sum_ = 0.0, psi_sum_ = 0.0, psi_decayed_sum_ = 0.0;
 };
 
