@@ -50,7 +50,8 @@ absl::StatusOr<MultiSourceResults> RunMultiSourceExperiment(
       const MultiSourceRealization realization =
           RealizeMultiSource(world, instance, options.seed, rep);
       for (size_t k = 0; k < policies.size(); ++k) {
-        absl::StatusOr<CrawlLog> log = RunMultiSource(instance, realization, policies[k].view);
+        absl::StatusOr<CrawlLog> log =
+            RunMultiSource(instance, realization, policies[k].view, world.pages_per_host);
         if (!log.ok()) return log.status();
         const RunMetrics metrics =
             Evaluate(instance.merged, realization.world, *log, options.seed, rep);

@@ -18,12 +18,14 @@ const std::vector<MultiSourcePolicy>& MultiSourcePolicies() {
       {"GREEDY-NCIS-CDN-ONLY", SignalView::kFirstSourceOnly},
       {"GREEDY-NCIS-SOURCES", SignalView::kPerSource},
       {"GREEDY-NCIS-SOURCES-UNMATCHED", SignalView::kPerSourceUnmatched},
+      {"GREEDY-NCIS-SOURCES-LEARNED", SignalView::kPerSourceLearned},
   };
   return *policies;
 }
 
 absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Create(
-    const std::vector<policy::MultiSourceParams>& pages, SignalView view) {
+    const std::vector<policy::MultiSourceParams>& pages, SignalView view, int pages_per_host) {
+  if (pages_per_host < 1) return absl::InvalidArgumentError("pages_per_host must be >= 1");
   std::vector<policy::MultiSourceModel> beliefs;
   beliefs.reserve(pages.size());
   for (const policy::MultiSourceParams& page : pages) {
@@ -45,15 +47,29 @@ absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Crea
       case SignalView::kPerSourceUnmatched:
         belief.sources = page.sources;
         break;
+      case SignalView::kPerSourceLearned: {
+        const policy::SourceTrustPrior prior;
+        belief.sources.assign(page.sources.size(), {prior.recall, prior.false_rate});
+        break;
+      }
     }
     beliefs.push_back(*policy::MultiSourceModel::Create(belief));
   }
-  return std::unique_ptr<MultiSourceScheduler>(new MultiSourceScheduler(std::move(beliefs), view));
+  return std::unique_ptr<MultiSourceScheduler>(
+      new MultiSourceScheduler(std::move(beliefs), view, pages_per_host));
 }
 
 MultiSourceScheduler::MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs,
-                                           SignalView view)
-    : beliefs_(std::move(beliefs)), view_(view), pages_(beliefs_.size()) {
+                                           SignalView view, int pages_per_host)
+    : beliefs_(std::move(beliefs)),
+      view_(view),
+      pages_(beliefs_.size()),
+      pages_per_host_(pages_per_host) {
+  if (view_ == SignalView::kPerSourceLearned && !beliefs_.empty()) {
+    const size_t hosts = (beliefs_.size() + pages_per_host - 1) / pages_per_host;
+    trust_.assign(hosts, policy::SourceTrustEstimator(beliefs_[0].num_sources()));
+    next_refit_.assign(hosts, 10);
+  }
   for (size_t i = 0; i < pages_.size(); ++i) {
     Page& p = pages_[i];
     p.signals.counts.assign(beliefs_[i].num_sources(), 0);
@@ -76,6 +92,7 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
       ++p.signals.counts[0];
       break;
     case SignalView::kPerSource:
+    case SignalView::kPerSourceLearned:
       if (__builtin_popcount(sources) >= 2) {
         ++p.signals.joint;
       } else {
@@ -94,7 +111,32 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
   }
 }
 
-void MultiSourceScheduler::OnCrawl(int page, double t) {
+void MultiSourceScheduler::Learn(int page, double t, bool changed) {
+  const int host = page / pages_per_host_;
+  const Page& p = pages_[page];
+  policy::SourceTrustEstimator& trust = trust_[host];
+  if (!trust.Add(beliefs_[page].change_rate(), t - p.last_crawl, p.signals, changed).ok()) {
+    return;  // an outcome the model rules out (cannot happen in the simulator)
+  }
+  if (trust.num_crawls() < next_refit_[host]) return;
+  next_refit_[host] = next_refit_[host] < 160 ? 2 * next_refit_[host] : next_refit_[host] + 200;
+  const policy::SourceTrustEstimate estimate = trust.Estimate();
+  const int end = std::min<int>(static_cast<int>(pages_.size()), (host + 1) * pages_per_host_);
+  for (int i = host * pages_per_host_; i < end; ++i) {
+    policy::MultiSourceParams params = beliefs_[i].params();
+    params.sources = estimate.sources;
+    absl::StatusOr<policy::MultiSourceModel> model = policy::MultiSourceModel::Create(params);
+    if (!model.ok()) continue;
+    beliefs_[i] = *std::move(model);
+    if (!pages_[i].dirty) {
+      pages_[i].dirty = true;
+      dirty_.push_back(i);
+    }
+  }
+}
+
+void MultiSourceScheduler::OnCrawl(int page, double t, bool changed) {
+  if (view_ == SignalView::kPerSourceLearned) Learn(page, t, changed);
   Page& p = pages_[page];
   std::fill(p.signals.counts.begin(), p.signals.counts.end(), 0);
   p.signals.joint = 0;
@@ -154,14 +196,18 @@ int MultiSourceScheduler::Next(double t) {
 
 absl::StatusOr<CrawlLog> RunMultiSource(const MultiSourceInstance& instance,
                                         const MultiSourceRealization& realization, SignalView view,
-                                        int64_t* evaluations) {
+                                        int pages_per_host, int64_t* evaluations) {
   absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> scheduler =
-      MultiSourceScheduler::Create(instance.pages, view);
+      MultiSourceScheduler::Create(instance.pages, view, pages_per_host);
   if (!scheduler.ok()) return scheduler.status();
   const Realization& world = realization.world;
   const int num_pages = static_cast<int>(instance.pages.size());
   std::vector<std::pair<int32_t, double>> crawls;
   crawls.reserve(world.slot_times.size());
+  // Per page: index of the first change after now, and its value at the last
+  // crawl (as RunScheduler).
+  std::vector<int64_t> next_change(world.change_begin.begin(), world.change_begin.end() - 1);
+  std::vector<int64_t> next_change_at_crawl = next_change;
   for (size_t j = 0; j < world.slot_times.size(); ++j) {
     const double t = world.slot_times[j];
     for (int64_t k = world.signal_begin[j]; k < world.signal_begin[j + 1]; ++k) {
@@ -170,7 +216,11 @@ absl::StatusOr<CrawlLog> RunMultiSource(const MultiSourceInstance& instance,
     }
     const int page = (*scheduler)->Next(t);
     if (page == Scheduler::kIdle) continue;
-    (*scheduler)->OnCrawl(page, t);
+    int64_t& next = next_change[page];
+    while (next < world.change_begin[page + 1] && world.change_times[next] <= t) ++next;
+    const bool changed = next != next_change_at_crawl[page];
+    next_change_at_crawl[page] = next;
+    (*scheduler)->OnCrawl(page, t, changed);
     crawls.emplace_back(page, t);
   }
   if (evaluations != nullptr) *evaluations = (*scheduler)->evaluations();

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "policy/multi_source_model.h"
+#include "policy/source_trust_estimator.h"
 #include "sim/metrics.h"
 #include "sim/multi_source_world.h"
 
@@ -42,6 +43,11 @@ enum class SignalView {
   // not recognised as one event: each counts as a single-source signal (what
   // an index that cannot match them would do).
   kPerSourceUnmatched,
+  // kPerSource with each host's (λ_s, ν_s) learned during the run by a
+  // policy::SourceTrustEstimator pooled over the host's pages (Δ_i given),
+  // starting from its prior and re-fitted after 10, 20, 40, 80, 160 and then
+  // every 200 crawls of the host.
+  kPerSourceLearned,
 };
 
 struct MultiSourcePolicy {
@@ -50,19 +56,21 @@ struct MultiSourcePolicy {
 };
 
 // GREEDY, GREEDY-NCIS-MERGED, GREEDY-NCIS-CDN-ONLY, GREEDY-NCIS-SOURCES,
-// GREEDY-NCIS-SOURCES-UNMATCHED.
+// GREEDY-NCIS-SOURCES-UNMATCHED, GREEDY-NCIS-SOURCES-LEARNED.
 const std::vector<MultiSourcePolicy>& MultiSourcePolicies();
 
 class MultiSourceScheduler {
  public:
-  // InvalidArgument if a page's parameters are invalid.
+  // Page i belongs to host i / pages_per_host (used by kPerSourceLearned).
+  // InvalidArgument if a page's parameters are invalid or pages_per_host < 1.
   static absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> Create(
-      const std::vector<policy::MultiSourceParams>& pages, SignalView view);
+      const std::vector<policy::MultiSourceParams>& pages, SignalView view, int pages_per_host);
 
   // Signals at t (<= the next slot) from the sources in the bit set.
   void OnSignal(int page, double t, uint32_t sources);
   int Next(double t);
-  void OnCrawl(int page, double t);
+  // `changed`: the content differed from the previous crawl.
+  void OnCrawl(int page, double t, bool changed);
 
   // The exact crawl value of `page` at t (>= its last signal and crawl)
   // under the policy's belief and view, computed afresh.
@@ -81,7 +89,9 @@ class MultiSourceScheduler {
     bool dirty = true;
   };
 
-  MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs, SignalView view);
+  MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs, SignalView view,
+                       int pages_per_host);
+  void Learn(int page, double t, bool changed);
   void Evaluate(int page, double t);
   double Bound(const Page& p, double t) const;
 
@@ -90,6 +100,9 @@ class MultiSourceScheduler {
   std::vector<Page> pages_;
   std::vector<int> dirty_;
   std::vector<std::pair<double, int>> heap_;
+  int pages_per_host_;
+  std::vector<policy::SourceTrustEstimator> trust_;  // per host, when learning
+  std::vector<int64_t> next_refit_;                  // per host
   int64_t evaluations_ = 0;
 };
 
@@ -97,7 +110,7 @@ class MultiSourceScheduler {
 // sim/simulator.h's RunScheduler).
 absl::StatusOr<CrawlLog> RunMultiSource(const MultiSourceInstance& instance,
                                         const MultiSourceRealization& world, SignalView view,
-                                        int64_t* evaluations = nullptr);
+                                        int pages_per_host, int64_t* evaluations = nullptr);
 
 }  // namespace sim
 }  // namespace recrawl

@@ -82,7 +82,10 @@ TEST(MultiSourceSchedulerTest, LazyArgmaxIsExact) {
   const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 7, 0);
   const MultiSourceRealization r = RealizeMultiSource(config, instance, 7, 0);
   for (const MultiSourcePolicy& policy : MultiSourcePolicies()) {
-    auto scheduler = *MultiSourceScheduler::Create(instance.pages, policy.view);
+    auto scheduler =
+        *MultiSourceScheduler::Create(instance.pages, policy.view, config.pages_per_host);
+    std::vector<int64_t> next_change(r.world.change_begin.begin(), r.world.change_begin.end() - 1);
+    std::vector<int64_t> at_crawl = next_change;
     int checked = 0;
     for (size_t j = 0; j < r.world.slot_times.size(); ++j) {
       const double t = r.world.slot_times[j];
@@ -95,7 +98,10 @@ TEST(MultiSourceSchedulerTest, LazyArgmaxIsExact) {
       for (int i = 0; i < 40; ++i) {
         ASSERT_LE(scheduler->Value(i, t), best * (1 + 1e-9)) << policy.name << " slot " << j;
       }
-      scheduler->OnCrawl(page, t);
+      int64_t& next = next_change[page];
+      while (next < r.world.change_begin[page + 1] && r.world.change_times[next] <= t) ++next;
+      scheduler->OnCrawl(page, t, next != at_crawl[page]);
+      at_crawl[page] = next;
       ++checked;
     }
     EXPECT_EQ(checked, 600) << policy.name;
