@@ -68,7 +68,9 @@ PageModel::PageModel(const PageParams& params) : params_(params) {
 }
 
 double PageModel::FreshProbability(double tau_elap, int64_t n_cis) const {
-  if (n_cis > 0 && std::isinf(log_signal_factor_)) return 0.0;
+  // n_cis = 0 skips the signal term, whose 0·∞ would be NaN when ν = 0.
+  if (n_cis <= 0) return std::exp(-alpha_ * tau_elap);
+  if (std::isinf(log_signal_factor_)) return 0.0;
   return std::exp(-alpha_ * tau_elap - static_cast<double>(n_cis) * log_signal_factor_);
 }
 

@@ -46,6 +46,8 @@ TEST(PageModelTest, NoFalseSignalsMakesBetaInfinite) {
   EXPECT_EQ(m.EffectiveElapsed(0.1, 1), kInf);
   EXPECT_EQ(m.EffectiveElapsed(0.1, 0), 0.1);
   EXPECT_EQ(m.FreshProbability(0.1, 1), 0.0);
+  // No signal yet: only the unsignalled changes count (not 0·∞).
+  EXPECT_DOUBLE_EQ(m.FreshProbability(0.1, 0), std::exp(-0.05));
 }
 
 TEST(PageModelTest, ZeroRecallSignalsAreUninformative) {

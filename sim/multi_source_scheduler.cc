@@ -1,0 +1,238 @@
+#include "sim/multi_source_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "policy/multi_source_value.h"
+#include "sim/scheduler.h"
+
+namespace recrawl {
+namespace sim {
+
+const std::vector<MultiSourcePolicy>& MultiSourcePolicies() {
+  static const auto* policies = new std::vector<MultiSourcePolicy>{
+      {"GREEDY", SignalView::kNone},
+      {"GREEDY-NCIS-MERGED", SignalView::kMerged},
+      {"GREEDY-NCIS-CDN-ONLY", SignalView::kFirstSourceOnly},
+      {"GREEDY-NCIS-SOURCES", SignalView::kPerSource},
+      {"GREEDY-NCIS-SOURCES-UNMATCHED", SignalView::kPerSourceUnmatched},
+      {"GREEDY-NCIS-SOURCES-LEARNED", SignalView::kPerSourceLearned},
+  };
+  return *policies;
+}
+
+absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Create(
+    const std::vector<policy::MultiSourceParams>& pages, SignalView view, int pages_per_host) {
+  if (pages_per_host < 1) return absl::InvalidArgumentError("pages_per_host must be >= 1");
+  std::vector<policy::MultiSourceModel> beliefs;
+  beliefs.reserve(pages.size());
+  for (const policy::MultiSourceParams& page : pages) {
+    absl::StatusOr<policy::MultiSourceModel> truth = policy::MultiSourceModel::Create(page);
+    if (!truth.ok()) return truth.status();
+    policy::MultiSourceParams belief{page.importance, page.change_rate, {}};
+    switch (view) {
+      case SignalView::kNone:
+        break;
+      case SignalView::kMerged: {
+        const policy::PageModel merged = truth->Merged();
+        belief.sources = {{merged.recall(), merged.false_rate()}};
+        break;
+      }
+      case SignalView::kFirstSourceOnly:
+        if (!page.sources.empty()) belief.sources = {page.sources[0]};
+        break;
+      case SignalView::kPerSource:
+      case SignalView::kPerSourceUnmatched:
+        belief.sources = page.sources;
+        break;
+      case SignalView::kPerSourceLearned: {
+        const policy::SourceTrustPrior prior;
+        belief.sources.assign(page.sources.size(), {prior.recall, prior.false_rate});
+        break;
+      }
+    }
+    beliefs.push_back(*policy::MultiSourceModel::Create(belief));
+  }
+  return std::unique_ptr<MultiSourceScheduler>(
+      new MultiSourceScheduler(std::move(beliefs), view, pages_per_host));
+}
+
+MultiSourceScheduler::MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs,
+                                           SignalView view, int pages_per_host)
+    : beliefs_(std::move(beliefs)),
+      view_(view),
+      pages_(beliefs_.size()),
+      pages_per_host_(pages_per_host) {
+  if (view_ == SignalView::kPerSourceLearned && !beliefs_.empty()) {
+    const size_t hosts = (beliefs_.size() + pages_per_host - 1) / pages_per_host;
+    trust_.assign(hosts, policy::SourceTrustEstimator(beliefs_[0].num_sources()));
+    next_refit_.assign(hosts, 10);
+  }
+  for (size_t i = 0; i < pages_.size(); ++i) {
+    Page& p = pages_[i];
+    p.signals.counts.assign(beliefs_[i].num_sources(), 0);
+    const double delta = beliefs_[i].change_rate();
+    p.ceiling = delta > 0.0 ? beliefs_[i].importance() / delta : 0.0;
+    dirty_.push_back(static_cast<int>(i));
+  }
+}
+
+void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
+  Page& p = pages_[page];
+  switch (view_) {
+    case SignalView::kNone:
+      return;
+    case SignalView::kMerged:
+      ++p.signals.counts[0];
+      break;
+    case SignalView::kFirstSourceOnly:
+      if ((sources & 1u) == 0) return;
+      ++p.signals.counts[0];
+      break;
+    case SignalView::kPerSource:
+    case SignalView::kPerSourceLearned:
+      if (__builtin_popcount(sources) >= 2) {
+        ++p.signals.joint;
+      } else {
+        ++p.signals.counts[__builtin_ctz(sources)];
+      }
+      break;
+    case SignalView::kPerSourceUnmatched:
+      for (uint32_t bits = sources; bits != 0; bits &= bits - 1) {
+        ++p.signals.counts[__builtin_ctz(bits)];
+      }
+      break;
+  }
+  if (!p.dirty) {
+    p.dirty = true;
+    dirty_.push_back(page);
+  }
+}
+
+void MultiSourceScheduler::Learn(int page, double t, bool changed) {
+  const int host = page / pages_per_host_;
+  const Page& p = pages_[page];
+  policy::SourceTrustEstimator& trust = trust_[host];
+  if (!trust.Add(beliefs_[page].change_rate(), t - p.last_crawl, p.signals, changed).ok()) {
+    return;  // an outcome the model rules out (cannot happen in the simulator)
+  }
+  if (trust.num_crawls() < next_refit_[host]) return;
+  next_refit_[host] = next_refit_[host] < 160 ? 2 * next_refit_[host] : next_refit_[host] + 200;
+  const policy::SourceTrustEstimate estimate = trust.Estimate();
+  const int end = std::min<int>(static_cast<int>(pages_.size()), (host + 1) * pages_per_host_);
+  for (int i = host * pages_per_host_; i < end; ++i) {
+    policy::MultiSourceParams params = beliefs_[i].params();
+    params.sources = estimate.sources;
+    absl::StatusOr<policy::MultiSourceModel> model = policy::MultiSourceModel::Create(params);
+    if (!model.ok()) continue;
+    beliefs_[i] = *std::move(model);
+    if (!pages_[i].dirty) {
+      pages_[i].dirty = true;
+      dirty_.push_back(i);
+    }
+  }
+}
+
+void MultiSourceScheduler::OnCrawl(int page, double t, bool changed) {
+  if (view_ == SignalView::kPerSourceLearned) Learn(page, t, changed);
+  Page& p = pages_[page];
+  std::fill(p.signals.counts.begin(), p.signals.counts.end(), 0);
+  p.signals.joint = 0;
+  p.last_crawl = t;
+  if (!p.dirty) {
+    p.dirty = true;
+    dirty_.push_back(page);
+  }
+}
+
+void MultiSourceScheduler::Evaluate(int page, double t) {
+  Page& p = pages_[page];
+  const policy::ValueGrowth g =
+      policy::MultiSourceValueGrowth(beliefs_[page], t - p.last_crawl, p.signals);
+  p.value = g.value;
+  p.slope = g.slope;
+  p.slope_rise = g.slope_rise;
+  p.evaluated_at = t;
+  p.dirty = false;
+  ++evaluations_;
+}
+
+double MultiSourceScheduler::Value(int page, double t) const {
+  const Page& p = pages_[page];
+  return policy::MultiSourceValue(beliefs_[page], t - p.last_crawl, p.signals);
+}
+
+double MultiSourceScheduler::Bound(const Page& p, double t) const {
+  const double h = t - p.evaluated_at;
+  return std::min(p.ceiling, p.value + p.slope * h + 0.5 * p.slope_rise * h * h);
+}
+
+int MultiSourceScheduler::Next(double t) {
+  for (int page : dirty_) Evaluate(page, t);
+  dirty_.clear();
+  heap_.clear();
+  for (size_t i = 0; i < pages_.size(); ++i) {
+    heap_.emplace_back(Bound(pages_[i], t), static_cast<int>(i));
+  }
+  std::make_heap(heap_.begin(), heap_.end());
+  int best = Scheduler::kIdle;
+  double best_value = -std::numeric_limits<double>::infinity();
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end());
+    const auto [bound, page] = heap_.back();
+    heap_.pop_back();
+    if (bound <= best_value) break;
+    Page& p = pages_[page];
+    if (p.evaluated_at != t) Evaluate(page, t);
+    if (p.value > best_value) {
+      best_value = p.value;
+      best = page;
+    }
+  }
+  return best;
+}
+
+absl::StatusOr<CrawlLog> RunMultiSource(const MultiSourceInstance& instance,
+                                        const MultiSourceRealization& realization, SignalView view,
+                                        int pages_per_host, int64_t* evaluations) {
+  absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> scheduler =
+      MultiSourceScheduler::Create(instance.pages, view, pages_per_host);
+  if (!scheduler.ok()) return scheduler.status();
+  const Realization& world = realization.world;
+  const int num_pages = static_cast<int>(instance.pages.size());
+  std::vector<std::pair<int32_t, double>> crawls;
+  crawls.reserve(world.slot_times.size());
+  // Per page: index of the first change after now, and its value at the last
+  // crawl (as RunScheduler).
+  std::vector<int64_t> next_change(world.change_begin.begin(), world.change_begin.end() - 1);
+  std::vector<int64_t> next_change_at_crawl = next_change;
+  for (size_t j = 0; j < world.slot_times.size(); ++j) {
+    const double t = world.slot_times[j];
+    for (int64_t k = world.signal_begin[j]; k < world.signal_begin[j + 1]; ++k) {
+      (*scheduler)
+          ->OnSignal(world.signal_page[k], world.signal_time[k], realization.signal_sources[k]);
+    }
+    const int page = (*scheduler)->Next(t);
+    if (page == Scheduler::kIdle) continue;
+    int64_t& next = next_change[page];
+    while (next < world.change_begin[page + 1] && world.change_times[next] <= t) ++next;
+    const bool changed = next != next_change_at_crawl[page];
+    next_change_at_crawl[page] = next;
+    (*scheduler)->OnCrawl(page, t, changed);
+    crawls.emplace_back(page, t);
+  }
+  if (evaluations != nullptr) *evaluations = (*scheduler)->evaluations();
+  CrawlLog log;
+  log.crawl_begin.assign(num_pages + 1, 0);
+  for (const auto& c : crawls) ++log.crawl_begin[c.first + 1];
+  for (int i = 0; i < num_pages; ++i) log.crawl_begin[i + 1] += log.crawl_begin[i];
+  log.crawl_times.resize(crawls.size());
+  std::vector<int64_t> fill(log.crawl_begin.begin(), log.crawl_begin.end() - 1);
+  for (const auto& c : crawls) log.crawl_times[fill[c.first]++] = c.second;
+  return log;
+}
+
+}  // namespace sim
+}  // namespace recrawl

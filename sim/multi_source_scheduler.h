@@ -1,0 +1,118 @@
+// Algorithm 1 of the main paper over pages with several signal sources: at
+// every slot crawl argmax_i V_i, with V the multi-source crawl value
+// (policy/multi_source_value.h) of what the policy believes about page i and
+// of the signals as the policy sees them (SignalView). Beliefs are the true
+// parameters (oracle) seen through the view, so the views compare what the
+// per-source model buys over today's single (λ, ν).
+//
+// The argmax is exact and lazy: each page keeps its value at its last
+// evaluation with the growth bound of ValueGrowth, V(t) <= v + slope·h +
+// slope_rise·h²/2 (h the time since), capped at μ/Δ; a slot pops pages by
+// bound and evaluates them until the best exact value is at least every
+// remaining bound. Pages are re-evaluated at the first slot after a signal
+// or a crawl. Not thread-safe.
+#ifndef RECRAWL_SIM_MULTI_SOURCE_SCHEDULER_H_
+#define RECRAWL_SIM_MULTI_SOURCE_SCHEDULER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "policy/multi_source_model.h"
+#include "policy/source_trust_estimator.h"
+#include "sim/metrics.h"
+#include "sim/multi_source_world.h"
+
+namespace recrawl {
+namespace sim {
+
+enum class SignalView {
+  // GREEDY: no signals; the page changes at rate Δ.
+  kNone,
+  // Today's single (λ, ν) on the merged stream, one signal per signalling
+  // instant: MultiSourceModel::Merged (the exact model of that stream).
+  kMerged,
+  // Only source 0 (the accurate one) with its own (λ_0, ν_0).
+  kFirstSourceOnly,
+  // Per-source trust (M2): single-source events weighted by w_s, a joint
+  // event proves a change.
+  kPerSource,
+  // Per-source weights, but signals of one change from several sources are
+  // not recognised as one event: each counts as a single-source signal (what
+  // an index that cannot match them would do).
+  kPerSourceUnmatched,
+  // kPerSource with each host's (λ_s, ν_s) learned during the run by a
+  // policy::SourceTrustEstimator pooled over the host's pages (Δ_i given),
+  // starting from its prior and re-fitted after 10, 20, 40, 80, 160 and then
+  // every 200 crawls of the host.
+  kPerSourceLearned,
+};
+
+struct MultiSourcePolicy {
+  std::string name;
+  SignalView view;
+};
+
+// GREEDY, GREEDY-NCIS-MERGED, GREEDY-NCIS-CDN-ONLY, GREEDY-NCIS-SOURCES,
+// GREEDY-NCIS-SOURCES-UNMATCHED, GREEDY-NCIS-SOURCES-LEARNED.
+const std::vector<MultiSourcePolicy>& MultiSourcePolicies();
+
+class MultiSourceScheduler {
+ public:
+  // Page i belongs to host i / pages_per_host (used by kPerSourceLearned).
+  // InvalidArgument if a page's parameters are invalid or pages_per_host < 1.
+  static absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> Create(
+      const std::vector<policy::MultiSourceParams>& pages, SignalView view, int pages_per_host);
+
+  // Signals at t (<= the next slot) from the sources in the bit set.
+  void OnSignal(int page, double t, uint32_t sources);
+  int Next(double t);
+  // `changed`: the content differed from the previous crawl.
+  void OnCrawl(int page, double t, bool changed);
+
+  // The exact crawl value of `page` at t (>= its last signal and crawl)
+  // under the policy's belief and view, computed afresh.
+  double Value(int page, double t) const;
+
+  // Exact values computed so far (for the work it takes).
+  int64_t evaluations() const { return evaluations_; }
+
+ private:
+  struct Page {
+    policy::SourceSignals signals;
+    double last_crawl = 0.0;
+    double value = 0.0, slope = 0.0, slope_rise = 0.0;
+    double evaluated_at = 0.0;
+    double ceiling = 0.0;
+    bool dirty = true;
+  };
+
+  MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs, SignalView view,
+                       int pages_per_host);
+  void Learn(int page, double t, bool changed);
+  void Evaluate(int page, double t);
+  double Bound(const Page& p, double t) const;
+
+  std::vector<policy::MultiSourceModel> beliefs_;
+  SignalView view_;
+  std::vector<Page> pages_;
+  std::vector<int> dirty_;
+  std::vector<std::pair<double, int>> heap_;
+  int pages_per_host_;
+  std::vector<policy::SourceTrustEstimator> trust_;  // per host, when learning
+  std::vector<int64_t> next_refit_;                  // per host
+  int64_t evaluations_ = 0;
+};
+
+// Runs `view`'s scheduler on the realisation and returns the crawl log (as
+// sim/simulator.h's RunScheduler).
+absl::StatusOr<CrawlLog> RunMultiSource(const MultiSourceInstance& instance,
+                                        const MultiSourceRealization& world, SignalView view,
+                                        int pages_per_host, int64_t* evaluations = nullptr);
+
+}  // namespace sim
+}  // namespace recrawl
+
+#endif  // RECRAWL_SIM_MULTI_SOURCE_SCHEDULER_H_

@@ -1,0 +1,115 @@
+#include "sim/multi_source_scheduler.h"
+
+#include <cmath>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "policy/multi_source_model.h"
+#include "sim/multi_source_world.h"
+#include "sim/scheduler.h"
+
+namespace recrawl {
+namespace sim {
+namespace {
+
+MultiSourceWorldConfig SmallWorld(int m) {
+  MultiSourceWorldConfig config;
+  config.num_pages = m;
+  config.pages_per_host = 5;
+  config.bandwidth = 10.0;
+  config.horizon = 60.0;
+  return config;
+}
+
+// Hosts share their sources' parameters up to the configured noise.
+TEST(MultiSourceWorldTest, PagesOfAHostShareParametersUpToNoise) {
+  const MultiSourceWorldConfig config = SmallWorld(200);
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 3, 0);
+  ASSERT_EQ(instance.pages.size(), 200u);
+  ASSERT_EQ(instance.merged.pages.size(), 200u);
+  for (int i = 0; i < 200; ++i) {
+    const int first = i - i % 5;
+    for (int s = 0; s < 2; ++s) {
+      const auto& a = instance.pages[i].sources[s];
+      const auto& b = instance.pages[first].sources[s];
+      EXPECT_LE(std::fabs(a.recall - b.recall), 2 * config.sources[s].recall_noise + 1e-12);
+      EXPECT_LE(std::fabs(std::log(a.false_rate / b.false_rate)),
+                2 * config.sources[s].false_noise + 1e-12);
+      EXPECT_GE(a.recall, 0.0);
+      EXPECT_LE(a.recall, 1.0);
+    }
+  }
+  // The same seed and instance give the same pages.
+  const MultiSourceInstance again = GenerateMultiSourceInstance(config, 3, 0);
+  EXPECT_EQ(again.pages[17].sources[1].false_rate, instance.pages[17].sources[1].false_rate);
+}
+
+// Signalling instants by kind (source 0 alone, source 1 alone, both) arrive
+// at the rates of (M1).
+TEST(MultiSourceWorldTest, SignalRatesMatchTheModel) {
+  MultiSourceWorldConfig config = SmallWorld(400);
+  config.horizon = 500.0;
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 5, 1);
+  const MultiSourceRealization r = RealizeMultiSource(config, instance, 5, 1);
+  ASSERT_EQ(r.signal_sources.size(), r.world.signal_time.size());
+  double want[3] = {0, 0, 0}, got[3] = {0, 0, 0};
+  const double span = r.world.slot_times.back();
+  for (const auto& page : instance.pages) {
+    const policy::MultiSourceModel model = *policy::MultiSourceModel::Create(page);
+    want[0] += model.signal_rate(0) * span;
+    want[1] += model.signal_rate(1) * span;
+    want[2] += model.joint_rate() * span;
+  }
+  for (uint32_t sources : r.signal_sources) ++got[sources == 1 ? 0 : sources == 2 ? 1 : 2];
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(got[k], want[k], 5 * std::sqrt(want[k])) << "kind " << k;
+  }
+  // Buckets hold the signals between consecutive slots.
+  for (size_t j = 0; j < r.world.slot_times.size(); ++j) {
+    for (int64_t k = r.world.signal_begin[j]; k < r.world.signal_begin[j + 1]; ++k) {
+      EXPECT_LE(r.world.signal_time[k], r.world.slot_times[j]);
+      if (j > 0) {
+        EXPECT_GT(r.world.signal_time[k], r.world.slot_times[j - 1]);
+      }
+    }
+  }
+}
+
+// The lazy argmax returns a page of maximal exact value at every slot, for
+// every view.
+TEST(MultiSourceSchedulerTest, LazyArgmaxIsExact) {
+  const MultiSourceWorldConfig config = SmallWorld(40);
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 7, 0);
+  const MultiSourceRealization r = RealizeMultiSource(config, instance, 7, 0);
+  for (const MultiSourcePolicy& policy : MultiSourcePolicies()) {
+    auto scheduler =
+        *MultiSourceScheduler::Create(instance.pages, policy.view, config.pages_per_host);
+    std::vector<int64_t> next_change(r.world.change_begin.begin(), r.world.change_begin.end() - 1);
+    std::vector<int64_t> at_crawl = next_change;
+    int checked = 0;
+    for (size_t j = 0; j < r.world.slot_times.size(); ++j) {
+      const double t = r.world.slot_times[j];
+      for (int64_t k = r.world.signal_begin[j]; k < r.world.signal_begin[j + 1]; ++k) {
+        scheduler->OnSignal(r.world.signal_page[k], r.world.signal_time[k], r.signal_sources[k]);
+      }
+      const int page = scheduler->Next(t);
+      ASSERT_NE(page, Scheduler::kIdle);
+      const double best = scheduler->Value(page, t);
+      for (int i = 0; i < 40; ++i) {
+        ASSERT_LE(scheduler->Value(i, t), best * (1 + 1e-9)) << policy.name << " slot " << j;
+      }
+      int64_t& next = next_change[page];
+      while (next < r.world.change_begin[page + 1] && r.world.change_times[next] <= t) ++next;
+      scheduler->OnCrawl(page, t, next != at_crawl[page]);
+      at_crawl[page] = next;
+      ++checked;
+    }
+    EXPECT_EQ(checked, 600) << policy.name;
+    // Lazy: far fewer evaluations than pages × slots.
+    EXPECT_LT(scheduler->evaluations(), 40 * 600 / 2) << policy.name;
+  }
+}
+
+}  // namespace
+}  // namespace sim
+}  // namespace recrawl
