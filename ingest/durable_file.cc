@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 
@@ -57,6 +59,17 @@ absl::Status ReplaceFileDurably(const std::string& path, absl::string_view conte
   const absl::Status s = synced ? absl::OkStatus() : Failed("fsync", dir);
   ::close(dir_fd);
   return s;
+}
+
+absl::StatusOr<std::optional<std::string>> ReadFileIfPresent(const std::string& path) {
+  std::error_code missing;
+  if (!std::filesystem::exists(path, missing) && !missing) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::DataLossError(absl::StrCat(path, ": cannot read"));
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": cannot read"));
+  return bytes.str();
 }
 
 }  // namespace ingest

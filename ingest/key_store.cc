@@ -1,9 +1,5 @@
 #include "ingest/key_store.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "ingest/durable_file.h"
 #include "ingest/key_store.pb.h"
@@ -34,14 +30,11 @@ absl::Status SaveKeys(const std::string& path, const KeyCache& cache, absl::Time
 }
 
 absl::Status LoadKeys(const std::string& path, KeyCache* cache, absl::Time now) {
-  std::error_code missing;
-  if (!std::filesystem::exists(path, missing) && !missing) return absl::OkStatus();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::DataLossError(absl::StrCat(path, ": cannot read"));
-  std::stringstream bytes;
-  bytes << in.rdbuf();
+  absl::StatusOr<std::optional<std::string>> bytes = ReadFileIfPresent(path);
+  if (!bytes.ok()) return bytes.status();
+  if (!bytes->has_value()) return absl::OkStatus();
   KeyStoreFile file;
-  if (in.bad() || !file.ParseFromString(bytes.str())) {
+  if (!file.ParseFromString(**bytes)) {
     return absl::DataLossError(absl::StrCat(path, ": not a saved key file"));
   }
   for (const StoredRegisteredKey& k : file.registered()) {

@@ -1,9 +1,6 @@
 #include "ingest/sitemap_runner.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -40,14 +37,11 @@ SitemapRunner::~SitemapRunner() { Stop(); }
 absl::Status SitemapRunner::Load() {
   const std::string& path = options_.state_file;
   if (path.empty()) return absl::OkStatus();
-  std::error_code missing;
-  if (!std::filesystem::exists(path, missing) && !missing) return absl::OkStatus();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::DataLossError(absl::StrCat(path, ": cannot read"));
-  std::stringstream bytes;
-  bytes << in.rdbuf();
+  absl::StatusOr<std::optional<std::string>> bytes = ReadFileIfPresent(path);
+  if (!bytes.ok()) return bytes.status();
+  if (!bytes->has_value()) return absl::OkStatus();
   SitemapStoreFile file;
-  if (in.bad() || !file.ParseFromString(bytes.str())) {
+  if (!file.ParseFromString(**bytes)) {
     return absl::DataLossError(absl::StrCat(path, ": not a saved sitemap file"));
   }
   absl::MutexLock lock(&mu_);
