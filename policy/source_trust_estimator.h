@@ -22,15 +22,26 @@
 // finite from the first crawl and a new page of a known host starts from
 // what the host has shown.
 //
-// State: one record (Δ_i, τ, counts, joint, z) per crawl; no compaction
-// (see the design note for the persisted, bounded form). Not thread-safe.
+// State, bounded (docs/multi_source_model.md, "State and persistence"). An
+// unchanged interval contributes Σ_s (n_s log ν_s − ν_s τ) − Δ_i τ, so all
+// of them together are kept as Σ τ, Σ Δ_i τ and Σ n_s per source. A changed
+// interval contributes −τ Σ_s ν_s − Δ_i τ (1 − a) (kept as sums too) plus
+// terms that depend on (Δ_i, τ, n, n_J) jointly; those are kept for every
+// changed interval up to max_changed_intervals, and beyond it for a uniform
+// random sample of that many (reservoir sampling with a seeded generator
+// kept in the state, so that a restored estimator goes on exactly as the
+// original), each standing for num_changed / sample size intervals: an
+// unbiased estimate of their sum. About 20 bytes per kept interval with
+// S = 5. Not thread-safe.
 #ifndef RECRAWL_POLICY_SOURCE_TRUST_ESTIMATOR_H_
 #define RECRAWL_POLICY_SOURCE_TRUST_ESTIMATOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "policy/multi_source_model.h"
 
 namespace recrawl {
@@ -40,6 +51,29 @@ struct SourceTrustPrior {
   double recall = 0.5;      // mode of λ_s's prior
   double false_rate = 0.1;  // mode of ν_s's prior, per time unit
   double weight = 1.0;      // pseudo-observations behind each
+};
+
+// One kept changed interval.
+struct ChangedInterval {
+  float change_rate;             // Δ_i
+  float tau;                     // τ
+  uint16_t joint;                // n_J
+  std::vector<uint16_t> counts;  // n_s, size S
+};
+
+// An estimator's whole state, to persist it and restore it (FromState).
+struct SourceTrustState {
+  int num_sources = 0;
+  std::vector<double> signals;            // Σ n_s over every interval
+  std::vector<double> unchanged_signals;  // Σ n_s over unchanged intervals
+  double unchanged_time = 0.0;            // Σ τ, unchanged
+  double unchanged_exposure = 0.0;        // Σ Δ_i τ, unchanged
+  double changed_time = 0.0;              // Σ τ, changed
+  double changed_exposure = 0.0;          // Σ Δ_i τ, changed
+  int64_t num_crawls = 0;
+  int64_t num_changed = 0;
+  uint64_t sample_state = 0;  // the reservoir's generator
+  std::vector<ChangedInterval> changed;
 };
 
 struct SourceTrustEstimate {
@@ -53,12 +87,23 @@ struct SourceTrustEstimate {
 
 class SourceTrustEstimator {
  public:
-  // num_sources >= 1; the prior applies to every source.
-  explicit SourceTrustEstimator(int num_sources, SourceTrustPrior prior = {});
+  // num_sources >= 1; the prior applies to every source. 0
+  // max_changed_intervals keeps every changed interval.
+  explicit SourceTrustEstimator(int num_sources, SourceTrustPrior prior = {},
+                                size_t max_changed_intervals = 0);
+
+  // An estimator that goes on from `state`. InvalidArgument naming the
+  // field when the state is inconsistent (sizes, negative or non-finite
+  // sums, more kept intervals than changed ones or than the bound).
+  static absl::StatusOr<SourceTrustEstimator> FromState(const SourceTrustState& state,
+                                                        SourceTrustPrior prior = {},
+                                                        size_t max_changed_intervals = 0);
+  SourceTrustState State() const;
 
   // InvalidArgument naming the field for: change_rate or tau_elap negative,
   // NaN or infinite; signals with the wrong number of counts or a negative
-  // count; changed = false with a joint event (a joint event is a change);
+  // count or a count above 65535; changed = false with a joint event (a
+  // joint event is a change);
   // changed = true over an interval where nothing can have changed
   // (change_rate·tau_elap = 0).
   absl::Status Add(double change_rate, double tau_elap, const SourceSignals& signals, bool changed);
@@ -70,21 +115,34 @@ class SourceTrustEstimator {
   double LogLikelihood(const std::vector<SourceParams>& sources) const;
 
   int num_sources() const { return num_sources_; }
-  int64_t num_crawls() const { return static_cast<int64_t>(records_.size()); }
+  int64_t num_crawls() const { return num_crawls_; }
+  int64_t num_changed() const { return num_changed_; }
+  // Σ n_s over every interval added.
+  double signals(int source) const { return signals_[source]; }
+  // Changed intervals kept (at most max_changed_intervals when bounded).
+  size_t kept_changed() const { return changed_rate_.size(); }
 
  private:
-  struct Record {
-    double change_rate;
-    double tau;
-    std::vector<int64_t> counts;
-    int64_t joint;
-    bool changed;
-  };
+  void Keep(size_t slot, float change_rate, float tau, uint16_t joint,
+            const std::vector<uint16_t>& counts);
 
   int num_sources_;
   SourceTrustPrior prior_;
-  std::vector<Record> records_;
+  size_t max_changed_;
+  std::vector<double> signals_;
+  std::vector<double> unchanged_signals_;
+  double unchanged_time_ = 0.0;
+  double unchanged_exposure_ = 0.0;
+  double changed_time_ = 0.0;
+  double changed_exposure_ = 0.0;
+  int64_t num_crawls_ = 0;
   int64_t num_changed_ = 0;
+  uint64_t sample_state_ = 0;
+  // The kept changed intervals, flat: Δ_i, τ, n_J, and S counts each.
+  std::vector<float> changed_rate_;
+  std::vector<float> changed_tau_;
+  std::vector<uint16_t> changed_joint_;
+  std::vector<uint16_t> changed_counts_;
 };
 
 }  // namespace policy
