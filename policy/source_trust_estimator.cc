@@ -28,16 +28,6 @@ absl::Status CheckFinite(const char* field, double value) {
   return absl::OkStatus();
 }
 
-// Counts of one interval are kept as 16 bits.
-constexpr int64_t kMaxIntervalCount = 65535;
-
-uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 std::vector<SourceParams> FromSearchSpace(const std::vector<double>& x) {
@@ -105,15 +95,29 @@ absl::StatusOr<SourceTrustEstimator> SourceTrustEstimator::FromState(const Sourc
   out.changed_exposure_ = state.changed_exposure;
   out.num_crawls_ = state.num_crawls;
   out.num_changed_ = state.num_changed;
-  out.sample_state_ = state.sample_state;
+  double weight = 0.0;
   for (const ChangedInterval& c : state.changed) {
     if (c.counts.size() != num) {
       return absl::InvalidArgumentError(
           absl::StrCat("changed.counts needs ", num, " entries, got ", c.counts.size()));
     }
-    if (absl::Status e = CheckFinite("changed.change_rate", c.change_rate); !e.ok()) return e;
-    if (absl::Status e = CheckFinite("changed.tau", c.tau); !e.ok()) return e;
-    out.Keep(out.changed_rate_.size(), c.change_rate, c.tau, c.joint, c.counts);
+    for (const auto& [field, value] : {std::pair<const char*, double>{"changed.weight", c.weight},
+                                       {"changed.change_rate", c.change_rate},
+                                       {"changed.tau", c.tau},
+                                       {"changed.joint", c.joint}}) {
+      if (absl::Status e = CheckFinite(field, value); !e.ok()) return e;
+    }
+    for (float n : c.counts) {
+      if (absl::Status e = CheckFinite("changed.counts[]", n); !e.ok()) return e;
+    }
+    weight += c.weight;
+    out.kept_.insert(out.kept_.end(), {c.weight, c.change_rate, c.tau, c.joint});
+    out.kept_.insert(out.kept_.end(), c.counts.begin(), c.counts.end());
+  }
+  if (std::fabs(weight - static_cast<double>(state.num_changed)) > 1e-3 * std::max(1.0, weight)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("changed.weight: the kept intervals stand for ", weight,
+                     " changed crawls, not num_changed = ", state.num_changed));
   }
   return out;
 }
@@ -129,31 +133,68 @@ SourceTrustState SourceTrustEstimator::State() const {
   state.changed_exposure = changed_exposure_;
   state.num_crawls = num_crawls_;
   state.num_changed = num_changed_;
-  state.sample_state = sample_state_;
-  const size_t num = static_cast<size_t>(num_sources_);
-  state.changed.reserve(changed_rate_.size());
-  for (size_t i = 0; i < changed_rate_.size(); ++i) {
-    state.changed.push_back({changed_rate_[i], changed_tau_[i], changed_joint_[i],
-                             std::vector<uint16_t>(changed_counts_.begin() + i * num,
-                                                   changed_counts_.begin() + (i + 1) * num)});
+  const size_t stride = Stride();
+  state.changed.reserve(kept_changed());
+  for (size_t i = 0; i < kept_.size(); i += stride) {
+    const float* k = &kept_[i];
+    state.changed.push_back(
+        {k[kWeight], k[kRate], k[kTau], k[kJoint], std::vector<float>(k + kCounts, k + stride)});
   }
   return state;
 }
 
-void SourceTrustEstimator::Keep(size_t slot, float change_rate, float tau, uint16_t joint,
-                                const std::vector<uint16_t>& counts) {
-  const size_t num = static_cast<size_t>(num_sources_);
-  if (slot == changed_rate_.size()) {
-    changed_rate_.push_back(change_rate);
-    changed_tau_.push_back(tau);
-    changed_joint_.push_back(joint);
-    changed_counts_.insert(changed_counts_.end(), counts.begin(), counts.end());
-    return;
+void SourceTrustEstimator::MergeClosest() {
+  const size_t stride = Stride(), kept = kept_changed();
+  // An interval without signals contributes log(1 − e^{−Δ_i a τ}), a
+  // function of x = Δ_i τ alone; one with signals depends on Δ_i too. So
+  // the distance is the squared difference in log x, plus in log Δ_i where
+  // either has signals, plus 4× that of the counts (a count differing by
+  // one outweighs a factor e in x, so that intervals with the same counts
+  // merge first).
+  std::vector<float> log_rate(kept), log_exposure(kept);
+  std::vector<bool> signalled(kept);
+  for (size_t i = 0; i < kept; ++i) {
+    const float* k = &kept_[i * stride];
+    log_rate[i] = std::log(k[kRate]);
+    log_exposure[i] = log_rate[i] + std::log(k[kTau]);
+    signalled[i] = std::any_of(k + kJoint, k + stride, [](float n) { return n > 0.0f; });
   }
-  changed_rate_[slot] = change_rate;
-  changed_tau_[slot] = tau;
-  changed_joint_[slot] = joint;
-  std::copy(counts.begin(), counts.end(), changed_counts_.begin() + slot * num);
+  size_t best_i = 0, best_j = 1;
+  float best = std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < kept; ++i) {
+    const float* a = &kept_[i * stride];
+    for (size_t j = i + 1; j < kept; ++j) {
+      const float* b = &kept_[j * stride];
+      float d = (log_exposure[i] - log_exposure[j]) * (log_exposure[i] - log_exposure[j]);
+      if (signalled[i] || signalled[j]) {
+        d += (log_rate[i] - log_rate[j]) * (log_rate[i] - log_rate[j]);
+      }
+      for (size_t f = kJoint; f < stride && d < best; ++f)
+        d += 4.0f * (a[f] - b[f]) * (a[f] - b[f]);
+      if (d < best) {
+        best = d;
+        best_i = i;
+        best_j = j;
+      }
+    }
+  }
+  float* a = &kept_[best_i * stride];
+  const float* b = &kept_[best_j * stride];
+  const float w = a[kWeight] + b[kWeight];
+  // Δ_i and x at their weighted geometric means, the counts at their
+  // weighted arithmetic ones.
+  const float rate = std::exp((log_rate[best_i] * a[kWeight] + log_rate[best_j] * b[kWeight]) / w);
+  const float exposure =
+      std::exp((log_exposure[best_i] * a[kWeight] + log_exposure[best_j] * b[kWeight]) / w);
+  a[kRate] = rate;
+  a[kTau] = exposure / rate;
+  for (size_t f = kJoint; f < stride; ++f) {
+    a[f] = (a[f] * a[kWeight] + b[f] * b[kWeight]) / w;
+  }
+  a[kWeight] = w;
+  // The last kept interval takes the merged one's place.
+  std::copy(kept_.end() - stride, kept_.end(), kept_.begin() + best_j * stride);
+  kept_.resize(kept_.size() - stride);
 }
 
 absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
@@ -166,15 +207,14 @@ absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
                                                    " sources"));
   }
   for (size_t s = 0; s < signals.counts.size(); ++s) {
-    if (signals.counts[s] < 0 || signals.counts[s] > kMaxIntervalCount) {
-      return absl::InvalidArgumentError(absl::StrCat("signals.counts[", s, "] must be in [0, ",
-                                                     kMaxIntervalCount, "], got ",
-                                                     signals.counts[s]));
+    if (signals.counts[s] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("signals.counts[", s, "] must be >= 0, got ", signals.counts[s]));
     }
   }
-  if (signals.joint < 0 || signals.joint > kMaxIntervalCount) {
+  if (signals.joint < 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("signals.joint must be in [0, ", kMaxIntervalCount, "], got ", signals.joint));
+        absl::StrCat("signals.joint must be >= 0, got ", signals.joint));
   }
   if (signals.joint > 0 && !changed) {
     return absl::InvalidArgumentError(
@@ -199,16 +239,10 @@ absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
   ++num_changed_;
   changed_time_ += tau_elap;
   changed_exposure_ += change_rate * tau_elap;
-  std::vector<uint16_t> counts(signals.counts.begin(), signals.counts.end());
-  const auto joint = static_cast<uint16_t>(signals.joint);
-  size_t slot = changed_rate_.size();
-  if (max_changed_ > 0 && slot >= max_changed_) {
-    // Reservoir sampling: the n-th changed interval replaces a kept one
-    // with probability max_changed_ / n.
-    slot = static_cast<size_t>(SplitMix64(&sample_state_) % static_cast<uint64_t>(num_changed_));
-    if (slot >= max_changed_) return absl::OkStatus();
-  }
-  Keep(slot, static_cast<float>(change_rate), static_cast<float>(tau_elap), joint, counts);
+  kept_.insert(kept_.end(), {1.0f, static_cast<float>(change_rate), static_cast<float>(tau_elap),
+                             static_cast<float>(signals.joint)});
+  for (int64_t n : signals.counts) kept_.push_back(static_cast<float>(n));
+  if (max_changed_ > 0 && kept_changed() > std::max<size_t>(max_changed_, 2)) MergeClosest();
   return absl::OkStatus();
 }
 
@@ -243,26 +277,24 @@ double SourceTrustEstimator::LogLikelihood(const std::vector<SourceParams>& sour
   // Changed intervals: −τ Σ_s ν_s − Δ_i τ (1 − a), summed above and here,
   // plus each interval's own terms.
   ll -= changed_exposure_ * (1.0 - none);
-  const size_t kept = changed_rate_.size();
-  if (kept > 0) {
+  const size_t stride = Stride();
+  for (size_t i = 0; i < kept_.size(); i += stride) {
+    const float* k = &kept_[i];
+    const double d = k[kRate], tau = k[kTau];
     double own = 0.0;
-    for (size_t i = 0; i < kept; ++i) {
-      const double d = changed_rate_[i], tau = changed_tau_[i];
-      const uint16_t* counts = &changed_counts_[i * static_cast<size_t>(num)];
-      double log_unchanged = -d * none * tau;  // log P(z = 0 | ...) when joint = 0
-      for (int s = 0; s < num; ++s) {
-        if (counts[s] == 0) continue;
-        const double n = counts[s];
-        own += n * std::log(d * exclusive[s] + sources[s].false_rate);
-        log_unchanged -= n * std::log1p(d * exclusive[s] / sources[s].false_rate);
-      }
-      if (changed_joint_[i] > 0) {
-        own += changed_joint_[i] * std::log(d * several);  // the outcome is certain
-      } else {
-        own += std::log(-std::expm1(log_unchanged));
-      }
+    double log_unchanged = -d * none * tau;  // log P(z = 0 | ...) when joint = 0
+    for (int s = 0; s < num; ++s) {
+      const double n = k[kCounts + s];
+      if (n == 0.0) continue;
+      own += n * std::log(d * exclusive[s] + sources[s].false_rate);
+      log_unchanged -= n * std::log1p(d * exclusive[s] / sources[s].false_rate);
     }
-    ll += own * (static_cast<double>(num_changed_) / static_cast<double>(kept));
+    if (k[kJoint] > 0.0f) {
+      own += k[kJoint] * std::log(d * several);  // the outcome is certain
+    } else {
+      own += std::log(-std::expm1(log_unchanged));
+    }
+    ll += k[kWeight] * own;
   }
   return std::isnan(ll) ? -kInf : ll;
 }

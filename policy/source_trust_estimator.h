@@ -27,12 +27,19 @@
 // of them together are kept as Σ τ, Σ Δ_i τ and Σ n_s per source. A changed
 // interval contributes −τ Σ_s ν_s − Δ_i τ (1 − a) (kept as sums too) plus
 // terms that depend on (Δ_i, τ, n, n_J) jointly; those are kept for every
-// changed interval up to max_changed_intervals, and beyond it for a uniform
-// random sample of that many (reservoir sampling with a seeded generator
-// kept in the state, so that a restored estimator goes on exactly as the
-// original), each standing for num_changed / sample size intervals: an
-// unbiased estimate of their sum. About 20 bytes per kept interval with
-// S = 5. Not thread-safe.
+// changed interval up to max_changed_intervals. Beyond it the two closest
+// kept intervals (in log Δ_iτ, in log Δ_i where either has signals, and in
+// the counts, so that intervals with the same counts merge first) are
+// merged into one of their summed weight at their weighted (geometric for
+// Δ_i and Δ_iτ) mean, so the kept ones always stand for all changed
+// intervals. The error is the terms' curvature over a merged group: in
+// source_trust_estimator_test's host (2,000+ changed intervals of two
+// sources) λ̂ of the accurate source came out 0.91 with 64 kept, 0.86 with
+// 128 and 1.0 with 32, against 0.84 from all of them; a uniform sample of 32
+// was no better (0.75 against 0.85 in shard_learning_test's host). 4·(4 + S)
+// bytes per kept interval; a merge costs O(max_changed_intervals²·S).
+// Deterministic: a restored estimator goes on exactly as the original.
+// Not thread-safe.
 #ifndef RECRAWL_POLICY_SOURCE_TRUST_ESTIMATOR_H_
 #define RECRAWL_POLICY_SOURCE_TRUST_ESTIMATOR_H_
 
@@ -55,10 +62,11 @@ struct SourceTrustPrior {
 
 // One kept changed interval.
 struct ChangedInterval {
-  float change_rate;             // Δ_i
-  float tau;                     // τ
-  uint16_t joint;                // n_J
-  std::vector<uint16_t> counts;  // n_s, size S
+  float weight;               // changed intervals it stands for
+  float change_rate;          // Δ_i
+  float tau;                  // τ
+  float joint;                // n_J
+  std::vector<float> counts;  // n_s, size S
 };
 
 // An estimator's whole state, to persist it and restore it (FromState).
@@ -72,7 +80,6 @@ struct SourceTrustState {
   double changed_exposure = 0.0;          // Σ Δ_i τ, changed
   int64_t num_crawls = 0;
   int64_t num_changed = 0;
-  uint64_t sample_state = 0;  // the reservoir's generator
   std::vector<ChangedInterval> changed;
 };
 
@@ -102,8 +109,7 @@ class SourceTrustEstimator {
 
   // InvalidArgument naming the field for: change_rate or tau_elap negative,
   // NaN or infinite; signals with the wrong number of counts or a negative
-  // count or a count above 65535; changed = false with a joint event (a
-  // joint event is a change);
+  // count; changed = false with a joint event (a joint event is a change);
   // changed = true over an interval where nothing can have changed
   // (change_rate·tau_elap = 0).
   absl::Status Add(double change_rate, double tau_elap, const SourceSignals& signals, bool changed);
@@ -120,11 +126,15 @@ class SourceTrustEstimator {
   // Σ n_s over every interval added.
   double signals(int source) const { return signals_[source]; }
   // Changed intervals kept (at most max_changed_intervals when bounded).
-  size_t kept_changed() const { return changed_rate_.size(); }
+  size_t kept_changed() const { return kept_.size() / Stride(); }
 
  private:
-  void Keep(size_t slot, float change_rate, float tau, uint16_t joint,
-            const std::vector<uint16_t>& counts);
+  // A kept interval is Stride() floats: weight, Δ_i, τ, n_J, then n_s.
+  enum Field { kWeight, kRate, kTau, kJoint, kCounts };
+  size_t Stride() const { return kCounts + static_cast<size_t>(num_sources_); }
+  // Merges the two closest kept intervals (when there are more than the
+  // bound).
+  void MergeClosest();
 
   int num_sources_;
   SourceTrustPrior prior_;
@@ -137,12 +147,7 @@ class SourceTrustEstimator {
   double changed_exposure_ = 0.0;
   int64_t num_crawls_ = 0;
   int64_t num_changed_ = 0;
-  uint64_t sample_state_ = 0;
-  // The kept changed intervals, flat: Δ_i, τ, n_J, and S counts each.
-  std::vector<float> changed_rate_;
-  std::vector<float> changed_tau_;
-  std::vector<uint16_t> changed_joint_;
-  std::vector<uint16_t> changed_counts_;
+  std::vector<float> kept_;  // the kept changed intervals, flat
 };
 
 }  // namespace policy
