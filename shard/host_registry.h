@@ -31,6 +31,7 @@ class HostRegistry {
   size_t size() const { return names_.size(); }
 
   HostTable::Host& Politeness(HostId host) { return politeness_.Get(host); }
+  HostTable::Host FindPoliteness(HostId host) const { return politeness_.Find(host); }
   double AllowedFrom(HostId host) const { return politeness_.AllowedFrom(host); }
 
   size_t MemoryBytes() const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 namespace recrawl {
@@ -143,6 +144,41 @@ void PageTable::SetLearning(PageId page, const LearningState& state) {
   CrawlState& e = EntryOf(slot);
   e.learning = state;
   e.has_learning = true;
+}
+
+void PageTable::CountSourceSignal(PageId page, int source) {
+  const PageSlot& slot = slots_[page];
+  if (source == kOtherTrustSource || slot.crawl_state == kNoCrawlState) return;
+  CrawlState& e = crawl_states_[slot.crawl_state];
+  if (!e.source_split_known) return;
+  if (e.source_signals[source] == 0xff) {
+    e.source_split_known = false;
+    return;
+  }
+  ++e.source_signals[source];
+}
+
+bool PageTable::SourceSplit(PageId page, int64_t n_cis, SourceCounts* counts) const {
+  const PageSlot& slot = slots_[page];
+  if (slot.crawl_state == kNoCrawlState) return false;
+  const CrawlState& e = crawl_states_[slot.crawl_state];
+  if (!e.source_split_known) return false;
+  int64_t named = 0;
+  for (int s = 0; s < kOtherTrustSource; ++s) {
+    (*counts)[s] = e.source_signals[s];
+    named += e.source_signals[s];
+  }
+  if (named > n_cis) return false;  // n_cis saturated
+  (*counts)[kOtherTrustSource] = n_cis - named;
+  return true;
+}
+
+void PageTable::RestartSourceSignals(PageId page) {
+  const PageSlot& slot = slots_[page];
+  if (slot.crawl_state == kNoCrawlState) return;
+  CrawlState& e = crawl_states_[slot.crawl_state];
+  e.source_split_known = true;
+  std::fill(std::begin(e.source_signals), std::end(e.source_signals), 0);
 }
 
 bool PageTable::Digest(PageId page, uint32_t* fingerprint) const {

@@ -27,6 +27,7 @@
 #include "shard/index/huge_page_allocator.h"
 #include "shard/learning.h"
 #include "shard/string_interner.h"
+#include "shard/trust_sources.h"
 
 namespace recrawl {
 namespace shard {
@@ -133,6 +134,18 @@ class PageTable {
   // (an entry is kept only when `state` differs from what the model stands
   // for, or the page has a digest).
   void SetLearning(PageId page, const LearningState& state);
+  // Signals counted since the page's last crawl, by source
+  // (trust_sources.h), for learning per-source trust. They are kept in the
+  // page's crawl-state entry: a page crawled without an entry, restored at
+  // start-up (the journal keeps no sources), or whose count of one source
+  // passed 255 has no known split until its next crawl.
+  void CountSourceSignal(PageId page, int source);
+  // The split of the page's `n_cis` signals since its last crawl (what the
+  // named sources did not send is "other"); false when not known.
+  bool SourceSplit(PageId page, int64_t n_cis, SourceCounts* counts) const;
+  // The page was crawled: its counts restart, known from now on if it has
+  // an entry.
+  void RestartSourceSignals(PageId page);
   // The fingerprint of the page's stored content digest, if it has one.
   bool Digest(PageId page, uint32_t* fingerprint) const;
   void SetDigest(PageId page, uint32_t fingerprint);
@@ -180,6 +193,10 @@ class PageTable {
     uint32_t digest = 0;
     bool has_learning = false;
     bool has_digest = false;
+    // Signals since the last crawl from the named sources (all but
+    // "other"), valid while source_split_known.
+    bool source_split_known = false;
+    uint8_t source_signals[kOtherTrustSource] = {};
   };
   CrawlState& EntryOf(PageSlot& slot);
   // Frees the slot's entry if it holds neither learning nor a digest.

@@ -177,6 +177,32 @@ TEST(PageTableTest, DigestsShareTheCrawlState) {
   EXPECT_FALSE(table.Digest(b, &fingerprint));  // not a's digest
 }
 
+TEST(PageTableTest, SignalsBySourceAreKnownFromACrawlWithAnEntryOn) {
+  PageTable table;
+  const PageId a = table.Add(1);
+  SourceCounts counts;
+  // No crawl-state entry: not counted, not known.
+  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
+  EXPECT_FALSE(table.SourceSplit(a, 1, &counts));
+  table.SetDigest(a, 7);                           // a crawl gives it an entry
+  EXPECT_FALSE(table.SourceSplit(a, 1, &counts));  // its interval began without one
+  table.RestartSourceSignals(a);
+  ASSERT_TRUE(table.SourceSplit(a, 0, &counts));
+  EXPECT_EQ(counts, (SourceCounts{0, 0, 0, 0, 0}));
+  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
+  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
+  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_WEBSUB));
+  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_OTHER));  // the rest of n_cis
+  ASSERT_TRUE(table.SourceSplit(a, 4, &counts));
+  EXPECT_EQ(counts, (SourceCounts{0, 2, 0, 1, 1}));
+  EXPECT_FALSE(table.SourceSplit(a, 2, &counts));  // n_cis saturated below the named ones
+  // A source past 255 makes the split unknown until the next crawl.
+  for (int k = 0; k < 300; ++k) table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_SITEMAP));
+  EXPECT_FALSE(table.SourceSplit(a, 1000, &counts));
+  table.RestartSourceSignals(a);
+  EXPECT_TRUE(table.SourceSplit(a, 0, &counts));
+}
+
 }  // namespace
 }  // namespace shard
 }  // namespace recrawl

@@ -25,6 +25,7 @@ Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
       index_(options.policy, options.index),
       prior_ranking_(options.learning),
       probes_(options.learning),
+      trust_(policy::SourceTrustPrior{options.default_recall, options.default_false_rate, 1.0}),
       policy_(options.policy),
       t_delay_(options.t_delay),
       journal_(options.journal_window) {}
@@ -112,6 +113,11 @@ absl::Status Shard::Start(double now) {
     if (std::isfinite(record.blocked_until())) {
       h.blocked_until = record.blocked_until();
       index_.BlockHost(host, h.blocked_until);
+    }
+    if (record.has_trust()) {
+      if (absl::Status s = trust_.Restore(host, record.trust()); !s.ok()) {
+        ++startup_.skipped_host_trust;
+      }
     }
   });
   if (!hosts.ok()) return hosts.status();
@@ -348,11 +354,7 @@ absl::StatusOr<SetHostPolitenessResponse> Shard::SetHostPoliteness(
       p.blocked_until = h.blocked_until();
       index_.BlockHost(host, p.blocked_until);
     }
-    HostRecord record;
-    record.set_host(*name);
-    record.set_min_delay(p.min_delay);
-    record.set_blocked_until(std::isfinite(p.blocked_until) ? p.blocked_until : 0.0);
-    batch_.PutHost(record);
+    batch_.PutHost(HostRecordOf(host));
     result->set_applied(result->applied() + 1);
   }
   if (absl::Status s = Commit(req.sync()); !s.ok()) return s;
@@ -412,6 +414,8 @@ ShardStats Shard::GetStats(double now) {
   e->set_rejected_fits(rejected_fits_);
   e->set_probe_leases_total(probes_.taken());
   e->set_probes_pending(probes_.size());
+  e->set_hosts_learning_trust(trust_.size());
+  e->set_rejected_trust_intervals(rejected_trust_);
   e->set_mean_observed_crawls(
       urls_learning_ > 0 ? static_cast<double>(observed_crawls_sum_) / urls_learning_ : 0.0);
   s.set_signals_total(signals_total_);
@@ -430,11 +434,29 @@ ShardStats Shard::GetStats(double now) {
   return s;
 }
 
-absl::Status Shard::Flush() { return store_->Flush(); }
+HostRecord Shard::HostRecordOf(HostId host) const {
+  HostRecord record;
+  record.set_host(std::string(hosts_.Name(host)));
+  const HostTable::Host p = hosts_.FindPoliteness(host);
+  record.set_min_delay(p.min_delay);
+  record.set_blocked_until(std::isfinite(p.blocked_until) ? p.blocked_until : 0.0);
+  if (!trust_.ToRecord(host, record.mutable_trust())) record.clear_trust();
+  return record;
+}
+
+absl::Status Shard::Flush() {
+  const std::vector<HostId> hosts = trust_.TakeUnwritten();
+  if (!hosts.empty()) {
+    if (absl::Status s = CheckWritable(); !s.ok()) return s;
+    for (HostId host : hosts) batch_.PutHost(HostRecordOf(host));
+    if (absl::Status s = Commit(/*sync=*/true); !s.ok()) return s;
+  }
+  return store_->Flush();
+}
 
 size_t Shard::MemoryBytes() const {
-  return index_.MemoryBytes() + pages_.MemoryBytes() + hosts_.MemoryBytes() + leases_.size() * 96 +
-         leases_.holds() * 64;
+  return index_.MemoryBytes() + pages_.MemoryBytes() + hosts_.MemoryBytes() + trust_.MemoryBytes() +
+         leases_.size() * 96 + leases_.holds() * 64;
 }
 
 }  // namespace shard

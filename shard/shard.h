@@ -54,6 +54,7 @@
 #include "policy/page_model.h"
 #include "proto/shard.pb.h"
 #include "shard/host_registry.h"
+#include "shard/host_trust.h"
 #include "shard/index/scheduling_index.h"
 #include "shard/journal_writer.h"
 #include "shard/learning.h"
@@ -175,6 +176,9 @@ struct StartupReport {
   int64_t orphans = 0;
   // Journal entries replayed.
   int64_t journal_entries = 0;
+  // Host records whose per-source trust was inconsistent (the host starts
+  // learning afresh).
+  int64_t skipped_host_trust = 0;
   // The store's estimate of its URL count, which the tables were sized for.
   int64_t estimated_urls = 0;
   // Wall time of the steps: the scan of the store with the records loaded
@@ -213,8 +217,9 @@ class Shard {
                                                               double now);
   absl::StatusOr<SetPolicyResponse> SetPolicy(const SetPolicyRequest& req, double now);
 
-  // Writes RocksDB's memtables to disk (graceful shutdown: a restart then
-  // replays no log).
+  // Writes the per-source trust of every host that learnt since its last
+  // write (host_trust.h), then RocksDB's memtables to disk (graceful
+  // shutdown: a restart then replays no log).
   absl::Status Flush();
 
   const StartupReport& startup() const { return startup_; }
@@ -310,11 +315,19 @@ class Shard {
   // the clock; this is not. Negative when none since the last crawl.
   double LastSignalTime(const PageSlot& slot, double last_crawl) const;
 
+  // The host's record: its politeness and what its crawls taught about
+  // its signal sources.
+  HostRecord HostRecordOf(HostId host) const;
+
   // shard_crawls.cc
   absl::Status ReportOne(const CrawlReport& report, ReportCrawlsResponse* response);
   void RecordSuccess(PageId page, double fetch_time, const std::string& digest,
                      CrawlOutcome outcome, ReportCrawlsResponse* response);
   void RecordFailure(PageId page, double fetch_time);
+  // Adds a crawl interval whose signals are known by source to the host's
+  // per-source trust, and writes the host's record when it is due.
+  void LearnTrust(HostId host, const LearnedModel& fit, double tau, const SourceCounts& counts,
+                  bool changed);
   // Ends lease `id` unfetched if it is active (its URL eligible again);
   // true if it was.
   bool ReleaseLease(uint64_t id);
@@ -333,6 +346,8 @@ class Shard {
   ProbeQueue probes_;
   PageTable pages_;
   HostRegistry hosts_;
+  // Per host: how far each signal source can be trusted.
+  HostTrustTable trust_;
   LeaseTable leases_;
   LeaseRequestLog lease_requests_;
 
@@ -369,6 +384,7 @@ class Shard {
   uint64_t urls_learning_ = 0;
   uint64_t observed_crawls_sum_ = 0;
   uint64_t rejected_fits_ = 0;
+  uint64_t rejected_trust_ = 0;  // intervals the trust estimator refused
 
   StartupReport startup_;
 };

@@ -316,6 +316,9 @@ absl::Status Shard::ReportOne(const CrawlReport& report, ReportCrawlsResponse* r
 void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& digest,
                           CrawlOutcome outcome, ReportCrawlsResponse* response) {
   PageSlot& slot = pages_[page];
+  // Read before the crawl's digest or learning may give the page its entry.
+  SourceCounts split;
+  const bool split_known = pages_.SourceSplit(page, slot.n_cis, &split);
   bool decided = outcome != CRAWL_OUTCOME_UNSPECIFIED;
   bool changed = outcome == CRAWL_OUTCOME_CHANGED;
   if (!digest.empty()) {
@@ -363,6 +366,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
   HostTable::Host& host = hosts_.Politeness(indexed.host);
   host.last_crawl = std::max(host.last_crawl, fetch_time);
   slot.n_cis = 0;
+  pages_.RestartSourceSignals(page);
   slot.signal_filter = 0;
   slot.latest_signal = -1.0f;
   slot.unfolded = false;
@@ -390,6 +394,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
       }
       if (learnt) {
         probes_.AfterCrawl(page, fetch_time, tau, changed, learning, rerank ? fit.params : current);
+        if (split_known) LearnTrust(indexed.host, fit, tau, split, changed);
       }
     }
   }
@@ -403,6 +408,18 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
   }
   if (had_lease) ClearLease(&patch);
   batch_.PatchUrl(slot.id, patch);
+}
+
+void Shard::LearnTrust(HostId host, const LearnedModel& fit, double tau, const SourceCounts& counts,
+                       bool changed) {
+  if (!trust_.Learn(host, fit.estimate.change_rate, tau, counts, changed).ok()) {
+    ++rejected_trust_;
+    return;
+  }
+  if (trust_.ShouldPersist(host)) {
+    batch_.PutHost(HostRecordOf(host));
+    trust_.MarkWritten(host);
+  }
 }
 
 // A fetch that failed says nothing about change: τ and n_cis go on, and the

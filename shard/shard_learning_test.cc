@@ -180,6 +180,108 @@ TEST_F(ShardLearningTest, ChangedUrlBelowTheLevelIsProbedSoonAfter) {
   EXPECT_EQ(stats.estimator().probes_pending(), 0u);
 }
 
+// Per-source trust (host_trust.h): one host's pages get CDN purges for 90%
+// of their changes and almost nothing else, and sitemap lastmods that move
+// about once a day whether or not the page changed. The shard learns which
+// source to trust from its crawls, pooled over the host, and keeps it across
+// a crash (up to its last unwritten intervals) and a graceful restart.
+TEST_F(ShardLearningTest, LearnsPerSourceTrustPerHostAndKeepsItAcrossRestarts) {
+  constexpr double kDay = 86400.0;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  const int kPages = 40;
+  std::vector<Page> pages;
+  std::vector<UrlSpec> specs;
+  for (int i = 0; i < kPages; ++i) {
+    Page p;
+    p.url = absl::StrCat("https://news.example/story", i);
+    p.change_rate = 1.0 / kDay;
+    p.last_crawl = now_;
+    pages.push_back(p);
+    specs.push_back(Spec(p.url));
+  }
+  specs.push_back(Spec("https://other.example/"));
+  ASSERT_EQ(Upsert(specs).result().applied(), static_cast<uint32_t>(kPages + 1));
+  // Rounds of one crawl of every page, each about a day after its last.
+  int64_t known_intervals = 0;
+  auto crawl_rounds = [&](int rounds) {
+    for (int r = 0; r < rounds; ++r) {
+      for (Page& p : pages) {
+        const double t = p.last_crawl + (0.5 + u01(rng)) * kDay;
+        const double tau = t - p.last_crawl;
+        const int changes = std::poisson_distribution<int>(p.change_rate * tau)(rng);
+        std::vector<Signal> signals;
+        for (int k = 0; k < changes; ++k) {
+          if (u01(rng) < 0.9) {
+            signals.push_back(MakeSignal(p.url, p.last_crawl + u01(rng) * tau, SIGNAL_SOURCE_CDN));
+          }
+        }
+        for (int k = std::poisson_distribution<int>(1.0 * tau / kDay)(rng); k > 0; --k) {
+          signals.push_back(
+              MakeSignal(p.url, p.last_crawl + u01(rng) * tau, SIGNAL_SOURCE_SITEMAP));
+        }
+        now_ = std::max(now_, t);
+        if (!signals.empty()) Signals(signals);
+        ASSERT_EQ(
+            Report({ByUrl(p.url, t, changes > 0 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED)})
+                .result()
+                .applied(),
+            1u);
+        // A page's first interval has no split by source (it had no crawl
+        // state before its first crawl).
+        if (p.crawls > 0) ++known_intervals;
+        p.last_crawl = t;
+        ++p.crawls;
+      }
+    }
+  };
+  crawl_rounds(30);
+  const UrlState state = State(pages[0].url);
+  ASSERT_TRUE(state.has_host_trust());
+  const HostSourceTrust& trust = state.host_trust();
+  EXPECT_EQ(trust.crawls(), static_cast<uint64_t>(known_intervals));
+  ASSERT_EQ(trust.sources_size(), 5);
+  const SourceTrust& sitemap = trust.sources(0);
+  const SourceTrust& cdn = trust.sources(1);
+  EXPECT_EQ(sitemap.source(), SIGNAL_SOURCE_SITEMAP);
+  EXPECT_EQ(cdn.source(), SIGNAL_SOURCE_CDN);
+  std::printf(
+      "after %lld intervals: CDN λ %.3f ν %.4f/day (%.0f signals), sitemap λ %.3f ν %.3f/day "
+      "(%.0f signals)\n",
+      static_cast<long long>(known_intervals), cdn.recall(), cdn.false_rate() * kDay, cdn.signals(),
+      sitemap.recall(), sitemap.false_rate() * kDay, sitemap.signals());
+  double mean_rate = 0.0;
+  for (const Page& p : pages) mean_rate += State(p.url).estimate().change_rate() * kDay / kPages;
+  std::printf("pages' own Δ estimates: mean %.3f/day (truth 1)\n", mean_rate);
+  EXPECT_GT(cdn.recall(), 0.75);
+  EXPECT_LT(cdn.false_rate() * kDay, 0.1);
+  EXPECT_GT(sitemap.false_rate() * kDay, 0.7);
+  EXPECT_LT(sitemap.recall(), cdn.recall());
+  EXPECT_FALSE(State("https://other.example/").has_host_trust());
+  EXPECT_EQ(shard_->GetStats(now_).estimator().hosts_learning_trust(), 1u);
+
+  // A crash loses at most the host's last 15 intervals.
+  Open();
+  uint64_t restored = State(pages[0].url).host_trust().crawls();
+  EXPECT_LE(restored, static_cast<uint64_t>(known_intervals));
+  EXPECT_GE(restored + 15, static_cast<uint64_t>(known_intervals));
+  known_intervals = static_cast<int64_t>(restored);
+  // Pages restored with signals since their crawl have no split: their next
+  // interval is not learnt from, the ones after are.
+  crawl_rounds(1);
+  const int64_t before_graceful = known_intervals;
+  const uint64_t after_crash = State(pages[0].url).host_trust().crawls();
+  EXPECT_EQ(after_crash, static_cast<uint64_t>(restored));
+  known_intervals = static_cast<int64_t>(after_crash);
+  crawl_rounds(2);
+  ASSERT_TRUE(shard_->Flush().ok());
+  const uint64_t flushed = State(pages[0].url).host_trust().crawls();
+  EXPECT_EQ(flushed, static_cast<uint64_t>(after_crash) + 2 * kPages);
+  Open();
+  EXPECT_EQ(State(pages[0].url).host_trust().crawls(), flushed);
+  (void)before_graceful;
+}
+
 }  // namespace
 }  // namespace shard
 }  // namespace recrawl

@@ -113,6 +113,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
       slot.latest_signal = LatestSignalOffset(offset);
     }
     index_.RecordSignal(page, t);
+    pages_.CountSourceSignal(page, TrustSourceIndex(source));
     if (SignalCountRefreshesRate(slot.n_cis)) {
       RankBySignalRate(page, slot, indexed, t);
     }

@@ -293,6 +293,18 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req, doubl
   state.set_crawl_value(index_.Value(page, t));
   SetChangeModel(indexed.params, state.mutable_ranked());
   state.set_host_allowed_from(hosts_.AllowedFrom(indexed.host));
+  if (std::optional<policy::SourceTrustEstimate> trust = trust_.Estimate(indexed.host)) {
+    HostSourceTrust* t = state.mutable_host_trust();
+    t->set_crawls(static_cast<uint64_t>(trust->num_crawls));
+    t->set_changed(static_cast<uint64_t>(trust->num_changed));
+    for (int s = 0; s < kTrustSources; ++s) {
+      SourceTrust* source = t->add_sources();
+      source->set_source(TrustSourceAt(s));
+      source->set_recall(trust->sources[s].recall);
+      source->set_false_rate(trust->sources[s].false_rate);
+      source->set_signals(trust_.Signals(indexed.host, s));
+    }
+  }
   if (const LeaseTable::Lease* lease = leases_.OfPage(page); lease != nullptr && lease->active) {
     LeaseState* l = state.mutable_lease();
     l->set_lease_id(lease->id);

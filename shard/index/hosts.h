@@ -44,6 +44,9 @@ class HostTable {
     if (h.min_delay > 0.0) h.blocked_until = std::max(h.blocked_until, t + h.min_delay);
   }
 
+  // The host's entry; a host never set has the defaults.
+  Host Find(HostId host) const { return host < hosts_.size() ? hosts_[host] : Host(); }
+
   Host& Get(HostId host) {
     if (host >= hosts_.size()) hosts_.resize(static_cast<size_t>(host) + 1);
     return hosts_[host];

@@ -1,0 +1,151 @@
+#include "shard/host_trust.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+constexpr SignalSource kSourceOrder[kTrustSources] = {SIGNAL_SOURCE_SITEMAP, SIGNAL_SOURCE_CDN,
+                                                      SIGNAL_SOURCE_INDEXNOW, SIGNAL_SOURCE_WEBSUB,
+                                                      SIGNAL_SOURCE_OTHER};
+
+bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+}  // namespace
+
+HostTrustTable::HostTrustTable(const policy::SourceTrustPrior& prior, size_t max_changed_intervals)
+    : prior_(prior), max_changed_(max_changed_intervals) {}
+
+absl::Status HostTrustTable::Learn(HostId host, double change_rate, double tau,
+                                   const SourceCounts& counts, bool changed) {
+  auto it = hosts_.find(host);
+  if (it == hosts_.end()) {
+    it = hosts_
+             .emplace(host, Host(policy::SourceTrustEstimator(kTrustSources, prior_, max_changed_)))
+             .first;
+  }
+  policy::SourceSignals signals{std::vector<int64_t>(counts.begin(), counts.end()), 0};
+  absl::Status s = it->second.estimator.Add(change_rate, tau, signals, changed);
+  if (!s.ok() && it->second.estimator.num_crawls() == 0) hosts_.erase(it);
+  return s;
+}
+
+double HostTrustTable::Signals(HostId host, int source) const {
+  auto it = hosts_.find(host);
+  return it == hosts_.end() ? 0.0 : it->second.estimator.signals(source);
+}
+
+bool HostTrustTable::ShouldPersist(HostId host) const {
+  auto it = hosts_.find(host);
+  if (it == hosts_.end()) return false;
+  const int64_t crawls = it->second.estimator.num_crawls();
+  if (crawls == it->second.written_crawls) return false;
+  return crawls <= 8 ? IsPowerOfTwo(crawls) : crawls - it->second.written_crawls >= 16;
+}
+
+void HostTrustTable::MarkWritten(HostId host) {
+  auto it = hosts_.find(host);
+  if (it != hosts_.end()) it->second.written_crawls = it->second.estimator.num_crawls();
+}
+
+std::vector<HostId> HostTrustTable::TakeUnwritten() {
+  std::vector<HostId> out;
+  for (auto& [host, h] : hosts_) {
+    if (h.estimator.num_crawls() != h.written_crawls) {
+      out.push_back(host);
+      h.written_crawls = h.estimator.num_crawls();
+    }
+  }
+  return out;
+}
+
+std::optional<policy::SourceTrustEstimate> HostTrustTable::Estimate(HostId host) {
+  auto it = hosts_.find(host);
+  if (it == hosts_.end()) return std::nullopt;
+  Host& h = it->second;
+  if (h.fit_crawls != h.estimator.num_crawls()) {
+    h.fit = h.estimator.Estimate();
+    h.fit_crawls = h.estimator.num_crawls();
+  }
+  return h.fit;
+}
+
+bool HostTrustTable::ToRecord(HostId host, SourceTrustRecord* record) const {
+  auto it = hosts_.find(host);
+  if (it == hosts_.end()) return false;
+  const policy::SourceTrustState state = it->second.estimator.State();
+  record->Clear();
+  for (double v : state.signals) record->add_signals(v);
+  for (double v : state.unchanged_signals) record->add_unchanged_signals(v);
+  record->set_unchanged_time(state.unchanged_time);
+  record->set_unchanged_exposure(state.unchanged_exposure);
+  record->set_changed_time(state.changed_time);
+  record->set_changed_exposure(state.changed_exposure);
+  record->set_crawls(state.num_crawls);
+  record->set_changed(state.num_changed);
+  for (const policy::ChangedInterval& c : state.changed) {
+    record->add_changed_weight(c.weight);
+    record->add_changed_rate(c.change_rate);
+    record->add_changed_tau(c.tau);
+    record->add_changed_joint(c.joint);
+    for (float n : c.counts) record->add_changed_counts(n);
+  }
+  return true;
+}
+
+absl::Status HostTrustTable::Restore(HostId host, const SourceTrustRecord& record) {
+  policy::SourceTrustState state;
+  state.num_sources = kTrustSources;
+  state.signals.assign(record.signals().begin(), record.signals().end());
+  state.unchanged_signals.assign(record.unchanged_signals().begin(),
+                                 record.unchanged_signals().end());
+  state.unchanged_time = record.unchanged_time();
+  state.unchanged_exposure = record.unchanged_exposure();
+  state.changed_time = record.changed_time();
+  state.changed_exposure = record.changed_exposure();
+  state.num_crawls = record.crawls();
+  state.num_changed = record.changed();
+  const int kept = record.changed_rate_size();
+  if (record.changed_weight_size() != kept || record.changed_tau_size() != kept ||
+      record.changed_joint_size() != kept || record.changed_counts_size() != kept * kTrustSources) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "trust.changed_*: ", record.changed_weight_size(), " weights, ", kept, " rates, ",
+        record.changed_tau_size(), " taus, ", record.changed_joint_size(), " joint counts and ",
+        record.changed_counts_size(), " counts (", kTrustSources, " per interval)"));
+  }
+  state.changed.reserve(kept);
+  for (int i = 0; i < kept; ++i) {
+    policy::ChangedInterval c;
+    c.weight = record.changed_weight(i);
+    c.change_rate = record.changed_rate(i);
+    c.tau = record.changed_tau(i);
+    c.joint = record.changed_joint(i);
+    for (int s = 0; s < kTrustSources; ++s) {
+      c.counts.push_back(record.changed_counts(i * kTrustSources + s));
+    }
+    state.changed.push_back(std::move(c));
+  }
+  absl::StatusOr<policy::SourceTrustEstimator> estimator =
+      policy::SourceTrustEstimator::FromState(state, prior_, max_changed_);
+  if (!estimator.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("trust: ", estimator.status().message()));
+  }
+  Host h(*std::move(estimator));
+  h.written_crawls = h.estimator.num_crawls();
+  hosts_.insert_or_assign(host, std::move(h));
+  return absl::OkStatus();
+}
+
+size_t HostTrustTable::MemoryBytes() const {
+  // The map's slots, and each estimator's vectors (counted at their bound).
+  const size_t per_host =
+      2 * kTrustSources * sizeof(double) +
+      max_changed_ * (2 * sizeof(float) + (1 + kTrustSources) * sizeof(uint16_t));
+  return hosts_.capacity() * (sizeof(HostId) + sizeof(Host)) + hosts_.size() * per_host;
+}
+
+}  // namespace shard
+}  // namespace recrawl
