@@ -81,10 +81,10 @@ absl::StatusOr<SourceTrustEstimator> SourceTrustEstimator::FromState(const Sourc
                                                    state.num_crawls, "], got ", state.num_changed));
   }
   if (state.changed.size() > static_cast<size_t>(state.num_changed) ||
-      (max_changed_intervals > 0 && state.changed.size() > max_changed_intervals)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("changed: ", state.changed.size(), " intervals kept for ", state.num_changed,
-                     " changed crawls with a bound of ", max_changed_intervals));
+      (max_changed_intervals > 0 && state.changed.size() >= 2 * max_changed_intervals)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "changed: ", state.changed.size(), " intervals kept for ", state.num_changed,
+        " changed crawls with a bound of ", max_changed_intervals, " (at most twice as many)"));
   }
   SourceTrustEstimator out(state.num_sources, prior, max_changed_intervals);
   out.signals_ = state.signals;
@@ -143,58 +143,104 @@ SourceTrustState SourceTrustEstimator::State() const {
   return state;
 }
 
-void SourceTrustEstimator::MergeClosest() {
+void SourceTrustEstimator::Compress() {
   const size_t stride = Stride(), kept = kept_changed();
+  const size_t target = std::max<size_t>(max_changed_, 1);
   // An interval without signals contributes log(1 − e^{−Δ_i a τ}), a
-  // function of x = Δ_i τ alone; one with signals depends on Δ_i too. So
-  // the distance is the squared difference in log x, plus in log Δ_i where
-  // either has signals, plus 4× that of the counts (a count differing by
-  // one outweighs a factor e in x, so that intervals with the same counts
-  // merge first).
+  // function of x = Δ_i τ alone; one with signals depends on Δ_i too. The
+  // distance of two intervals is the squared difference in log x, plus in
+  // log Δ_i where either has signals, plus 4× that of the counts (a count
+  // differing by one outweighs a factor e in x, so that intervals with the
+  // same counts merge first).
   std::vector<float> log_rate(kept), log_exposure(kept);
-  std::vector<bool> signalled(kept);
   for (size_t i = 0; i < kept; ++i) {
     const float* k = &kept_[i * stride];
     log_rate[i] = std::log(k[kRate]);
     log_exposure[i] = log_rate[i] + std::log(k[kTau]);
-    signalled[i] = std::any_of(k + kJoint, k + stride, [](float n) { return n > 0.0f; });
   }
-  size_t best_i = 0, best_j = 1;
-  float best = std::numeric_limits<float>::infinity();
-  for (size_t i = 0; i < kept; ++i) {
+  const auto signalled = [&](size_t i) {
+    const float* k = &kept_[i * stride];
+    return std::any_of(k + kJoint, k + stride, [](float n) { return n > 0.0f; });
+  };
+  const auto distance = [&](size_t i, size_t j) {
     const float* a = &kept_[i * stride];
-    for (size_t j = i + 1; j < kept; ++j) {
-      const float* b = &kept_[j * stride];
-      float d = (log_exposure[i] - log_exposure[j]) * (log_exposure[i] - log_exposure[j]);
-      if (signalled[i] || signalled[j]) {
-        d += (log_rate[i] - log_rate[j]) * (log_rate[i] - log_rate[j]);
-      }
-      for (size_t f = kJoint; f < stride && d < best; ++f)
-        d += 4.0f * (a[f] - b[f]) * (a[f] - b[f]);
-      if (d < best) {
-        best = d;
-        best_i = i;
-        best_j = j;
-      }
+    const float* b = &kept_[j * stride];
+    float d = (log_exposure[i] - log_exposure[j]) * (log_exposure[i] - log_exposure[j]);
+    if (signalled(i) || signalled(j)) {
+      d += (log_rate[i] - log_rate[j]) * (log_rate[i] - log_rate[j]);
     }
+    for (size_t f = kJoint; f < stride; ++f) d += 4.0f * (a[f] - b[f]) * (a[f] - b[f]);
+    return d;
+  };
+  // Neighbours in the order of (counts, log x) are merged, closest pairs
+  // first, until `target` are left: O(k log k) for k intervals, run when
+  // 2·target are kept, so O(log k) per interval added.
+  std::vector<size_t> order(kept);
+  for (size_t i = 0; i < kept; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t i, size_t j) {
+    const float* a = &kept_[i * stride];
+    const float* b = &kept_[j * stride];
+    for (size_t f = kJoint; f < stride; ++f) {
+      if (a[f] != b[f]) return a[f] < b[f];
+    }
+    return log_exposure[i] < log_exposure[j];
+  });
+  std::vector<std::pair<float, size_t>> gaps;  // (distance, position in order)
+  gaps.reserve(kept);
+  for (size_t p = 0; p + 1 < kept; ++p) gaps.push_back({distance(order[p], order[p + 1]), p});
+  std::sort(gaps.begin(), gaps.end());
+  std::vector<bool> gone(kept, false), merged(kept, false);
+  size_t left = kept;
+  while (left > target) {
+    bool progress = false;
+    for (const auto& [d, p] : gaps) {
+      if (left <= target) break;
+      const size_t i = order[p], j = order[p + 1];
+      if (gone[i] || gone[j] || merged[i] || merged[j]) continue;
+      float* a = &kept_[i * stride];
+      const float* b = &kept_[j * stride];
+      const float w = a[kWeight] + b[kWeight];
+      // Δ_i and x at their weighted geometric means, the counts at their
+      // weighted arithmetic ones.
+      const float rate = std::exp((log_rate[i] * a[kWeight] + log_rate[j] * b[kWeight]) / w);
+      const float exposure =
+          std::exp((log_exposure[i] * a[kWeight] + log_exposure[j] * b[kWeight]) / w);
+      for (size_t f = kJoint; f < stride; ++f) {
+        a[f] = (a[f] * a[kWeight] + b[f] * b[kWeight]) / w;
+      }
+      a[kRate] = rate;
+      a[kTau] = exposure / rate;
+      a[kWeight] = w;
+      gone[j] = merged[i] = true;
+      --left;
+      progress = true;
+    }
+    if (left <= target || !progress) break;
+    // Another round over the merged intervals and their new neighbours.
+    std::vector<size_t> next;
+    for (size_t i : order) {
+      if (!gone[i]) next.push_back(i);
+    }
+    order.swap(next);
+    for (size_t p = 0; p < order.size(); ++p) {
+      const float* k = &kept_[order[p] * stride];
+      log_rate[order[p]] = std::log(k[kRate]);
+      log_exposure[order[p]] = log_rate[order[p]] + std::log(k[kTau]);
+      merged[order[p]] = false;
+    }
+    gaps.clear();
+    for (size_t p = 0; p + 1 < order.size(); ++p) {
+      gaps.push_back({distance(order[p], order[p + 1]), p});
+    }
+    std::sort(gaps.begin(), gaps.end());
   }
-  float* a = &kept_[best_i * stride];
-  const float* b = &kept_[best_j * stride];
-  const float w = a[kWeight] + b[kWeight];
-  // Δ_i and x at their weighted geometric means, the counts at their
-  // weighted arithmetic ones.
-  const float rate = std::exp((log_rate[best_i] * a[kWeight] + log_rate[best_j] * b[kWeight]) / w);
-  const float exposure =
-      std::exp((log_exposure[best_i] * a[kWeight] + log_exposure[best_j] * b[kWeight]) / w);
-  a[kRate] = rate;
-  a[kTau] = exposure / rate;
-  for (size_t f = kJoint; f < stride; ++f) {
-    a[f] = (a[f] * a[kWeight] + b[f] * b[kWeight]) / w;
+  std::vector<float> out;
+  out.reserve(target * stride * 2);
+  for (size_t i = 0; i < kept; ++i) {
+    if (!gone[i])
+      out.insert(out.end(), kept_.begin() + i * stride, kept_.begin() + (i + 1) * stride);
   }
-  a[kWeight] = w;
-  // The last kept interval takes the merged one's place.
-  std::copy(kept_.end() - stride, kept_.end(), kept_.begin() + best_j * stride);
-  kept_.resize(kept_.size() - stride);
+  kept_.swap(out);
 }
 
 absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
@@ -242,7 +288,7 @@ absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
   kept_.insert(kept_.end(), {1.0f, static_cast<float>(change_rate), static_cast<float>(tau_elap),
                              static_cast<float>(signals.joint)});
   for (int64_t n : signals.counts) kept_.push_back(static_cast<float>(n));
-  if (max_changed_ > 0 && kept_changed() > std::max<size_t>(max_changed_, 2)) MergeClosest();
+  if (max_changed_ > 0 && kept_changed() >= 2 * max_changed_) Compress();
   return absl::OkStatus();
 }
 

@@ -208,7 +208,7 @@ TEST(SourceTrustEstimatorTest, BoundedKeepsAtMostItsBoundAndStaysClose) {
   const std::vector<SourceParams> truth = {{0.85, 0.03}, {0.5, 1.0}};
   const SourceTrustEstimator all = SimulateHost(truth, 200, 40, 5);
   const SourceTrustEstimator bounded = SimulateHost(truth, 200, 40, 5, 64);
-  EXPECT_EQ(bounded.kept_changed(), 64u);
+  EXPECT_LT(bounded.kept_changed(), 128u);
   EXPECT_GT(bounded.num_changed(), 2000);
   EXPECT_EQ(all.kept_changed(), static_cast<size_t>(all.num_changed()));
   const SourceTrustEstimate a = all.Estimate(), b = bounded.Estimate();
@@ -216,10 +216,9 @@ TEST(SourceTrustEstimatorTest, BoundedKeepsAtMostItsBoundAndStaysClose) {
   for (size_t s = 0; s < truth.size(); ++s) {
     std::printf("source %zu: all λ %.4f ν %.4f, bounded λ %.4f ν %.4f\n", s, a.sources[s].recall,
                 a.sources[s].false_rate, b.sources[s].recall, b.sources[s].false_rate);
-    // The merges' error measured here: λ̂ 0.91 against 0.84, ν̂ within 2%
-    // (the header's figures).
-    EXPECT_NEAR(b.sources[s].recall, a.sources[s].recall, 0.08) << "source " << s;
-    EXPECT_NEAR(std::log(b.sources[s].false_rate / a.sources[s].false_rate), 0.0, 0.05)
+    // The merges' error measured here (the header's figures).
+    EXPECT_NEAR(b.sources[s].recall, a.sources[s].recall, 0.05) << "source " << s;
+    EXPECT_NEAR(std::log(b.sources[s].false_rate / a.sources[s].false_rate), 0.0, 0.15)
         << "source " << s;
   }
 }
@@ -241,7 +240,8 @@ TEST(SourceTrustEstimatorTest, RestoredStateGoesOnExactlyAsTheOriginal) {
     ASSERT_TRUE(original.Add(in.change_rate, in.tau, in.signals, in.changed).ok());
     ASSERT_TRUE(restored->Add(in.change_rate, in.tau, in.signals, in.changed).ok());
   }
-  EXPECT_EQ(restored->kept_changed(), 32u);
+  EXPECT_EQ(restored->kept_changed(), original.kept_changed());
+  EXPECT_LT(restored->kept_changed(), 64u);
   const SourceTrustEstimate a = original.Estimate(), b = restored->Estimate();
   EXPECT_EQ(a.log_likelihood, b.log_likelihood);
   for (size_t s = 0; s < truth.size(); ++s) {
@@ -278,9 +278,9 @@ TEST(SourceTrustEstimatorTest, FromStateRejectsAnInconsistentStateNamingTheField
   EXPECT_NE(message(bad, 4).find("changed.weight"), std::string::npos);
   EXPECT_TRUE(SourceTrustEstimator::FromState(good, {}, 0).ok());  // unbounded
   bad = good;
-  bad.num_crawls = bad.num_changed = 3;
-  bad.changed.assign(3, good.changed[0]);
-  EXPECT_NE(message(bad, 2).find("changed: 3 intervals"), std::string::npos);
+  bad.num_crawls = bad.num_changed = 4;
+  bad.changed.assign(4, good.changed[0]);
+  EXPECT_NE(message(bad, 2).find("changed: 4 intervals"), std::string::npos);
 }
 
 }  // namespace
