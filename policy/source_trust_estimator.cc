@@ -28,6 +28,9 @@ absl::Status CheckFinite(const char* field, double value) {
   return absl::OkStatus();
 }
 
+// Added to the distance of kept intervals whose counts differ.
+constexpr float kOtherCounts = 1e6f;
+
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 std::vector<SourceParams> FromSearchSpace(const std::vector<double>& x) {
@@ -76,15 +79,21 @@ absl::StatusOr<SourceTrustEstimator> SourceTrustEstimator::FromState(const Sourc
         {"changed_exposure", state.changed_exposure}}) {
     if (absl::Status e = CheckFinite(field, value); !e.ok()) return e;
   }
+  if (max_changed_intervals > 0 && state.compress_at > 3 * max_changed_intervals) {
+    return absl::InvalidArgumentError(absl::StrCat("compress_at: ", state.compress_at,
+                                                   " is above three times the bound ",
+                                                   max_changed_intervals));
+  }
   if (state.num_changed < 0 || state.num_crawls < state.num_changed) {
     return absl::InvalidArgumentError(absl::StrCat("num_changed must be in [0, num_crawls = ",
                                                    state.num_crawls, "], got ", state.num_changed));
   }
   if (state.changed.size() > static_cast<size_t>(state.num_changed) ||
-      (max_changed_intervals > 0 && state.changed.size() >= 2 * max_changed_intervals)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "changed: ", state.changed.size(), " intervals kept for ", state.num_changed,
-        " changed crawls with a bound of ", max_changed_intervals, " (at most twice as many)"));
+      (max_changed_intervals > 0 && state.changed.size() >= 3 * max_changed_intervals)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("changed: ", state.changed.size(), " intervals kept for ", state.num_changed,
+                     " changed crawls with a bound of ", max_changed_intervals,
+                     " (fewer than three times as many)"));
   }
   SourceTrustEstimator out(state.num_sources, prior, max_changed_intervals);
   out.signals_ = state.signals;
@@ -95,6 +104,7 @@ absl::StatusOr<SourceTrustEstimator> SourceTrustEstimator::FromState(const Sourc
   out.changed_exposure_ = state.changed_exposure;
   out.num_crawls_ = state.num_crawls;
   out.num_changed_ = state.num_changed;
+  out.compress_at_ = static_cast<size_t>(state.compress_at);
   double weight = 0.0;
   for (const ChangedInterval& c : state.changed) {
     if (c.counts.size() != num) {
@@ -133,6 +143,7 @@ SourceTrustState SourceTrustEstimator::State() const {
   state.changed_exposure = changed_exposure_;
   state.num_crawls = num_crawls_;
   state.num_changed = num_changed_;
+  state.compress_at = compress_at_;
   const size_t stride = Stride();
   state.changed.reserve(kept_changed());
   for (size_t i = 0; i < kept_.size(); i += stride) {
@@ -149,9 +160,8 @@ void SourceTrustEstimator::Compress() {
   // An interval without signals contributes log(1 − e^{−Δ_i a τ}), a
   // function of x = Δ_i τ alone; one with signals depends on Δ_i too. The
   // distance of two intervals is the squared difference in log x, plus in
-  // log Δ_i where either has signals, plus 4× that of the counts (a count
-  // differing by one outweighs a factor e in x, so that intervals with the
-  // same counts merge first).
+  // log Δ_i where either has signals; intervals whose counts differ are
+  // kOtherCounts further apart, so that they merge last.
   std::vector<float> log_rate(kept), log_exposure(kept);
   for (size_t i = 0; i < kept; ++i) {
     const float* k = &kept_[i * stride];
@@ -169,7 +179,9 @@ void SourceTrustEstimator::Compress() {
     if (signalled(i) || signalled(j)) {
       d += (log_rate[i] - log_rate[j]) * (log_rate[i] - log_rate[j]);
     }
-    for (size_t f = kJoint; f < stride; ++f) d += 4.0f * (a[f] - b[f]) * (a[f] - b[f]);
+    for (size_t f = kJoint; f < stride; ++f) {
+      if (a[f] != b[f]) d += kOtherCounts + (a[f] - b[f]) * (a[f] - b[f]);
+    }
     return d;
   };
   // Neighbours in the order of (counts, log x) are merged, closest pairs
@@ -191,10 +203,15 @@ void SourceTrustEstimator::Compress() {
   std::sort(gaps.begin(), gaps.end());
   std::vector<bool> gone(kept, false), merged(kept, false);
   size_t left = kept;
-  while (left > target) {
+  // Intervals with other counts are merged only to bring the kept ones down
+  // to twice the bound.
+  const auto done = [&](float d) {
+    return left <= target || (d >= kOtherCounts && left <= 2 * target);
+  };
+  while (!done(0.0f)) {
     bool progress = false;
     for (const auto& [d, p] : gaps) {
-      if (left <= target) break;
+      if (done(d)) break;
       const size_t i = order[p], j = order[p + 1];
       if (gone[i] || gone[j] || merged[i] || merged[j]) continue;
       float* a = &kept_[i * stride];
@@ -215,7 +232,7 @@ void SourceTrustEstimator::Compress() {
       --left;
       progress = true;
     }
-    if (left <= target || !progress) break;
+    if (!progress) break;
     // Another round over the merged intervals and their new neighbours.
     std::vector<size_t> next;
     for (size_t i : order) {
@@ -241,6 +258,7 @@ void SourceTrustEstimator::Compress() {
       out.insert(out.end(), kept_.begin() + i * stride, kept_.begin() + (i + 1) * stride);
   }
   kept_.swap(out);
+  compress_at_ = kept_changed() + target;
 }
 
 absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
@@ -288,7 +306,7 @@ absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
   kept_.insert(kept_.end(), {1.0f, static_cast<float>(change_rate), static_cast<float>(tau_elap),
                              static_cast<float>(signals.joint)});
   for (int64_t n : signals.counts) kept_.push_back(static_cast<float>(n));
-  if (max_changed_ > 0 && kept_changed() >= 2 * max_changed_) Compress();
+  if (max_changed_ > 0 && kept_changed() >= std::max(2 * max_changed_, compress_at_)) Compress();
   return absl::OkStatus();
 }
 

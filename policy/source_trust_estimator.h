@@ -27,18 +27,20 @@
 // of them together are kept as Σ τ, Σ Δ_i τ and Σ n_s per source. A changed
 // interval contributes −τ Σ_s ν_s − Δ_i τ (1 − a) (kept as sums too) plus
 // terms that depend on (Δ_i, τ, n, n_J) jointly; those are kept for every
-// changed interval until 2·max_changed_intervals are kept; then neighbours
-// in the order of (counts, log Δ_iτ) are merged, closest first (distance in
-// log Δ_iτ, in log Δ_i where either has signals, and in the counts), into
+// changed interval until 2·max_changed_intervals (B) are kept; then
+// neighbours in the order of (counts, log Δ_iτ) are merged, closest first
+// (distance in log Δ_iτ, and in log Δ_i where either has signals), into
 // one of their summed weight at their weighted (geometric for Δ_i and
-// Δ_iτ) mean until max_changed_intervals are left: O(log k) per interval.
-// The kept ones always stand for all changed intervals; the error is the
-// terms' curvature over a merged group. In source_trust_estimator_test's
-// host (2,000+ changed intervals of two sources; 0.841 and ν̂ 0.0295 from
-// all of them) the accurate source's λ̂ came out 0.858 and ν̂ 0.0266 with
-// max_changed_intervals = 64, 0.875 and 0.0231 with 48, 0.966 and 0.0154
-// with 32; a uniform sample of 32 was no better (λ̂ 0.75 against 0.85 in
-// shard_learning_test's host). 4·(4 + S) bytes per kept interval.
+// Δ_iτ) mean, until B are left. Intervals whose counts differ merge only
+// to bring the kept ones down to 2B, so between B and 3B are kept, and the
+// next merges wait for B more: O(log k) per interval. The kept ones always
+// stand for all changed intervals; the error is the terms' curvature over a
+// merged group. Measured against all intervals (λ̂ of the accurate source):
+// source_trust_estimator_test's host (2,000+ changed intervals of two
+// sources) 0.849 with B = 64 and 0.848 with 32 against 0.841 (ν̂ 7% low);
+// host_trust_test's 0.906 with 64 and 0.972 with 32 against 0.894;
+// shard_learning_test's 0.854 as from all. A uniform sample of 32 was
+// noisier (0.75 against 0.85). 4·(4 + S) bytes per kept interval.
 // Deterministic: a restored estimator goes on exactly as the original.
 // Not thread-safe.
 #ifndef RECRAWL_POLICY_SOURCE_TRUST_ESTIMATOR_H_
@@ -82,6 +84,8 @@ struct SourceTrustState {
   int64_t num_crawls = 0;
   int64_t num_changed = 0;
   std::vector<ChangedInterval> changed;
+  // The kept count at which the next merges run (0: at twice the bound).
+  uint64_t compress_at = 0;
 };
 
 struct SourceTrustEstimate {
@@ -149,6 +153,7 @@ class SourceTrustEstimator {
   int64_t num_crawls_ = 0;
   int64_t num_changed_ = 0;
   std::vector<float> kept_;  // the kept changed intervals, flat
+  size_t compress_at_ = 0;   // Compress when this many are kept (and 2·bound)
 };
 
 }  // namespace policy

@@ -86,6 +86,7 @@ bool HostTrustTable::ToRecord(HostId host, SourceTrustRecord* record) const {
   record->set_changed_exposure(state.changed_exposure);
   record->set_crawls(state.num_crawls);
   record->set_changed(state.num_changed);
+  record->set_compress_at(state.compress_at);
   for (const policy::ChangedInterval& c : state.changed) {
     record->add_changed_weight(c.weight);
     record->add_changed_rate(c.change_rate);
@@ -108,6 +109,7 @@ absl::Status HostTrustTable::Restore(HostId host, const SourceTrustRecord& recor
   state.changed_exposure = record.changed_exposure();
   state.num_crawls = record.crawls();
   state.num_changed = record.changed();
+  state.compress_at = record.compress_at();
   const int kept = record.changed_rate_size();
   if (record.changed_weight_size() != kept || record.changed_tau_size() != kept ||
       record.changed_joint_size() != kept || record.changed_counts_size() != kept * kTrustSources) {

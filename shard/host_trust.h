@@ -12,13 +12,11 @@
 // from several sources (joint events), which (M4) says overstates
 // freshness when two sources often signal the same change.
 //
-// State: 2.5–5 KB per host that has learnt (max_changed_intervals to twice
-// as many changed intervals kept, 36 bytes each, plus sums); hosts that
-// never learnt cost nothing. The bound trades accuracy for memory
-// (policy/source_trust_estimator.h gives the error measured; in
-// host_trust_test's host a CDN of recall 0.9 is learnt as 0.99 with the
-// default bound, 0.97 with 128, 0.89 from all intervals); at 10^5 learning
-// hosts the default costs up to 0.5 GB. A fit (BFGS over the five
+// State: 2.5–7 KB per host that has learnt (one to three times
+// max_changed_intervals changed intervals kept, 36 bytes each, plus sums);
+// hosts that never learnt cost nothing. The bound trades accuracy for
+// memory (policy/source_trust_estimator.h gives the error measured); at
+// 10^5 learning hosts the default costs 0.25–0.7 GB. A fit (BFGS over the five
 // sources) takes up to a few ms and is made only when asked (Estimate), then kept until the host
 // learns more.
 //
