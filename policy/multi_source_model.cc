@@ -1,5 +1,6 @@
 #include "policy/multi_source_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -152,12 +153,29 @@ double MultiSourceModel::EffectiveElapsed(double tau_elap, const SourceSignals& 
 }
 
 PageModel MultiSourceModel::Merged() const {
+  return MergedOf(std::vector<bool>(params_.sources.size(), true));
+}
+
+PageModel MultiSourceModel::MergedOf(const std::vector<bool>& trusted) const {
   double silent = 1.0, nu = 0.0;
-  for (const SourceParams& source : params_.sources) {
-    silent *= 1.0 - source.recall;
-    nu += source.false_rate;
+  for (size_t s = 0; s < params_.sources.size(); ++s) {
+    if (!trusted[s]) continue;
+    silent *= 1.0 - params_.sources[s].recall;
+    nu += params_.sources[s].false_rate;
   }
   return *PageModel::Create({params_.importance, params_.change_rate, 1.0 - silent, nu});
+}
+
+std::vector<bool> MultiSourceModel::TrustedSources(double min_relative_weight) const {
+  double best = 0.0;
+  for (const Source& source : sources_) best = std::max(best, source.log_signal_factor);
+  std::vector<bool> trusted(sources_.size(), false);
+  if (best <= 0.0) return trusted;
+  for (size_t s = 0; s < sources_.size(); ++s) {
+    const double w = sources_[s].log_signal_factor;
+    trusted[s] = w > 0.0 && (std::isinf(best) ? std::isinf(w) : w >= min_relative_weight * best);
+  }
+  return trusted;
 }
 
 }  // namespace policy

@@ -95,6 +95,17 @@ class MultiSourceModel {
   // ν = Σ ν_s. That stream is exactly this single-source model, so this is
   // what a single (λ, ν) fitted to it converges to.
   PageModel Merged() const;
+  // The same over the sources in `trusted` (S entries) only, the others'
+  // signals dropped: λ = 1 − Π_{trusted}(1 − λ_s), ν = Σ_{trusted} ν_s, the
+  // exact single-source model of that stream.
+  PageModel MergedOf(const std::vector<bool>& trusted) const;
+  // The sources worth listening to when a page is ranked by one (λ, ν)
+  // (MergedOf): those whose log-odds per signal w_s (M3) is at least
+  // `min_relative_weight` of the largest (a proof source's is +∞, so then
+  // only proof sources are). Noise sources (w_s = 0) never are. Diluting an
+  // accurate source's signals with a noisy one's costs more than the noisy
+  // one adds (docs/results.md, "Per-source trust").
+  std::vector<bool> TrustedSources(double min_relative_weight) const;
 
  private:
   struct Source {

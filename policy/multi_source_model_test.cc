@@ -108,6 +108,29 @@ TEST(MultiSourceModelTest, MergedIsTheDeduplicatedStream) {
   EXPECT_NEAR(merged.alpha(), p.alpha(), 1e-15);
 }
 
+TEST(MultiSourceModelTest, MergedOfTheTrustedSourcesDropsTheOthers) {
+  const MultiSourceModel p = Make(0.4, 0.5, {{0.85, 0.03}, {0.5, 1.0}, {0.0, 0.3}});
+  const PageModel all = p.MergedOf({true, true, true});
+  EXPECT_EQ(all.recall(), p.Merged().recall());
+  EXPECT_EQ(all.false_rate(), p.Merged().false_rate());
+  const PageModel cdn = p.MergedOf({true, false, false});
+  EXPECT_DOUBLE_EQ(cdn.recall(), 0.85);
+  EXPECT_DOUBLE_EQ(cdn.false_rate(), 0.03);
+  // A CDN-like source (w = log(1 + 0.85·0.5·0.5/0.03) ≈ 2.1) and a
+  // sitemap-like one (w = log(1 + 0.5·0.5·0.15/1.0) ≈ 0.04): only the CDN is
+  // worth listening to; the pure-noise third never is.
+  EXPECT_EQ(p.TrustedSources(0.5), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(p.TrustedSources(0.01), (std::vector<bool>{true, true, false}));
+  // Two alike sources are both trusted.
+  EXPECT_EQ(Make(1, 0.5, {{0.6, 0.1}, {0.5, 0.1}}).TrustedSources(0.5),
+            (std::vector<bool>{true, true}));
+  // A proof source (ν = 0) outweighs every other.
+  EXPECT_EQ(Make(1, 0.5, {{0.3, 0.0}, {0.9, 0.01}}).TrustedSources(0.5),
+            (std::vector<bool>{true, false}));
+  // No informative source: none.
+  EXPECT_EQ(Make(1, 0.5, {{0.0, 0.1}}).TrustedSources(0.5), (std::vector<bool>{false}));
+}
+
 TEST(MultiSourceModelTest, RejectsInvalidValuesNamingTheField) {
   EXPECT_NE(MultiSourceModel::Create({-1, 1, {}}).status().message().find("importance"),
             std::string::npos);
