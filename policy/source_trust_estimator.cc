@@ -132,6 +132,11 @@ absl::StatusOr<SourceTrustEstimator> SourceTrustEstimator::FromState(const Sourc
   return out;
 }
 
+double SourceTrustEstimator::MeanChangeRate() const {
+  const double time = unchanged_time_ + changed_time_;
+  return time > 0.0 ? (unchanged_exposure_ + changed_exposure_) / time : 0.0;
+}
+
 SourceTrustState SourceTrustEstimator::State() const {
   SourceTrustState state;
   state.num_sources = num_sources_;

@@ -128,6 +128,9 @@ class SourceTrustEstimator {
   int num_sources() const { return num_sources_; }
   int64_t num_crawls() const { return num_crawls_; }
   int64_t num_changed() const { return num_changed_; }
+  // Σ Δ_i τ / Σ τ over every interval added: the host's change rate,
+  // weighted by time (0 before any).
+  double MeanChangeRate() const;
   // Σ n_s over every interval added.
   double signals(int source) const { return signals_[source]; }
   // Changed intervals kept (at most max_changed_intervals when bounded).

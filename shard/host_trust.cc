@@ -1,8 +1,10 @@
 #include "shard/host_trust.h"
 
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "policy/multi_source_model.h"
 
 namespace recrawl {
 namespace shard {
@@ -31,6 +33,78 @@ absl::Status HostTrustTable::Learn(HostId host, double change_rate, double tau,
   absl::Status s = it->second.estimator.Add(change_rate, tau, signals, changed);
   if (!s.ok() && it->second.estimator.num_crawls() == 0) hosts_.erase(it);
   return s;
+}
+
+namespace {
+
+constexpr uint8_t kAllSources = (1u << kTrustSources) - 1;
+constexpr int64_t kFirstRefit = 64;
+constexpr int64_t kLastDoublingRefit = 65536;
+
+}  // namespace
+
+bool HostTrustTable::ShouldRefit(HostId host) const {
+  auto it = hosts_.find(host);
+  if (it == hosts_.end()) return false;
+  const policy::SourceTrustEstimator& e = it->second.estimator;
+  const int64_t n = e.num_crawls();
+  const bool due = n >= kFirstRefit &&
+                   (n <= kLastDoublingRefit ? (n & (n - 1)) == 0 : n % kLastDoublingRefit == 0);
+  if (!due) return false;
+  int signalled = 0;
+  for (int s = 0; s < kTrustSources; ++s) signalled += e.signals(s) > 0.0;
+  return signalled >= 2;
+}
+
+bool HostTrustTable::Refit(HostId host, double min_relative_weight) {
+  std::optional<policy::SourceTrustEstimate> fit = Estimate(host);
+  if (!fit.has_value()) return false;
+  Host& h = hosts_.at(host);
+  uint8_t mask = 0;
+  double recall = 0.0, false_rate = 0.0;
+  absl::StatusOr<policy::MultiSourceModel> model =
+      policy::MultiSourceModel::Create({1.0, h.estimator.MeanChangeRate(), fit->sources});
+  if (model.ok() && min_relative_weight > 0.0) {
+    const std::vector<bool> trusted = model->TrustedSources(min_relative_weight);
+    bool leaves_out = false;
+    for (int s = 0; s < kTrustSources; ++s) {
+      if (trusted[s]) mask |= static_cast<uint8_t>(1u << s);
+      leaves_out |= !trusted[s] && h.estimator.signals(s) > 0.0;
+    }
+    if (leaves_out && mask != 0) {
+      const policy::PageModel merged = model->MergedOf(trusted);
+      recall = merged.recall();
+      false_rate = merged.false_rate();
+    } else {
+      mask = 0;
+    }
+  }
+  const bool changed =
+      mask != h.trusted_mask || recall != h.trusted_recall || false_rate != h.trusted_false_rate;
+  h.trusted_mask = mask;
+  h.trusted_recall = recall;
+  h.trusted_false_rate = false_rate;
+  h.refit_crawls = h.estimator.num_crawls();
+  SetMask(host, mask);
+  return changed;
+}
+
+void HostTrustTable::SetMask(HostId host, uint8_t mask) {
+  if (mask == 0) {
+    if (host < masks_.size()) masks_[host] = kAllSources;
+    return;
+  }
+  if (host >= masks_.size()) masks_.resize(static_cast<size_t>(host) + 1, kAllSources);
+  masks_[host] = mask;
+}
+
+bool HostTrustTable::TrustedModel(HostId host, double* recall, double* false_rate) const {
+  if (host >= masks_.size() || masks_[host] == kAllSources) return false;
+  const Host& h = hosts_.at(host);
+  if (h.trusted_mask == 0) return false;
+  *recall = h.trusted_recall;
+  *false_rate = h.trusted_false_rate;
+  return true;
 }
 
 double HostTrustTable::Signals(HostId host, int source) const {
@@ -87,6 +161,11 @@ bool HostTrustTable::ToRecord(HostId host, SourceTrustRecord* record) const {
   record->set_crawls(state.num_crawls);
   record->set_changed(state.num_changed);
   record->set_compress_at(state.compress_at);
+  const Host& h = it->second;
+  record->set_trusted_mask(h.trusted_mask);
+  record->set_trusted_recall(h.trusted_recall);
+  record->set_trusted_false_rate(h.trusted_false_rate);
+  record->set_fitted_crawls(h.refit_crawls);
   for (const policy::ChangedInterval& c : state.changed) {
     record->add_changed_weight(c.weight);
     record->add_changed_rate(c.change_rate);
@@ -135,8 +214,21 @@ absl::Status HostTrustTable::Restore(HostId host, const SourceTrustRecord& recor
   if (!estimator.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("trust: ", estimator.status().message()));
   }
+  if (record.trusted_mask() > kAllSources || !(record.trusted_recall() >= 0.0) ||
+      record.trusted_recall() > 1.0 || !(record.trusted_false_rate() >= 0.0) ||
+      !std::isfinite(record.trusted_false_rate()) ||
+      (record.trusted_mask() != 0 && record.trusted_recall() + record.trusted_false_rate() <= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("trust.trusted_*: mask ", record.trusted_mask(),
+                                                   ", recall ", record.trusted_recall(),
+                                                   ", false rate ", record.trusted_false_rate()));
+  }
   Host h(*std::move(estimator));
   h.written_crawls = h.estimator.num_crawls();
+  h.trusted_mask = static_cast<uint8_t>(record.trusted_mask());
+  h.trusted_recall = record.trusted_recall();
+  h.trusted_false_rate = record.trusted_false_rate();
+  h.refit_crawls = record.fitted_crawls();
+  SetMask(host, h.trusted_mask);
   hosts_.insert_or_assign(host, std::move(h));
   return absl::OkStatus();
 }
@@ -146,7 +238,8 @@ size_t HostTrustTable::MemoryBytes() const {
   const size_t per_host =
       2 * kTrustSources * sizeof(double) +
       max_changed_ * (2 * sizeof(float) + (1 + kTrustSources) * sizeof(uint16_t));
-  return hosts_.capacity() * (sizeof(HostId) + sizeof(Host)) + hosts_.size() * per_host;
+  return hosts_.capacity() * (sizeof(HostId) + sizeof(Host)) + hosts_.size() * per_host +
+         masks_.capacity();
 }
 
 }  // namespace shard

@@ -20,6 +20,19 @@
 // sources) takes up to a few ms and is made only when asked (Estimate), then kept until the host
 // learns more.
 //
+// Ranking (the trusted sources). A host's pages are ranked as the paper
+// ranks a page, by one (λ, ν), and by default from all their signals. Once
+// a host where two or more sources have signalled has learnt from 64
+// intervals, and again at 128, 256, ... and every 65,536 after 65,536
+// (ShouldRefit), Refit fits it and picks the sources worth listening to,
+// policy::MultiSourceModel::TrustedSources at the host's mean change rate.
+// When that leaves out a source that has signalled, the host's pages are
+// ranked by the merged stream of the trusted ones (MergedOf: λ, ν of the
+// host; Δ stays each page's own) and the others' signals do not count in
+// ranking (Trusted), though they still count for learning. The
+// simulator's measurement of this choice is in docs/results.md
+// ("Per-source trust").
+//
 // Persistence: the caller writes a host's statistics (ToRecord) into its
 // HostRecord when ShouldPersist says so after a Learn — at the host's 1st,
 // 2nd, 4th, 8th interval and every 16th after — and every host learnt since
@@ -68,6 +81,27 @@ class HostTrustTable {
   // Hosts learnt since their last write, marked as written.
   std::vector<HostId> TakeUnwritten();
 
+  // Whether the host's trusted sources should be re-chosen now (after a
+  // Learn; see the file comment).
+  bool ShouldRefit(HostId host) const;
+  // Fits the host and chooses its trusted sources: TrustedSources with
+  // `min_relative_weight` (in (0, 1]; 0 trusts every source). Returns
+  // whether the host's ranking (the trusted sources or their λ, ν)
+  // changed. A fit takes up to a few ms.
+  bool Refit(HostId host, double min_relative_weight);
+  // Whether the signals of `source` (TrustSourceIndex) count in ranking the
+  // host's pages: true for every source of a host without a choice.
+  bool Trusted(HostId host, int source) const {
+    return host >= masks_.size() || ((masks_[host] >> source) & 1) != 0;
+  }
+  // The (λ, ν) the host's pages are ranked with, for a host whose trusted
+  // sources leave one out; false otherwise.
+  bool TrustedModel(HostId host, double* recall, double* false_rate) const;
+  bool TrustedModel(HostId host) const {
+    double recall, false_rate;
+    return TrustedModel(host, &recall, &false_rate);
+  }
+
   bool Has(HostId host) const { return hosts_.contains(host); }
   // Σ of the source's signals over the host's intervals (0 for a host that
   // has not learnt).
@@ -96,11 +130,21 @@ class HostTrustTable {
     int64_t written_crawls = 0;                      // num_crawls at the last write
     std::optional<policy::SourceTrustEstimate> fit;  // at fit_crawls
     int64_t fit_crawls = -1;
+    // The ranking choice (Refit): trusted sources (0: all) and the merged
+    // stream's (λ, ν), chosen after refit_crawls intervals.
+    uint8_t trusted_mask = 0;
+    double trusted_recall = 0.0;
+    double trusted_false_rate = 0.0;
+    int64_t refit_crawls = 0;
   };
+  void SetMask(HostId host, uint8_t mask);
 
   policy::SourceTrustPrior prior_;
   size_t max_changed_;
   absl::flat_hash_map<HostId, Host> hosts_;
+  // Per HostId, the trusted sources' bits of hosts with a choice, all bits
+  // otherwise (a byte a host: read for every signal).
+  std::vector<uint8_t> masks_;
 };
 
 }  // namespace shard

@@ -140,6 +140,59 @@ TEST(HostTrustTest, RejectsBadInputNamingTheField) {
   EXPECT_FALSE(table.Has(2));
 }
 
+TEST(HostTrustTest, RanksByTheSourcesWorthListeningTo) {
+  HostTrustTable table(DailyPrior());
+  const int sitemap = TrustSourceIndex(SIGNAL_SOURCE_SITEMAP);
+  const int cdn = TrustSourceIndex(SIGNAL_SOURCE_CDN);
+  LearnHost(&table, 7, 100, 30, 1);
+  // Before a choice every source counts.
+  EXPECT_TRUE(table.Trusted(7, sitemap));
+  EXPECT_FALSE(table.TrustedModel(7));
+  EXPECT_TRUE(table.Refit(7, 0.5));
+  EXPECT_TRUE(table.Trusted(7, cdn));
+  EXPECT_FALSE(table.Trusted(7, sitemap));
+  EXPECT_TRUE(table.Trusted(8, sitemap));  // another host
+  double recall = 0, false_rate = 0;
+  ASSERT_TRUE(table.TrustedModel(7, &recall, &false_rate));
+  const policy::SourceTrustEstimate e = *table.Estimate(7);
+  EXPECT_DOUBLE_EQ(recall, e.sources[cdn].recall);
+  EXPECT_DOUBLE_EQ(false_rate, e.sources[cdn].false_rate);
+  EXPECT_FALSE(table.Refit(7, 0.5));  // nothing new
+
+  // The choice is part of the host's record.
+  SourceTrustRecord record;
+  ASSERT_TRUE(table.ToRecord(7, &record));
+  HostTrustTable restored(DailyPrior());
+  ASSERT_TRUE(restored.Restore(3, record).ok());
+  EXPECT_FALSE(restored.Trusted(3, sitemap));
+  double r2 = 0, f2 = 0;
+  ASSERT_TRUE(restored.TrustedModel(3, &r2, &f2));
+  EXPECT_EQ(r2, recall);
+  EXPECT_EQ(f2, false_rate);
+
+  // A share of 0 trusts every source.
+  EXPECT_TRUE(table.Refit(7, 0.0));
+  EXPECT_TRUE(table.Trusted(7, sitemap));
+  EXPECT_FALSE(table.TrustedModel(7));
+}
+
+TEST(HostTrustTest, RefitsAtDoublingIntervalsOfHostsWithTwoSources) {
+  HostTrustTable table(DailyPrior());
+  SourceCounts two{};
+  two[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] = 1;
+  two[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 1;
+  SourceCounts one{};
+  one[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 1;
+  std::vector<int> refits;
+  for (int n = 1; n <= 300; ++n) {
+    ASSERT_TRUE(table.Learn(1, 1.0 / kDay, kDay, two, true).ok());
+    ASSERT_TRUE(table.Learn(2, 1.0 / kDay, kDay, one, true).ok());
+    if (table.ShouldRefit(1)) refits.push_back(n);
+    EXPECT_FALSE(table.ShouldRefit(2)) << n;  // one source: nothing to choose
+  }
+  EXPECT_EQ(refits, (std::vector<int>{64, 128, 256}));
+}
+
 }  // namespace
 }  // namespace shard
 }  // namespace recrawl

@@ -173,12 +173,13 @@ bool Shard::IndexableModel(const policy::PageParams& p, double max_rate) {
          rate(p.false_rate) && p.recall >= 0.0 && p.recall <= 1.0;
 }
 
-policy::PageParams Shard::IndexView(const policy::PageParams& model) const {
-  const double signalled = model.recall * model.change_rate;
-  if (signalled >= options_.min_signal_precision * (signalled + model.false_rate)) {
-    return model;
-  }
+policy::PageParams Shard::IndexView(HostId host, const policy::PageParams& model) const {
   policy::PageParams view = model;
+  trust_.TrustedModel(host, &view.recall, &view.false_rate);
+  const double signalled = view.recall * view.change_rate;
+  if (signalled >= options_.min_signal_precision * (signalled + view.false_rate)) {
+    return view;
+  }
   view.recall = 0.0;
   view.false_rate = 0.0;
   return view;

@@ -127,6 +127,11 @@ struct ShardOptions {
   // must not be able to impose on every pick. At 1% the worst case measured
   // was 0.08 ms per value.
   double min_signal_precision = 0.01;
+  // A host's pages are ranked by the signals of the sources whose log-odds
+  // per signal is at least this share of its best source's, once its crawls
+  // show it (host_trust.h; policy::MultiSourceModel::TrustedSources). 0: by
+  // every source's signals.
+  double trusted_source_share = 0.5;
 
   LearningOptions learning;
   // The index is told about a new estimate when it moved by this much
@@ -271,8 +276,10 @@ class Shard {
   bool EndLeaseAndHold(PageId page);
   // A page's model for the index, checked the way the index checks it.
   static bool IndexableModel(const policy::PageParams& params, double max_rate);
-  // What the index ranks a page with (see min_signal_precision).
-  policy::PageParams IndexView(const policy::PageParams& model) const;
+  // What the index ranks a page of `host` with: `model`, with the (λ, ν) of
+  // the host's trusted sources where it has a choice (host_trust.h), and
+  // without signals of negligible precision (min_signal_precision).
+  policy::PageParams IndexView(HostId host, const policy::PageParams& model) const;
   // The model a page is ranked by, before IndexView: its learnt `model`, or
   // for a page without a crawl outcome (`learnt` false) its prior `model`
   // made optimistic (PriorRanking).

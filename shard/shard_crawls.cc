@@ -386,7 +386,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
         slot.change_rate = static_cast<float>(fit.params.change_rate);
         slot.recall = static_cast<float>(fit.params.recall);
         slot.false_rate = static_cast<float>(fit.params.false_rate);
-        index_.Upsert(page, IndexView(fit.params), indexed.host, fetch_time);
+        index_.Upsert(page, IndexView(indexed.host, fit.params), indexed.host, fetch_time);
         ChangeModel* estimate = patch.mutable_estimate();
         estimate->set_change_rate(fit.params.change_rate);
         estimate->set_recall(fit.params.recall);
@@ -416,7 +416,9 @@ void Shard::LearnTrust(HostId host, const LearnedModel& fit, double tau, const S
     ++rejected_trust_;
     return;
   }
-  if (trust_.ShouldPersist(host)) {
+  const bool rechosen =
+      trust_.ShouldRefit(host) && trust_.Refit(host, options_.trusted_source_share);
+  if (rechosen || trust_.ShouldPersist(host)) {
     batch_.PutHost(HostRecordOf(host));
     trust_.MarkWritten(host);
   }

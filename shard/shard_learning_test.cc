@@ -260,6 +260,28 @@ TEST_F(ShardLearningTest, LearnsPerSourceTrustPerHostAndKeepsItAcrossRestarts) {
   EXPECT_FALSE(State("https://other.example/").has_host_trust());
   EXPECT_EQ(shard_->GetStats(now_).estimator().hosts_learning_trust(), 1u);
 
+  // The sitemap's signals are worth a small share of the CDN's: the host's
+  // pages are ranked by the CDN's (λ, ν) and sitemap signals no longer
+  // count in ranking.
+  EXPECT_TRUE(cdn.trusted());
+  EXPECT_FALSE(sitemap.trusted());
+  // (as fitted at the host's 1,024th interval; host_trust reports a fit of
+  // all 1,160)
+  EXPECT_NEAR(state.ranked().recall(), cdn.recall(), 0.01);
+  EXPECT_NEAR(state.ranked().false_rate() / cdn.false_rate(), 1.0, 0.25);
+  EXPECT_NEAR(state.ranked().change_rate(), state.estimate().change_rate(), 1e-6);
+  const std::string& url = pages[1].url;
+  now_ += 600;
+  const double before = State(url).crawl_value();
+  Signals({MakeSignal(url, now_, SIGNAL_SOURCE_SITEMAP)});
+  EXPECT_EQ(State(url).crawl_value(), before);
+  EXPECT_EQ(State(url).signals_since_crawl(), 1u);  // counted for learning
+  Signals({MakeSignal(url, now_, SIGNAL_SOURCE_CDN)});
+  EXPECT_GT(State(url).crawl_value(), before * 1.5);
+  Open();  // the choice is kept across a restart
+  EXPECT_EQ(State(pages[0].url).ranked().recall(), state.ranked().recall());
+  EXPECT_FALSE(State(pages[0].url).host_trust().sources(0).trusted());
+
   // A crash loses at most the host's last 15 intervals.
   Open();
   uint64_t restored = State(pages[0].url).host_trust().crawls();

@@ -112,9 +112,13 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
     if (offset > slot.latest_signal) {
       slot.latest_signal = LatestSignalOffset(offset);
     }
-    index_.RecordSignal(page, t);
-    pages_.CountSourceSignal(page, TrustSourceIndex(source));
-    if (SignalCountRefreshesRate(slot.n_cis)) {
+    const int source_index = TrustSourceIndex(source);
+    pages_.CountSourceSignal(page, source_index);
+    // A source the host's crawls showed not worth listening to counts for
+    // learning, not in ranking.
+    const bool trusted = trust_.Trusted(indexed.host, source_index);
+    if (trusted) index_.RecordSignal(page, t);
+    if (trusted && !trust_.TrustedModel(indexed.host) && SignalCountRefreshesRate(slot.n_cis)) {
       RankBySignalRate(page, slot, indexed, t);
     }
     journal_.AddSignal({id, t, key});
@@ -144,7 +148,7 @@ void Shard::RankBySignalRate(PageId page, const PageSlot& slot, const PageView& 
   const policy::PageParams model{slot.importance, slot.change_rate, slot.recall, slot.false_rate};
   const policy::PageParams ranked = WithSignalRate(RankingModel(model, learning.crawls > 0), rate);
   if (!IndexableModel(ranked, options_.max_rate)) return;
-  const policy::PageParams view = IndexView(ranked);
+  const policy::PageParams view = IndexView(indexed.host, ranked);
   if (!ChangedMeaningfully(indexed.params, view, options_.push_threshold)) {
     return;  // spares the index a re-key
   }

@@ -174,7 +174,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl&
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
   pages_.SetLearning(page, learning);
-  index_.Upsert(page, IndexView(RankingModel(model, learning.crawls > 0)), host_id,
+  index_.Upsert(page, IndexView(host_id, RankingModel(model, learning.crawls > 0)), host_id,
                 LastCrawl(page));
 
   UrlRecord patch;
@@ -202,7 +202,8 @@ PageId Shard::CreatePage(cluster::UrlId id, const cluster::NormalizedUrl& url,
   slot.change_rate = static_cast<float>(model.change_rate);
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
-  index_.Upsert(page, IndexView(RankingModel(model, /*learnt=*/false)), hosts_.Intern(host),
+  const HostId host_id = hosts_.Intern(host);
+  index_.Upsert(page, IndexView(host_id, RankingModel(model, /*learnt=*/false)), host_id,
                 last_crawl);
 
   // What a new URL's record leaves out reads as its start: the estimate
@@ -303,6 +304,7 @@ absl::StatusOr<UrlState> Shard::GetUrlState(const GetUrlStateRequest& req, doubl
       source->set_recall(trust->sources[s].recall);
       source->set_false_rate(trust->sources[s].false_rate);
       source->set_signals(trust_.Signals(indexed.host, s));
+      source->set_trusted(trust_.Trusted(indexed.host, s));
     }
   }
   if (const LeaseTable::Lease* lease = leases_.OfPage(page); lease != nullptr && lease->active) {
