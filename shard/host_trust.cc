@@ -16,6 +16,8 @@ constexpr SignalSource kSourceOrder[kTrustSources] = {SIGNAL_SOURCE_SITEMAP, SIG
 
 bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
+constexpr int64_t kPersistEvery = 256;
+
 }  // namespace
 
 HostTrustTable::HostTrustTable(const policy::SourceTrustPrior& prior, size_t max_changed_intervals)
@@ -117,7 +119,8 @@ bool HostTrustTable::ShouldPersist(HostId host) const {
   if (it == hosts_.end()) return false;
   const int64_t crawls = it->second.estimator.num_crawls();
   if (crawls == it->second.written_crawls) return false;
-  return crawls <= 8 ? IsPowerOfTwo(crawls) : crawls - it->second.written_crawls >= 16;
+  return crawls <= kPersistEvery ? IsPowerOfTwo(crawls)
+                                 : crawls - it->second.written_crawls >= kPersistEvery;
 }
 
 void HostTrustTable::MarkWritten(HostId host) {

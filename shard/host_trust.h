@@ -35,9 +35,11 @@
 //
 // Persistence: the caller writes a host's statistics (ToRecord) into its
 // HostRecord when ShouldPersist says so after a Learn — at the host's 1st,
-// 2nd, 4th, 8th interval and every 16th after — and every host learnt since
-// its last write at a graceful stop (TakeUnwritten). A crash loses at most
-// the host's last 15 intervals, which only delays what it learns.
+// 2nd, 4th, ..., 256th interval and every 256th after, so that a record of
+// a few KB costs a crawl at most ~30 bytes of writes — and every host
+// learnt since its last write at a graceful stop (TakeUnwritten), and when
+// its trusted sources are re-chosen. A crash loses at most the host's last
+// 255 intervals, which only delays what it learns.
 //
 // Not thread-safe (the shard serialises its calls).
 #ifndef RECRAWL_SHARD_HOST_TRUST_H_

@@ -85,17 +85,17 @@ TEST(HostTrustTest, TellsAnAccurateSourceFromANoisyOne) {
   EXPECT_LT(e->sources[TrustSourceIndex(SIGNAL_SOURCE_WEBSUB)].recall, 0.1);
 }
 
-TEST(HostTrustTest, PersistsAtDoublingThenEverySixteen) {
+TEST(HostTrustTest, PersistsAtDoublingThenEvery256) {
   HostTrustTable table(DailyPrior());
   std::vector<int> persisted;
-  for (int n = 1; n <= 60; ++n) {
+  for (int n = 1; n <= 1000; ++n) {
     ASSERT_TRUE(table.Learn(3, 1.0 / kDay, kDay, SourceCounts{}, false).ok());
     if (table.ShouldPersist(3)) {
       persisted.push_back(n);
       table.MarkWritten(3);
     }
   }
-  EXPECT_EQ(persisted, (std::vector<int>{1, 2, 4, 8, 24, 40, 56}));
+  EXPECT_EQ(persisted, (std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 768}));
   EXPECT_EQ(table.TakeUnwritten(), std::vector<HostId>{3});
   EXPECT_TRUE(table.TakeUnwritten().empty());
 }
