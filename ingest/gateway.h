@@ -18,7 +18,8 @@
 // Sitemaps: registered sitemaps are polled in the background by a
 // SitemapRunner (ingest/sitemap_runner.h) through SafeFetch with
 // FetchOptions, their signals delivered as source SITEMAP; with
-// GatewayOptions::sitemap_state_file the registrations persist.
+// GatewayOptions::sitemap_state_file the registrations and their poll
+// state (the lastmods seen) persist.
 //
 // WebSub: operators subscribe to (hub, topic) pairs; a WebSubRunner
 // (ingest/websub_runner.h) sends the hub requests and the callback routes
@@ -76,7 +77,8 @@ struct GatewayOptions {
   // Sitemap polling (schedule, limits) and fetches made at once.
   feeds::SitemapPollOptions sitemap_poll;
   int sitemap_fetches = 4;
-  // Where the registered sitemaps are kept; empty: in memory only.
+  // Where the registered sitemaps and their poll state are kept; empty: in
+  // memory only.
   std::string sitemap_state_file;
   // The public base URL hubs call back on (".../websub"; empty: WebSub
   // subscriptions are refused), and where subscriptions are kept.
@@ -136,7 +138,7 @@ class Gateway {
   // Saves the keys to key_state_file (OK without one); see SaveKeys in
   // ingest/key_store.h.
   absl::Status SaveKeys();
-  // Registers the sitemaps saved in sitemap_state_file; see
+  // Restores the sitemaps and poll state saved in sitemap_state_file; see
   // SitemapRunner::Load.
   absl::Status LoadSitemaps();
   // Subscribes again to the subscriptions saved in websub_state_file.

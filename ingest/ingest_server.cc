@@ -34,7 +34,9 @@
 // admit them. With --state_dir the IndexNow keys persist there
 // (ingest/key_store.h): operator keys are saved before their registration
 // is answered, proven key files when the server stops; so do the
-// registered sitemaps (ingest/sitemap_runner.h), saved before answered.
+// registered sitemaps (ingest/sitemap_runner.h), saved before answered,
+// with the lastmods seen, saved after each poll once its signals are
+// acknowledged (a restart signals what changed while it was down).
 // Registered sitemaps are polled every --sitemap_poll_interval seconds
 // (--sitemap_fetches at once, through SafeFetch as key files, up to the
 // sitemap limits of 50,000 URLs and 50 MB), each URL whose <lastmod>
@@ -104,7 +106,8 @@ ABSL_FLAG(
     "PEM CAs that verify the sites key files and sitemaps are fetched from (empty: the system's)");
 ABSL_FLAG(int64_t, fetch_max_bytes, 64 << 10, "Largest key file, bytes");
 ABSL_FLAG(std::string, state_dir, "",
-          "Directory that keeps the IndexNow keys and the registered sitemaps across restarts "
+          "Directory that keeps the IndexNow keys, the registered sitemaps (with the lastmods seen) "
+          "and the WebSub subscriptions across restarts "
           "(empty: in memory only)");
 ABSL_FLAG(double, sitemap_poll_interval, 3600.0, "Seconds between two polls of a sitemap");
 ABSL_FLAG(double, sitemap_error_backoff, 300.0,

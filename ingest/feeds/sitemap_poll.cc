@@ -279,6 +279,55 @@ std::vector<SitemapFileInfo> SitemapPoller::Files() const {
   return out;
 }
 
+std::vector<SitemapFileState> SitemapPoller::FileStates() const {
+  std::vector<SitemapFileState> out;
+  out.reserve(files_.size());
+  for (const auto& [url, file] : files_) {
+    SitemapFileState& state = out.emplace_back();
+    state.url = file.url;
+    state.parent = file.parent;
+    state.registered_at = file.registered_at;
+    state.kind = file.kind;
+    state.etag = file.etag;
+    state.last_modified = file.last_modified;
+    state.lastmods.assign(file.lastmods.begin(), file.lastmods.end());
+  }
+  std::sort(out.begin(), out.end(), [](const SitemapFileState& a, const SitemapFileState& b) {
+    return std::make_pair(!a.parent.empty(), a.url) < std::make_pair(!b.parent.empty(), b.url);
+  });
+  return out;
+}
+
+absl::Status SitemapPoller::RestoreFile(SitemapFileState state, absl::Time now) {
+  absl::StatusOr<cluster::NormalizedUrl> normal = cluster::NormalizeUrl(state.url);
+  if (!normal.ok() || normal->spec() != state.url) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sitemap url: \"", state.url, "\" is not a normalised http(s) URL"));
+  }
+  if (Find(state.url) != nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sitemap url: ", state.url, " is restored twice"));
+  }
+  File* parent = nullptr;
+  if (!state.parent.empty()) {
+    parent = Find(state.parent);
+    if (parent == nullptr || !parent->parent.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("sitemap url: ", state.url, " is listed by ",
+                                                     state.parent, ", not a registered sitemap"));
+    }
+    parent->children.push_back(state.url);
+  }
+  AddFile(state.url, std::string(normal->host()), std::move(state.parent), state.registered_at,
+          now);
+  File* file = Find(state.url);
+  file->kind = state.kind;
+  file->etag = std::move(state.etag);
+  file->last_modified = std::move(state.last_modified);
+  file->lastmods.reserve(state.lastmods.size());
+  for (const auto& [id, lastmod] : state.lastmods) file->lastmods[id] = lastmod;
+  return absl::OkStatus();
+}
+
 size_t SitemapPoller::TrackedUrls() const {
   size_t n = 0;
   for (const auto& [url, file] : files_) n += file.lastmods.size();
