@@ -79,7 +79,10 @@ Gateway::Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMet
     : sink_(sink),
       tokens_(tokens),
       metrics_(metrics),
-      options_(std::move(options)),
+      options_([&] {
+        options.fetch.cancel = &cancel_;
+        return std::move(options);
+      }()),
       keys_(options_.keys),
       limiter_(options_.rate) {
   for (int i = 0; i < options_.key_check_threads; ++i) {
@@ -109,6 +112,7 @@ Gateway::Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMet
 Gateway::~Gateway() { Stop(); }
 
 void Gateway::Stop() {
+  cancel_ = true;
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
@@ -457,6 +461,7 @@ void Gateway::CheckKeys() {
 
 void Gateway::CheckKey(const KeyFile& file) {
   absl::StatusOr<FetchResponse> fetched = SafeFetch({file.url, "", ""}, options_.fetch);
+  if (fetched.status().code() == absl::StatusCode::kCancelled) return;  // stopping
   bool proved = false;
   if (!fetched.ok()) {
     metrics_->KeyCheck("error");

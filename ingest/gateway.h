@@ -35,6 +35,7 @@
 #ifndef RECRAWL_INGEST_GATEWAY_H_
 #define RECRAWL_INGEST_GATEWAY_H_
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -144,9 +145,11 @@ class Gateway {
   // Subscribes again to the subscriptions saved in websub_state_file.
   absl::Status LoadWebSub();
 
-  // Ends the key checks: those queued are dropped (their URLs stay held
-  // and are lost), running ones finish; ends the sitemap polling
-  // (SitemapRunner::Stop). Idempotent.
+  // Ends the key checks: those queued are dropped and those running are
+  // cancelled (FetchOptions::cancel; their URLs stay held and are lost);
+  // ends the sitemap polling and the WebSub hub requests, cancelling their
+  // fetches in flight (SitemapRunner::Stop, WebSubRunner::Stop).
+  // Idempotent.
   void Stop();
 
   KeyCache& keys() { return keys_; }
@@ -171,6 +174,8 @@ class Gateway {
   SignalSink* const sink_;
   const cluster::TokenTable* const tokens_;
   GatewayMetrics* const metrics_;
+  // Set by Stop; options_.fetch.cancel (the key checks') points here.
+  std::atomic<bool> cancel_{false};
   const GatewayOptions options_;
   KeyCache keys_;
   HostRateLimiter limiter_;

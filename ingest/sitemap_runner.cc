@@ -73,6 +73,7 @@ SitemapRunner::SitemapRunner(DeliverFn deliver, GatewayMetrics* metrics,
       metrics_(metrics),
       options_([&] {
         options.fetch = SitemapFetchOptions(options.fetch, options.poll.limits);
+        options.fetch.cancel = &cancel_;
         options.max_concurrent_fetches = std::max(1, options.max_concurrent_fetches);
         return std::move(options);
       }()),
@@ -226,6 +227,7 @@ void SitemapRunner::Start() {
 }
 
 void SitemapRunner::Stop() {
+  cancel_ = true;
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
@@ -276,6 +278,8 @@ void SitemapRunner::Poll() {
 
   absl::MutexLock lock(&mu_);
   for (size_t i = 0; i < due.size(); ++i) {
+    // Stopping: the file stays as it was.
+    if (fetched[i].status().code() == absl::StatusCode::kCancelled) continue;
     feeds::SitemapPollResult result;
     if (!fetched[i].ok()) {
       result = poller_.OnFetchFailed(due[i].url, fetched[i].status(), options_.now());

@@ -25,6 +25,7 @@
 #ifndef RECRAWL_INGEST_SITEMAP_RUNNER_H_
 #define RECRAWL_INGEST_SITEMAP_RUNNER_H_
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <string>
@@ -80,9 +81,10 @@ class SitemapRunner {
 
   // Starts the polling thread. Once only.
   void Start();
-  // Ends the polling thread after the round in flight (its signals are
-  // delivered once more; the poll state of those still undelivered is not
-  // saved, so that a restart signals them again). Idempotent.
+  // Ends the polling thread: its fetches in flight are cancelled
+  // (FetchOptions::cancel), the signals of the round are delivered once
+  // more (the poll state of those still undelivered is not saved, so that
+  // a restart signals them again). Idempotent.
   void Stop();
 
   // feeds::SitemapPoller::Register / Unregister, saved before they return
@@ -112,6 +114,8 @@ class SitemapRunner {
 
   const DeliverFn deliver_;
   GatewayMetrics* const metrics_;
+  // Set by Stop; options_.fetch.cancel points here.
+  std::atomic<bool> cancel_{false};
   const SitemapRunnerOptions options_;
 
   // Serialises registrations with their saves (taken before mu_).
