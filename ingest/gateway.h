@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -163,6 +164,12 @@ class Gateway {
  private:
   // The answer for `role`'s routes, or status 0 when the caller may go on.
   HttpAnswer Authorize(absl::string_view authorization, cluster::Role role) const;
+  // `act`'s answer once the caller is authorized as `role` (else the
+  // refusal), counted under `route`.
+  HttpAnswer Authorized(absl::string_view authorization, cluster::Role role, const char* route,
+                        absl::FunctionRef<HttpAnswer()> act);
+  // Authorized for the operator's /admin routes.
+  HttpAnswer Admin(absl::string_view authorization, absl::FunctionRef<HttpAnswer()> act);
   HttpAnswer IndexNow(const IndexNowParse& parsed);
   // Delivers `urls` as signals of `source`; counts them under `metric_source`.
   absl::StatusOr<DeliveryReport> Deliver(const std::vector<std::string>& urls, SignalSource source,
