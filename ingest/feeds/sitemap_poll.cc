@@ -13,6 +13,20 @@
 namespace recrawl {
 namespace feeds {
 
+namespace {
+
+// One `T` per file of `files`, made by `make`, in the order `before` gives.
+template <typename T, typename Files, typename Make, typename Before>
+std::vector<T> PerFile(const Files& files, Make make, Before before) {
+  std::vector<T> out;
+  out.reserve(files.size());
+  for (const auto& [url, file] : files) out.push_back(make(file));
+  std::sort(out.begin(), out.end(), before);
+  return out;
+}
+
+}  // namespace
+
 SitemapPoller::SitemapPoller(const SitemapPollOptions& options) : options_(options) {}
 
 SitemapPoller::File* SitemapPoller::Find(absl::string_view url) {
@@ -259,43 +273,40 @@ void SitemapPoller::TakeIndex(File* file, const ParsedSitemap& parsed, absl::Tim
 }
 
 std::vector<SitemapFileInfo> SitemapPoller::Files() const {
-  std::vector<SitemapFileInfo> out;
-  out.reserve(files_.size());
-  for (const auto& [url, file] : files_) {
-    SitemapFileInfo& info = out.emplace_back();
-    info.url = file.url;
-    info.parent = file.parent;
-    info.kind = file.kind;
-    info.registered_at = file.registered_at;
-    info.next_fetch = file.next_fetch;
-    info.last_success = file.last_success;
-    info.consecutive_errors = file.consecutive_errors;
-    info.last_error = file.last_error;
-    info.tracked_urls = file.lastmods.size();
-    info.children = file.children.size();
-  }
-  std::sort(out.begin(), out.end(),
-            [](const SitemapFileInfo& a, const SitemapFileInfo& b) { return a.url < b.url; });
-  return out;
+  return PerFile<SitemapFileInfo>(
+      files_,
+      [](const File& file) {
+        SitemapFileInfo info;
+        info.url = file.url;
+        info.parent = file.parent;
+        info.kind = file.kind;
+        info.registered_at = file.registered_at;
+        info.next_fetch = file.next_fetch;
+        info.last_success = file.last_success;
+        info.consecutive_errors = file.consecutive_errors;
+        info.last_error = file.last_error;
+        info.tracked_urls = file.lastmods.size();
+        info.children = file.children.size();
+        return info;
+      },
+      [](const SitemapFileInfo& a, const SitemapFileInfo& b) { return a.url < b.url; });
 }
 
 std::vector<SitemapFileState> SitemapPoller::FileStates() const {
-  std::vector<SitemapFileState> out;
-  out.reserve(files_.size());
-  for (const auto& [url, file] : files_) {
-    SitemapFileState& state = out.emplace_back();
-    state.url = file.url;
-    state.parent = file.parent;
-    state.registered_at = file.registered_at;
-    state.kind = file.kind;
-    state.etag = file.etag;
-    state.last_modified = file.last_modified;
-    state.lastmods.assign(file.lastmods.begin(), file.lastmods.end());
-  }
-  std::sort(out.begin(), out.end(), [](const SitemapFileState& a, const SitemapFileState& b) {
-    return std::make_pair(!a.parent.empty(), a.url) < std::make_pair(!b.parent.empty(), b.url);
-  });
-  return out;
+  return PerFile<SitemapFileState>(
+      files_,
+      [](const File& file) {
+        return SitemapFileState{file.url,
+                                file.parent,
+                                file.registered_at,
+                                file.kind,
+                                file.etag,
+                                file.last_modified,
+                                {file.lastmods.begin(), file.lastmods.end()}};
+      },
+      [](const SitemapFileState& a, const SitemapFileState& b) {
+        return std::make_pair(!a.parent.empty(), a.url) < std::make_pair(!b.parent.empty(), b.url);
+      });
 }
 
 absl::Status SitemapPoller::RestoreFile(SitemapFileState state, absl::Time now) {
