@@ -20,6 +20,12 @@ FetchOptions SitemapFetchOptions(FetchOptions fetch, const feeds::SitemapLimits&
   return fetch;
 }
 
+// The URL as the poller keys its files: normalised when it can be.
+std::string KeyOf(absl::string_view url) {
+  absl::StatusOr<cluster::NormalizedUrl> normal = cluster::NormalizeUrl(url);
+  return normal.ok() ? normal->spec() : std::string(url);
+}
+
 SitemapFileRecord RecordOf(const feeds::SitemapFileState& state) {
   SitemapFileRecord record;
   record.set_url(state.url);
@@ -150,35 +156,31 @@ void SitemapRunner::SaveAcknowledged() {
 }
 
 absl::Status SitemapRunner::Register(absl::string_view url) {
-  absl::StatusOr<cluster::NormalizedUrl> normal = cluster::NormalizeUrl(url);
-  if (!normal.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("sitemap ", normal.status().message()));
-  }
   absl::MutexLock save_lock(&save_mu_);
+  const std::string key = KeyOf(url);
   {
     absl::MutexLock lock(&mu_);
     const size_t before = poller_.Files().size();
     const absl::Time now = options_.now();
-    if (absl::Status s = poller_.Register(normal->spec(), now); !s.ok()) return s;
+    if (absl::Status s = poller_.Register(url, now); !s.ok()) return s;
     if (poller_.Files().size() == before) return absl::OkStatus();  // already registered
     SitemapFileRecord* record = saved_.add_files();
-    record->set_url(normal->spec());
+    record->set_url(key);
     record->set_registered_at_unix_micros(absl::ToUnixMicros(now));
     wake_ = true;
   }
   if (absl::Status saved = Save(); !saved.ok()) {
     absl::MutexLock lock(&mu_);
-    poller_.Unregister(normal->spec()).IgnoreError();
-    TakeRecords(normal->spec());
+    poller_.Unregister(key).IgnoreError();
+    TakeRecords(key);
     return absl::InternalError(absl::StrCat("sitemap: not saved: ", saved.message()));
   }
   return absl::OkStatus();
 }
 
 absl::Status SitemapRunner::Unregister(absl::string_view url) {
-  absl::StatusOr<cluster::NormalizedUrl> normal = cluster::NormalizeUrl(url);
-  const std::string key = normal.ok() ? normal->spec() : std::string(url);
   absl::MutexLock save_lock(&save_mu_);
+  const std::string key = KeyOf(url);
   std::vector<SitemapFileRecord> removed;
   {
     absl::MutexLock lock(&mu_);

@@ -73,8 +73,8 @@ class SitemapRunner {
   SitemapRunner(const SitemapRunner&) = delete;
   SitemapRunner& operator=(const SitemapRunner&) = delete;
 
-  // Restores the files and poll state saved in state_file (before Start or
-  // any Register); OK without one or when it does not exist; DATA_LOSS
+  // Restores the files and poll state saved in state_file (before any
+  // Register); OK without one or when it does not exist; DATA_LOSS
   // naming the file when it cannot be read, INVALID_ARGUMENT when it holds
   // a bad URL or a child without its index.
   absl::Status Load();

@@ -11,7 +11,9 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ingest/durable_file.h"
 #include "ingest/gateway_metrics.h"
+#include "ingest/sitemap_store.pb.h"
 #include "ingest/test_http_server.h"
 
 namespace recrawl {
@@ -199,6 +201,30 @@ TEST_F(SitemapRunnerTest, PollStatePersistsOnceSignalsAreAcknowledged) {
   ASSERT_TRUE(restarted.AwaitCalls(1));
   runner.Stop();
   EXPECT_THAT(restarted.batches(), ElementsAre(ElementsAre(p)));
+}
+
+TEST_F(SitemapRunnerTest, LoadsRegistrationsWithoutStateAndRefusesBrokenState) {
+  auto deliver = [](std::vector<Signal>) -> absl::StatusOr<DeliveryReport> {
+    return DeliveryReport();
+  };
+  SitemapStoreFile file;
+  file.add_urls(site_.Url("/sitemap.xml"));
+  ASSERT_TRUE(ReplaceFileDurably(state_file_, file.SerializeAsString()).ok());
+  {
+    SitemapRunner runner(deliver, &metrics_, Options());
+    ASSERT_TRUE(runner.Load().ok());
+    ASSERT_EQ(runner.Files().size(), 1u);
+    EXPECT_EQ(runner.Files()[0].registered_at, kT0);  // registered when loaded
+  }
+  file.Clear();
+  SitemapFileRecord* record = file.add_files();
+  record->set_url(site_.Url("/sitemap.xml"));
+  record->add_url_ids(1);
+  ASSERT_TRUE(ReplaceFileDurably(state_file_, file.SerializeAsString()).ok());
+  SitemapRunner runner(deliver, &metrics_, Options());
+  const absl::Status loaded = runner.Load();
+  EXPECT_EQ(loaded.code(), absl::StatusCode::kDataLoss) << loaded;
+  EXPECT_NE(loaded.message().find("lastmods"), std::string::npos) << loaded;
 }
 
 TEST_F(SitemapRunnerTest, AnUnsavableRegistrationIsUndone) {
