@@ -13,7 +13,9 @@ servers take --num_shards from it; the coordinator's
 --shards_dns names the shards' headless Service and its port; probes,
 Prometheus annotations and --metrics_port name the container's ports (the
 gateway's --port is its HTTP port, which serves /metrics too); the
-gateway's --coordinator names the coordinator's Service and gRPC port; the
+gateway's --coordinator names the coordinator's Service and gRPC port, its
+--websub_callback_base is one ConfigMap's $(VAR) holding an https URL ending
+in /websub; the
 PodDisruptionBudget and the Services select the pods; the Secrets,
 ConfigMaps and PersistentVolumeClaims the pods mount exist; one coordinator
 and one gateway at a time.
@@ -205,6 +207,15 @@ def check_rendered(path, help_flags):
         if not matches(service["spec"]["selector"],
                        coordinator["spec"]["template"]["metadata"]["labels"]):
             problem(f"{path}: Service {name} does not select the coordinator")
+    callback = flags.get("ingest", {}).get("websub_callback_base") or ""
+    var = re.fullmatch(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", callback)
+    values = [d["data"][var.group(1)] for d in docs
+              if var and d["kind"] == "ConfigMap" and var.group(1) in d.get("data", {})]
+    if not var or len(values) != 1:
+        problem(f"{path}: the gateway's --websub_callback_base={callback} is not one ConfigMap's "
+                "$(VAR)")
+    elif not re.fullmatch(r"https://[^/\s]+(/[^\s]*)?/websub", values[0]):
+        problem(f"{path}: {var.group(1)}={values[0]} is not an https URL ending in /websub")
     for service in (d for d in docs if d["kind"] == "Service"):
         if service["metadata"]["name"] == "recrawl-ingest" and not matches(
                 service["spec"]["selector"], ingest["spec"]["template"]["metadata"]["labels"]):

@@ -27,20 +27,6 @@ std::string TimeText(absl::Time t) {
   return absl::FormatTime(absl::RFC3339_sec, t, absl::UTCTimeZone());
 }
 
-// The HTTP status for a SitemapRunner error.
-int SitemapStatusCode(const absl::Status& status) {
-  switch (status.code()) {
-    case absl::StatusCode::kInvalidArgument:
-      return 400;
-    case absl::StatusCode::kNotFound:
-      return 404;
-    case absl::StatusCode::kAlreadyExists:
-      return 409;
-    default:
-      return 500;
-  }
-}
-
 std::string ToJson(const google::protobuf::Message& message) {
   std::string out;
   google::protobuf::util::JsonPrintOptions options;
@@ -58,6 +44,33 @@ HttpAnswer Error(int status, absl::string_view message) {
   DeliveryAnswer a;
   a.set_error(std::string(message));
   return Answer(status, a);
+}
+
+// The answer for an admin change refused with `error`: 400 for a bad
+// request (INVALID_ARGUMENT, FAILED_PRECONDITION), 404 NOT_FOUND, 409
+// ALREADY_EXISTS, else 500 (logged with `subject`).
+HttpAnswer AdminError(const absl::Status& error, absl::string_view subject) {
+  switch (error.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+      return Error(400, error.message());
+    case absl::StatusCode::kNotFound:
+      return Error(404, error.message());
+    case absl::StatusCode::kAlreadyExists:
+      return Error(409, error.message());
+    default:
+      spdlog::error("{}: {}", std::string(subject), error.ToString());
+      return Error(500, error.message());
+  }
+}
+
+// Parses `body` as the JSON form of `message`; INVALID_ARGUMENT ("JSON: ...")
+// when it is not.
+absl::Status ParseJson(absl::string_view body, google::protobuf::Message* message) {
+  const auto parsed = google::protobuf::util::JsonStringToMessage(
+      std::string(body), message, google::protobuf::util::JsonParseOptions());
+  if (parsed.ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("JSON: ", parsed.ToString()));
 }
 
 // 503 when the stream to the coordinator failed; else the report in `a`.
@@ -79,7 +92,10 @@ Gateway::Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMet
     : sink_(sink),
       tokens_(tokens),
       metrics_(metrics),
-      options_(std::move(options)),
+      options_([&] {
+        options.fetch.cancel = &cancel_;
+        return std::move(options);
+      }()),
       keys_(options_.keys),
       limiter_(options_.rate) {
   for (int i = 0; i < options_.key_check_threads; ++i) {
@@ -109,6 +125,7 @@ Gateway::Gateway(SignalSink* sink, const cluster::TokenTable* tokens, GatewayMet
 Gateway::~Gateway() { Stop(); }
 
 void Gateway::Stop() {
+  cancel_ = true;
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
@@ -119,6 +136,18 @@ void Gateway::Stop() {
   }
   sitemaps_->Stop();
   websub_->Stop();
+}
+
+HttpAnswer Gateway::Authorized(absl::string_view authorization, cluster::Role role,
+                               const char* route, absl::FunctionRef<HttpAnswer()> act) {
+  HttpAnswer answer = Authorize(authorization, role);
+  if (answer.status == 0) answer = act();
+  metrics_->Request(route, answer.status);
+  return answer;
+}
+
+HttpAnswer Gateway::Admin(absl::string_view authorization, absl::FunctionRef<HttpAnswer()> act) {
+  return Authorized(authorization, cluster::Role::kOperator, kAdmin, act);
 }
 
 HttpAnswer Gateway::Authorize(absl::string_view authorization, cluster::Role role) const {
@@ -200,119 +229,75 @@ HttpAnswer Gateway::IndexNowPost(absl::string_view body) {
 }
 
 HttpAnswer Gateway::CdnPurge(absl::string_view authorization, absl::string_view body) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kPinger);
-  if (answer.status == 0) {
+  return Authorized(authorization, cluster::Role::kPinger, kCdn, [&] {
     absl::StatusOr<std::vector<std::string>> urls = ParseCdnPurge(body);
-    if (!urls.ok()) {
-      answer = Error(400, urls.status().message());
-    } else {
-      answer = Delivered(200, Deliver(*urls, SIGNAL_SOURCE_CDN, kCdn), DeliveryAnswer());
-    }
-  }
-  metrics_->Request(kCdn, answer.status);
-  return answer;
+    if (!urls.ok()) return Error(400, urls.status().message());
+    return Delivered(200, Deliver(*urls, SIGNAL_SOURCE_CDN, kCdn), DeliveryAnswer());
+  });
 }
 
 HttpAnswer Gateway::RegisterKey(absl::string_view authorization, absl::string_view body) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
-  if (answer.status == 0) {
+  return Admin(authorization, [&] {
     RegisteredKey key;
-    google::protobuf::util::JsonParseOptions options;
-    const auto parsed =
-        google::protobuf::util::JsonStringToMessage(std::string(body), &key, options);
-    if (!parsed.ok()) {
-      answer = Error(400, absl::StrCat("JSON: ", parsed.ToString()));
-    } else {
-      absl::MutexLock lock(&save_mu_);
-      const absl::StatusOr<bool> added = keys_.Register(key.host(), key.key());
-      absl::Status saved = added.ok() && *added ? Save() : absl::OkStatus();
-      if (!added.ok()) {
-        answer = Error(400, added.status().message());
-      } else if (!saved.ok()) {
-        keys_.Unregister(key.host(), key.key());
-        spdlog::error("key for {} not registered: {}", key.host(), saved.ToString());
-        answer = Error(500, absl::StrCat("key: not saved: ", saved.message()));
-      } else {
-        answer = Answer(200, key);
-      }
+    if (absl::Status parsed = ParseJson(body, &key); !parsed.ok()) return AdminError(parsed, "key");
+    absl::MutexLock lock(&save_mu_);
+    const absl::StatusOr<bool> added = keys_.Register(key.host(), key.key());
+    if (!added.ok()) return Error(400, added.status().message());
+    if (absl::Status saved = *added ? Save() : absl::OkStatus(); !saved.ok()) {
+      keys_.Unregister(key.host(), key.key());
+      spdlog::error("key for {} not registered: {}", key.host(), saved.ToString());
+      return Error(500, absl::StrCat("key: not saved: ", saved.message()));
     }
-  }
-  metrics_->Request(kAdmin, answer.status);
-  return answer;
+    return Answer(200, key);
+  });
 }
 
 HttpAnswer Gateway::UnregisterKey(absl::string_view authorization, absl::string_view host,
                                   absl::string_view key) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
-  if (answer.status == 0) {
+  return Admin(authorization, [&] {
     absl::MutexLock lock(&save_mu_);
     if (!keys_.Unregister(host, key)) {
-      answer = Error(404, absl::StrCat("key: not registered for host \"", host, "\""));
-    } else if (absl::Status saved = Save(); !saved.ok()) {
+      return Error(404, absl::StrCat("key: not registered for host \"", host, "\""));
+    }
+    if (absl::Status saved = Save(); !saved.ok()) {
       keys_.Register(host, key).IgnoreError();
       spdlog::error("key for {} not removed: {}", std::string(host), saved.ToString());
-      answer = Error(500, absl::StrCat("key: removal not saved: ", saved.message()));
-    } else {
-      answer = Answer(200, RegisteredKey());
+      return Error(500, absl::StrCat("key: removal not saved: ", saved.message()));
     }
-  }
-  metrics_->Request(kAdmin, answer.status);
-  return answer;
+    return Answer(200, RegisteredKey());
+  });
 }
 
 HttpAnswer Gateway::ListKeys(absl::string_view authorization, absl::string_view host) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
-  if (answer.status == 0) {
+  return Admin(authorization, [&] {
     RegisteredKeys list;
     for (const KeyCache::RegisteredKey& k : keys_.Registered(host)) {
       RegisteredKey* out = list.add_keys();
       out->set_host(k.host);
       out->set_key(k.key);
     }
-    answer = Answer(200, list);
-  }
-  metrics_->Request(kAdmin, answer.status);
-  return answer;
+    return Answer(200, list);
+  });
 }
 
 HttpAnswer Gateway::RegisterSitemap(absl::string_view authorization, absl::string_view body) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
-  if (answer.status == 0) {
+  return Admin(authorization, [&] {
     RegisteredSitemap sitemap;
-    google::protobuf::util::JsonParseOptions options;
-    const auto parsed =
-        google::protobuf::util::JsonStringToMessage(std::string(body), &sitemap, options);
-    if (!parsed.ok()) {
-      answer = Error(400, absl::StrCat("JSON: ", parsed.ToString()));
-    } else if (absl::Status s = sitemaps_->Register(sitemap.url()); !s.ok()) {
-      if (SitemapStatusCode(s) == 500) spdlog::error("sitemap {}: {}", sitemap.url(), s.ToString());
-      answer = Error(SitemapStatusCode(s), s.message());
-    } else {
-      answer = Answer(200, sitemap);
-    }
-  }
-  metrics_->Request(kAdmin, answer.status);
-  return answer;
+    absl::Status s = ParseJson(body, &sitemap);
+    if (s.ok()) s = sitemaps_->Register(sitemap.url());
+    return s.ok() ? Answer(200, sitemap) : AdminError(s, absl::StrCat("sitemap ", sitemap.url()));
+  });
 }
 
 HttpAnswer Gateway::UnregisterSitemap(absl::string_view authorization, absl::string_view url) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
-  if (answer.status == 0) {
-    if (absl::Status s = sitemaps_->Unregister(url); !s.ok()) {
-      if (SitemapStatusCode(s) == 500)
-        spdlog::error("sitemap {}: {}", std::string(url), s.ToString());
-      answer = Error(SitemapStatusCode(s), s.message());
-    } else {
-      answer = Answer(200, RegisteredSitemap());
-    }
-  }
-  metrics_->Request(kAdmin, answer.status);
-  return answer;
+  return Admin(authorization, [&] {
+    const absl::Status s = sitemaps_->Unregister(url);
+    return s.ok() ? Answer(200, RegisteredSitemap()) : AdminError(s, absl::StrCat("sitemap ", url));
+  });
 }
 
 HttpAnswer Gateway::ListSitemaps(absl::string_view authorization) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
-  if (answer.status == 0) {
+  return Admin(authorization, [&] {
     SitemapList list;
     for (const feeds::SitemapFileInfo& f : sitemaps_->Files()) {
       SitemapStatus* out = list.add_sitemaps();
@@ -327,10 +312,8 @@ HttpAnswer Gateway::ListSitemaps(absl::string_view authorization) {
       out->set_tracked_urls(static_cast<uint32_t>(f.tracked_urls));
       out->set_children(static_cast<uint32_t>(f.children));
     }
-    answer = Answer(200, list);
-  }
-  metrics_->Request(kAdmin, answer.status);
-  return answer;
+    return Answer(200, list);
+  });
 }
 
 absl::Status Gateway::LoadSitemaps() { return sitemaps_->Load(); }
@@ -338,45 +321,27 @@ absl::Status Gateway::LoadSitemaps() { return sitemaps_->Load(); }
 absl::Status Gateway::LoadWebSub() { return websub_->Load(); }
 
 HttpAnswer Gateway::SubscribeWebSub(absl::string_view authorization, absl::string_view body) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
-  if (answer.status == 0) {
+  return Admin(authorization, [&] {
     WebSubTopic topic;
-    google::protobuf::util::JsonParseOptions options;
-    const auto parsed =
-        google::protobuf::util::JsonStringToMessage(std::string(body), &topic, options);
+    const absl::Status parsed = ParseJson(body, &topic);
     absl::StatusOr<std::string> id =
-        parsed.ok() ? websub_->Subscribe(topic.hub(), topic.topic())
-                    : absl::InvalidArgumentError(absl::StrCat("JSON: ", parsed.ToString()));
-    if (!id.ok()) {
-      const bool internal = id.status().code() == absl::StatusCode::kInternal;
-      if (internal) spdlog::error("websub {}: {}", topic.topic(), id.status().ToString());
-      answer = Error(internal ? 500 : 400, id.status().message());
-    } else {
-      topic.set_callback_id(*id);
-      answer = Answer(200, topic);
-    }
-  }
-  metrics_->Request(kAdmin, answer.status);
-  return answer;
+        parsed.ok() ? websub_->Subscribe(topic.hub(), topic.topic()) : parsed;
+    if (!id.ok()) return AdminError(id.status(), absl::StrCat("websub ", topic.topic()));
+    topic.set_callback_id(*id);
+    return Answer(200, topic);
+  });
 }
 
 HttpAnswer Gateway::UnsubscribeWebSub(absl::string_view authorization, absl::string_view hub,
                                       absl::string_view topic) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
-  if (answer.status == 0) {
-    if (absl::Status s = websub_->Unsubscribe(hub, topic); !s.ok()) {
-      answer = Error(s.code() == absl::StatusCode::kNotFound ? 404 : 500, s.message());
-    } else {
-      answer = Answer(200, WebSubTopic());
-    }
-  }
-  metrics_->Request(kAdmin, answer.status);
-  return answer;
+  return Admin(authorization, [&] {
+    const absl::Status s = websub_->Unsubscribe(hub, topic);
+    return s.ok() ? Answer(200, WebSubTopic()) : AdminError(s, absl::StrCat("websub ", topic));
+  });
 }
 
 HttpAnswer Gateway::ListWebSub(absl::string_view authorization) {
-  HttpAnswer answer = Authorize(authorization, cluster::Role::kOperator);
-  if (answer.status == 0) {
+  return Admin(authorization, [&] {
     WebSubList list;
     for (const feeds::WebSubInfo& w : websub_->Subscriptions()) {
       WebSubStatus* out = list.add_subscriptions();
@@ -390,10 +355,8 @@ HttpAnswer Gateway::ListWebSub(absl::string_view authorization) {
       out->set_consecutive_failures(static_cast<uint32_t>(w.consecutive_failures));
       out->set_last_error(w.last_error);
     }
-    answer = Answer(200, list);
-  }
-  metrics_->Request(kAdmin, answer.status);
-  return answer;
+    return Answer(200, list);
+  });
 }
 
 HttpAnswer Gateway::WebSubIntent(absl::string_view id, const feeds::IntentRequest& request) {
@@ -457,6 +420,7 @@ void Gateway::CheckKeys() {
 
 void Gateway::CheckKey(const KeyFile& file) {
   absl::StatusOr<FetchResponse> fetched = SafeFetch({file.url, "", ""}, options_.fetch);
+  if (fetched.status().code() == absl::StatusCode::kCancelled) return;  // stopping
   bool proved = false;
   if (!fetched.ok()) {
     metrics_->KeyCheck("error");

@@ -18,7 +18,8 @@
 // Sitemaps: registered sitemaps are polled in the background by a
 // SitemapRunner (ingest/sitemap_runner.h) through SafeFetch with
 // FetchOptions, their signals delivered as source SITEMAP; with
-// GatewayOptions::sitemap_state_file the registrations persist.
+// GatewayOptions::sitemap_state_file the registrations and their poll
+// state (the lastmods seen) persist.
 //
 // WebSub: operators subscribe to (hub, topic) pairs; a WebSubRunner
 // (ingest/websub_runner.h) sends the hub requests and the callback routes
@@ -34,6 +35,7 @@
 #ifndef RECRAWL_INGEST_GATEWAY_H_
 #define RECRAWL_INGEST_GATEWAY_H_
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -42,6 +44,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -76,7 +79,8 @@ struct GatewayOptions {
   // Sitemap polling (schedule, limits) and fetches made at once.
   feeds::SitemapPollOptions sitemap_poll;
   int sitemap_fetches = 4;
-  // Where the registered sitemaps are kept; empty: in memory only.
+  // Where the registered sitemaps and their poll state are kept; empty: in
+  // memory only.
   std::string sitemap_state_file;
   // The public base URL hubs call back on (".../websub"; empty: WebSub
   // subscriptions are refused), and where subscriptions are kept.
@@ -136,15 +140,17 @@ class Gateway {
   // Saves the keys to key_state_file (OK without one); see SaveKeys in
   // ingest/key_store.h.
   absl::Status SaveKeys();
-  // Registers the sitemaps saved in sitemap_state_file; see
+  // Restores the sitemaps and poll state saved in sitemap_state_file; see
   // SitemapRunner::Load.
   absl::Status LoadSitemaps();
   // Subscribes again to the subscriptions saved in websub_state_file.
   absl::Status LoadWebSub();
 
-  // Ends the key checks: those queued are dropped (their URLs stay held
-  // and are lost), running ones finish; ends the sitemap polling
-  // (SitemapRunner::Stop). Idempotent.
+  // Ends the key checks: those queued are dropped and those running are
+  // cancelled (FetchOptions::cancel; their URLs stay held and are lost);
+  // ends the sitemap polling and the WebSub hub requests, cancelling their
+  // fetches in flight (SitemapRunner::Stop, WebSubRunner::Stop).
+  // Idempotent.
   void Stop();
 
   KeyCache& keys() { return keys_; }
@@ -158,6 +164,12 @@ class Gateway {
  private:
   // The answer for `role`'s routes, or status 0 when the caller may go on.
   HttpAnswer Authorize(absl::string_view authorization, cluster::Role role) const;
+  // `act`'s answer once the caller is authorized as `role` (else the
+  // refusal), counted under `route`.
+  HttpAnswer Authorized(absl::string_view authorization, cluster::Role role, const char* route,
+                        absl::FunctionRef<HttpAnswer()> act);
+  // Authorized for the operator's /admin routes.
+  HttpAnswer Admin(absl::string_view authorization, absl::FunctionRef<HttpAnswer()> act);
   HttpAnswer IndexNow(const IndexNowParse& parsed);
   // Delivers `urls` as signals of `source`; counts them under `metric_source`.
   absl::StatusOr<DeliveryReport> Deliver(const std::vector<std::string>& urls, SignalSource source,
@@ -169,6 +181,8 @@ class Gateway {
   SignalSink* const sink_;
   const cluster::TokenTable* const tokens_;
   GatewayMetrics* const metrics_;
+  // Set by Stop; options_.fetch.cancel (the key checks') points here.
+  std::atomic<bool> cancel_{false};
   const GatewayOptions options_;
   KeyCache keys_;
   HostRateLimiter limiter_;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "ingest/test_http_server.h"
 
@@ -187,6 +188,66 @@ TEST_F(GatewayTest, TokensGuardTheWebhookAndAdmin) {
   EXPECT_EQ(sink_.signals()[0].source(), SIGNAL_SOURCE_CDN);
   EXPECT_EQ(gateway_->CdnPurge(absl::StrCat("Bearer ", kPingerToken), R"({"urls":[]})").status,
             400);
+}
+
+// The site holds every answer for 30 s and fetches may take 60: Stop
+// returns before any is answered only because it cancels them.
+TEST_F(GatewayTest, StopCancelsTheFetchesInFlight) {
+  TestHttpServer slow;
+  absl::Mutex mu;
+  int held = 0;
+  int answered = 0;
+  absl::Notification release;
+  auto hold = [&](const httplib::Request&, httplib::Response& res) {
+    {
+      absl::MutexLock lock(&mu);
+      ++held;
+    }
+    release.WaitForNotificationWithTimeout(absl::Seconds(30));
+    absl::MutexLock lock(&mu);
+    ++answered;
+    res.status = 500;
+  };
+  slow.server().Get(R"(/slow.*)", hold);
+  slow.server().Post(R"(/slow.*)", hold);
+  ASSERT_GT(slow.Start(), 0);
+  GatewayOptions options;
+  options.fetch.policy = AddressPolicy::AllowingLoopback();
+  options.fetch.total_timeout = absl::Seconds(60);
+  options.websub_callback_base = "https://gateway.example/websub";
+  GatewayMetrics metrics;
+  Gateway gateway(&sink_, nullptr, &metrics, options);
+
+  // A key check, a sitemap poll and a hub request, all held.
+  const HttpAnswer indexnow = gateway.IndexNowPost(
+      absl::StrCat(R"({"host":"127.0.0.1","key":")", kKey, R"(","keyLocation":")",
+                   slow.Url(absl::StrCat("/slow/", kKey, ".txt")), R"(","urlList":[")",
+                   slow.Url("/slow/page"), R"("]})"));
+  EXPECT_EQ(indexnow.status, 202) << indexnow.body;
+  EXPECT_EQ(
+      gateway
+          .RegisterSitemap("", absl::StrCat(R"({"url":")", slow.Url("/slow-sitemap.xml"), R"("})"))
+          .status,
+      200);
+  EXPECT_EQ(gateway
+                .SubscribeWebSub("", absl::StrCat(R"({"hub":")", slow.Url("/slow-hub"),
+                                                  R"(","topic":"https://e.com/feed"})"))
+                .status,
+            200);
+  {
+    absl::MutexLock lock(&mu);
+    auto all_held = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return held >= 3; };
+    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&all_held), absl::Seconds(30)));
+  }
+  gateway.Stop();
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_EQ(answered, 0);
+  }
+  release.Notify();
+  EXPECT_TRUE(sink_.signals().empty());
+  // A cancelled fetch is not a failure of its file.
+  EXPECT_EQ(metrics.Text().find(R"(source="sitemap")"), std::string::npos) << metrics.Text();
 }
 
 }  // namespace

@@ -34,7 +34,9 @@
 // admit them. With --state_dir the IndexNow keys persist there
 // (ingest/key_store.h): operator keys are saved before their registration
 // is answered, proven key files when the server stops; so do the
-// registered sitemaps (ingest/sitemap_runner.h), saved before answered.
+// registered sitemaps (ingest/sitemap_runner.h), saved before answered,
+// with the lastmods seen, saved after each poll once its signals are
+// acknowledged (a restart signals what changed while it was down).
 // Registered sitemaps are polled every --sitemap_poll_interval seconds
 // (--sitemap_fetches at once, through SafeFetch as key files, up to the
 // sitemap limits of 50,000 URLs and 50 MB), each URL whose <lastmod>
@@ -42,8 +44,9 @@
 // ask hubs to call back on --websub_callback_base + "/<id>" (the URL this
 // server's /websub routes are reached at from outside); their secrets are
 // kept in --state_dir with them. SIGTERM or SIGINT:
-// /healthz answers 503, the listener closes and requests in flight finish
-// (up to --drain_seconds).
+// /healthz answers 503, the outbound fetches in flight are cancelled and
+// the background work (key checks, sitemap polls, hub requests) ends, the
+// listener closes and requests in flight finish (up to --drain_seconds).
 #include <httplib.h>
 #include <openssl/ssl.h>
 
@@ -103,9 +106,11 @@ ABSL_FLAG(
     std::string, fetch_ca_file, "",
     "PEM CAs that verify the sites key files and sitemaps are fetched from (empty: the system's)");
 ABSL_FLAG(int64_t, fetch_max_bytes, 64 << 10, "Largest key file, bytes");
-ABSL_FLAG(std::string, state_dir, "",
-          "Directory that keeps the IndexNow keys and the registered sitemaps across restarts "
-          "(empty: in memory only)");
+ABSL_FLAG(
+    std::string, state_dir, "",
+    "Directory that keeps the IndexNow keys, the registered sitemaps (with the lastmods seen) "
+    "and the WebSub subscriptions across restarts "
+    "(empty: in memory only)");
 ABSL_FLAG(double, sitemap_poll_interval, 3600.0, "Seconds between two polls of a sitemap");
 ABSL_FLAG(double, sitemap_error_backoff, 300.0,
           "Seconds before a failed sitemap poll is tried again (doubled per further failure)");
@@ -407,9 +412,11 @@ int Main() {
     std::_Exit(1);
   });
   watchdog.detach();
+  // The background work first: its outbound fetches in flight (key files,
+  // sitemaps, hub requests) are cancelled rather than waited for.
+  gateway.Stop();
   server->stop();
   listener.join();
-  gateway.Stop();
   if (absl::Status saved = gateway.SaveKeys(); !saved.ok()) {
     spdlog::error("IndexNow keys not saved: {}", saved.ToString());
   }

@@ -36,6 +36,21 @@ struct Hop {
   std::string refused_address;  // set when the open-socket callback refused
 };
 
+bool Cancelled(const FetchOptions& options) {
+  return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
+}
+
+absl::Status CancelledError(const std::string& url) {
+  return absl::CancelledError(
+      absl::StrCat("url \"", url, "\": cancelled (the fetcher is stopping)"));
+}
+
+// libcurl's progress callback: a non-zero return aborts the transfer
+// (CURLE_ABORTED_BY_CALLBACK).
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return Cancelled(*static_cast<const Hop*>(user)->options) ? 1 : 0;
+}
+
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
   Hop* hop = static_cast<Hop*>(user);
   const size_t n = size * count;
@@ -152,10 +167,16 @@ absl::Status FetchOnce(const std::string& url, const FetchRequest& request,
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &hop);
   curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
   curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &hop);
+  if (options.cancel != nullptr) {
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &hop);
+  }
   // No connection reuse across handles: every connection passes the check.
   curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
 
   const CURLcode rc = curl_easy_perform(c);
+  if (rc == CURLE_ABORTED_BY_CALLBACK && Cancelled(options)) return CancelledError(url);
   if (!hop.refused_address.empty()) {
     return absl::PermissionDeniedError(
         absl::StrCat("url \"", url, "\": refused to connect to ", hop.refused_address,
@@ -198,6 +219,7 @@ absl::StatusOr<FetchResponse> Fetch(const FetchRequest& request, const std::stri
   std::string url = request.url;
   FetchResponse response;
   for (int hop = 0;; ++hop) {
+    if (Cancelled(options)) return CancelledError(url);
     const absl::Duration left = deadline - absl::Now();
     if (left <= absl::ZeroDuration()) {
       return absl::DeadlineExceededError(

@@ -27,6 +27,7 @@
 //   RESOURCE_EXHAUSTED  the body is larger than max_body_bytes;
 //   OUT_OF_RANGE        more than max_redirects redirects;
 //   DEADLINE_EXCEEDED   the connect or total time ran out;
+//   CANCELLED           FetchOptions::cancel was set;
 //   UNAVAILABLE         any other network or TLS failure.
 // Any HTTP status (incl. 304, 404, 5xx) is a successful fetch.
 //
@@ -34,6 +35,7 @@
 #ifndef RECRAWL_INGEST_SAFE_FETCH_H_
 #define RECRAWL_INGEST_SAFE_FETCH_H_
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 
@@ -54,6 +56,12 @@ struct FetchOptions {
   // PEM CAs that verify https servers; empty: the system's.
   std::string ca_file;
   std::string user_agent = "recrawl-ingest/1";
+  // When not null and set (by another thread, e.g. a stopping server), a
+  // fetch ends with CANCELLED: at once when it is set before the fetch or
+  // between redirects, else at libcurl's next progress callback (many
+  // times a second while bytes flow, about once a second while waiting).
+  // Must outlive the fetches that watch it.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct FetchRequest {

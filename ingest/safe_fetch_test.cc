@@ -1,8 +1,11 @@
 #include "ingest/safe_fetch.h"
 
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "ingest/test_http_server.h"
@@ -32,10 +35,16 @@ class SafeFetchTest : public ::testing::Test {
     s.Get("/big", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(std::string(10000, 'x'), "text/plain");
     });
-    s.Get("/slow", [this](const httplib::Request&, httplib::Response& res) {
+    auto slow = [this](const httplib::Request&, httplib::Response& res) {
+      {
+        absl::MutexLock lock(&mu_);
+        ++slow_requests_;
+      }
       release_slow_.WaitForNotificationWithTimeout(absl::Seconds(30));
       res.set_content("late", "text/plain");
-    });
+    };
+    s.Get("/slow", slow);
+    s.Post("/slow-hub", slow);
     s.Get("/hop",
           [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/key.txt"); });
     s.Get("/loop",
@@ -61,7 +70,16 @@ class SafeFetchTest : public ::testing::Test {
     return SafeFetch({server_.Url(path), "", ""}, options_);
   }
 
+  // Waits until the server holds `n` requests to the slow routes.
+  void AwaitSlowRequests(int n) {
+    absl::MutexLock lock(&mu_);
+    auto held = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return slow_requests_ >= n; };
+    mu_.Await(absl::Condition(&held));
+  }
+
   TestHttpServer server_;
+  absl::Mutex mu_;
+  int slow_requests_ ABSL_GUARDED_BY(mu_) = 0;
   std::string posted_;
   absl::Notification release_slow_;
   FetchOptions options_;
@@ -127,6 +145,27 @@ TEST_F(SafeFetchTest, SlowServerTimesOut) {
   options_.total_timeout = absl::Milliseconds(300);
   absl::StatusOr<FetchResponse> r = Get("/slow");
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
+}
+
+// The server holds the answer for 30 s and the fetch may take 60: only the
+// cancellation ends it early.
+TEST_F(SafeFetchTest, CancellingEndsAFetchInFlight) {
+  options_.total_timeout = absl::Seconds(60);
+  std::atomic<bool> cancel{false};
+  options_.cancel = &cancel;
+  absl::StatusOr<FetchResponse> got;
+  absl::StatusOr<FetchResponse> posted;
+  std::thread get([&] { got = Get("/slow"); });
+  std::thread post([&] { posted = SafePostForm(server_.Url("/slow-hub"), "a=b", options_); });
+  AwaitSlowRequests(2);
+  cancel = true;
+  get.join();
+  post.join();
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kCancelled) << got.status();
+  EXPECT_NE(got.status().message().find("/slow"), std::string::npos) << got.status();
+  EXPECT_EQ(posted.status().code(), absl::StatusCode::kCancelled) << posted.status();
+  // Once set, nothing more is fetched.
+  EXPECT_EQ(Get("/key.txt").status().code(), absl::StatusCode::kCancelled);
 }
 
 TEST_F(SafeFetchTest, SameHostRedirectFollowed) {

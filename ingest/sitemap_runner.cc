@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/url.h"
 #include "ingest/durable_file.h"
 #include "ingest/sitemap_store.pb.h"
 #include "spdlog/spdlog.h"
@@ -19,6 +20,57 @@ FetchOptions SitemapFetchOptions(FetchOptions fetch, const feeds::SitemapLimits&
   return fetch;
 }
 
+// The URL as the poller keys its files: normalised when it can be.
+std::string KeyOf(absl::string_view url) {
+  absl::StatusOr<cluster::NormalizedUrl> normal = cluster::NormalizeUrl(url);
+  return normal.ok() ? normal->spec() : std::string(url);
+}
+
+SitemapFileRecord RecordOf(const feeds::SitemapFileState& state) {
+  SitemapFileRecord record;
+  record.set_url(state.url);
+  record.set_parent(state.parent);
+  record.set_registered_at_unix_micros(absl::ToUnixMicros(state.registered_at));
+  if (state.kind.has_value()) {
+    record.set_kind(*state.kind == feeds::SitemapKind::kUrlset
+                        ? SitemapFileRecord::KIND_URLSET
+                        : SitemapFileRecord::KIND_SITEMAP_INDEX);
+  }
+  record.set_etag(state.etag);
+  record.set_last_modified(state.last_modified);
+  record.mutable_url_ids()->Reserve(static_cast<int>(state.lastmods.size()));
+  record.mutable_lastmods_unix_micros()->Reserve(static_cast<int>(state.lastmods.size()));
+  for (const auto& [id, lastmod] : state.lastmods) {
+    record.add_url_ids(id);
+    record.add_lastmods_unix_micros(lastmod);
+  }
+  return record;
+}
+
+// DATA_LOSS when the record's URL fingerprints and lastmods do not pair up.
+absl::StatusOr<feeds::SitemapFileState> StateOf(const SitemapFileRecord& record) {
+  if (record.url_ids_size() != record.lastmods_unix_micros_size()) {
+    return absl::DataLossError(absl::StrCat("sitemap ", record.url(), ": ", record.url_ids_size(),
+                                            " URL ids but ", record.lastmods_unix_micros_size(),
+                                            " lastmods"));
+  }
+  feeds::SitemapFileState state;
+  state.url = record.url();
+  state.parent = record.parent();
+  state.registered_at = absl::FromUnixMicros(record.registered_at_unix_micros());
+  if (record.kind() == SitemapFileRecord::KIND_URLSET) state.kind = feeds::SitemapKind::kUrlset;
+  if (record.kind() == SitemapFileRecord::KIND_SITEMAP_INDEX) {
+    state.kind = feeds::SitemapKind::kSitemapIndex;
+  }
+  state.etag = record.etag();
+  state.last_modified = record.last_modified();
+  state.lastmods.reserve(record.url_ids_size());
+  for (int i = 0; i < record.url_ids_size(); ++i) {
+    state.lastmods.emplace_back(record.url_ids(i), record.lastmods_unix_micros(i));
+  }
+  return state;
+}
+
 }  // namespace
 
 SitemapRunner::SitemapRunner(DeliverFn deliver, GatewayMetrics* metrics,
@@ -27,6 +79,7 @@ SitemapRunner::SitemapRunner(DeliverFn deliver, GatewayMetrics* metrics,
       metrics_(metrics),
       options_([&] {
         options.fetch = SitemapFetchOptions(options.fetch, options.poll.limits);
+        options.fetch.cancel = &cancel_;
         options.max_concurrent_fetches = std::max(1, options.max_concurrent_fetches);
         return std::move(options);
       }()),
@@ -44,46 +97,82 @@ absl::Status SitemapRunner::Load() {
   if (!file.ParseFromString(**bytes)) {
     return absl::DataLossError(absl::StrCat(path, ": not a saved sitemap file"));
   }
+  absl::MutexLock save_lock(&save_mu_);
   absl::MutexLock lock(&mu_);
-  for (const std::string& url : file.urls()) {
-    if (absl::Status s = poller_.Register(url, options_.now()); !s.ok()) {
+  const absl::Time now = options_.now();
+  for (const SitemapFileRecord& record : file.files()) {
+    absl::StatusOr<feeds::SitemapFileState> state = StateOf(record);
+    if (!state.ok()) return absl::DataLossError(absl::StrCat(path, ": ", state.status().message()));
+    if (absl::Status s = poller_.RestoreFile(*std::move(state), now); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
     }
   }
+  for (const std::string& url : file.urls()) {
+    if (absl::Status s = poller_.Register(url, now); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
+    }
+  }
+  saved_ = Snapshot();
   wake_ = true;
   return absl::OkStatus();
 }
 
+SitemapStoreFile SitemapRunner::Snapshot() const {
+  SitemapStoreFile file;
+  for (const feeds::SitemapFileState& state : poller_.FileStates()) {
+    *file.add_files() = RecordOf(state);
+  }
+  return file;
+}
+
 absl::Status SitemapRunner::Save() {
   if (options_.state_file.empty()) return absl::OkStatus();
-  SitemapStoreFile file;
+  std::string bytes;
+  bool encoded;
   {
     absl::MutexLock lock(&mu_);
-    for (const feeds::SitemapFileInfo& f : poller_.Files()) {
-      if (f.parent.empty()) file.add_urls(f.url);
-    }
+    encoded = saved_.SerializeToString(&bytes);
   }
-  std::string bytes;
-  if (!file.SerializeToString(&bytes)) {
+  if (!encoded) {
     return absl::InternalError(
         absl::StrCat("cannot encode the sitemaps for ", options_.state_file));
   }
   return ReplaceFileDurably(options_.state_file, bytes);
 }
 
-absl::Status SitemapRunner::Register(absl::string_view url) {
+void SitemapRunner::SaveAcknowledged() {
   absl::MutexLock save_lock(&save_mu_);
-  size_t before;
   {
     absl::MutexLock lock(&mu_);
-    before = poller_.Files().size();
-    if (absl::Status s = poller_.Register(url, options_.now()); !s.ok()) return s;
+    if (!changed_ || !pending_.empty()) return;
+    changed_ = false;
+    saved_ = Snapshot();
+  }
+  // Not retried: the next poll or registration saves again, and until then
+  // a restart signals the changes since the last save once more.
+  if (absl::Status saved = Save(); !saved.ok()) {
+    spdlog::warn("sitemap poll state not saved: {}", saved.ToString());
+  }
+}
+
+absl::Status SitemapRunner::Register(absl::string_view url) {
+  absl::MutexLock save_lock(&save_mu_);
+  const std::string key = KeyOf(url);
+  {
+    absl::MutexLock lock(&mu_);
+    const size_t before = poller_.Files().size();
+    const absl::Time now = options_.now();
+    if (absl::Status s = poller_.Register(url, now); !s.ok()) return s;
     if (poller_.Files().size() == before) return absl::OkStatus();  // already registered
+    SitemapFileRecord* record = saved_.add_files();
+    record->set_url(key);
+    record->set_registered_at_unix_micros(absl::ToUnixMicros(now));
     wake_ = true;
   }
   if (absl::Status saved = Save(); !saved.ok()) {
     absl::MutexLock lock(&mu_);
-    poller_.Unregister(url).IgnoreError();
+    poller_.Unregister(key).IgnoreError();
+    TakeRecords(key);
     return absl::InternalError(absl::StrCat("sitemap: not saved: ", saved.message()));
   }
   return absl::OkStatus();
@@ -91,16 +180,38 @@ absl::Status SitemapRunner::Register(absl::string_view url) {
 
 absl::Status SitemapRunner::Unregister(absl::string_view url) {
   absl::MutexLock save_lock(&save_mu_);
+  const std::string key = KeyOf(url);
+  std::vector<SitemapFileRecord> removed;
   {
     absl::MutexLock lock(&mu_);
-    if (absl::Status s = poller_.Unregister(url); !s.ok()) return s;
+    if (absl::Status s = poller_.Unregister(key); !s.ok()) return s;
+    removed = TakeRecords(key);
   }
   if (absl::Status saved = Save(); !saved.ok()) {
     absl::MutexLock lock(&mu_);
-    poller_.Register(url, options_.now()).IgnoreError();
+    for (SitemapFileRecord& record : removed) {
+      if (absl::StatusOr<feeds::SitemapFileState> state = StateOf(record); state.ok()) {
+        poller_.RestoreFile(*std::move(state), options_.now()).IgnoreError();
+      }
+      *saved_.add_files() = std::move(record);
+    }
     return absl::InternalError(absl::StrCat("sitemap: removal not saved: ", saved.message()));
   }
   return absl::OkStatus();
+}
+
+std::vector<SitemapFileRecord> SitemapRunner::TakeRecords(const std::string& url) {
+  std::vector<SitemapFileRecord> taken;
+  google::protobuf::RepeatedPtrField<SitemapFileRecord> kept;
+  for (SitemapFileRecord& record : *saved_.mutable_files()) {
+    if (record.url() == url || record.parent() == url) {
+      taken.push_back(std::move(record));
+    } else {
+      *kept.Add() = std::move(record);
+    }
+  }
+  saved_.mutable_files()->Swap(&kept);
+  return taken;
 }
 
 std::vector<feeds::SitemapFileInfo> SitemapRunner::Files() const {
@@ -118,6 +229,7 @@ void SitemapRunner::Start() {
 }
 
 void SitemapRunner::Stop() {
+  cancel_ = true;
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
@@ -129,6 +241,7 @@ void SitemapRunner::Run() {
   while (true) {
     Poll();
     DeliverPending();
+    SaveAcknowledged();
     absl::MutexLock lock(&mu_);
     absl::Time until = poller_.NextFetchTime();
     if (!pending_.empty()) until = std::min(until, options_.now() + options_.retry_interval);
@@ -167,6 +280,8 @@ void SitemapRunner::Poll() {
 
   absl::MutexLock lock(&mu_);
   for (size_t i = 0; i < due.size(); ++i) {
+    // Stopping: the file stays as it was.
+    if (fetched[i].status().code() == absl::StatusCode::kCancelled) continue;
     feeds::SitemapPollResult result;
     if (!fetched[i].ok()) {
       result = poller_.OnFetchFailed(due[i].url, fetched[i].status(), options_.now());
@@ -184,6 +299,7 @@ void SitemapRunner::Poll() {
     for (const absl::Status& error : result.errors) {
       spdlog::info("sitemap {}: {}", due[i].url, error.ToString());
     }
+    if (!failed && !result.not_modified) changed_ = true;
     for (Signal& s : result.signals) pending_.push_back(std::move(s));
   }
 }

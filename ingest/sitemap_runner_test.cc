@@ -9,13 +9,19 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ingest/durable_file.h"
 #include "ingest/gateway_metrics.h"
+#include "ingest/sitemap_store.pb.h"
 #include "ingest/test_http_server.h"
 
 namespace recrawl {
 namespace ingest {
 namespace {
+
+using ::testing::ElementsAre;
+using ::testing::UnorderedElementsAre;
 
 const absl::Time kT0 = absl::FromUnixSeconds(1767225600);  // 2026-01-01T00:00:00Z
 
@@ -110,6 +116,115 @@ TEST_F(SitemapRunnerTest, RegistrationsPersist) {
   const absl::Status loaded = broken.Load();
   EXPECT_EQ(loaded.code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(loaded.message().find(state_file_), std::string::npos) << loaded;
+}
+
+// Collects delivered signals; fails the first `failures` deliveries.
+class Collector {
+ public:
+  explicit Collector(int failures = 0) : failures_(failures) {}
+
+  SitemapRunner::DeliverFn Fn() {
+    return [this](std::vector<Signal> signals) -> absl::StatusOr<DeliveryReport> {
+      absl::MutexLock lock(&mu_);
+      ++calls_;
+      if (failures_ != 0) {
+        if (failures_ > 0) --failures_;
+        return absl::UnavailableError("coordinator down");
+      }
+      std::vector<std::string>& batch = batches_.emplace_back();
+      for (const Signal& s : signals) batch.push_back(s.url());
+      DeliveryReport report;
+      report.accepted = signals.size();
+      return report;
+    };
+  }
+  // Waits until `n` calls were made (each delivered or refused).
+  bool AwaitCalls(int n) {
+    absl::MutexLock lock(&mu_);
+    auto reached = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_ >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(30));
+  }
+  std::vector<std::vector<std::string>> batches() const {
+    absl::MutexLock lock(&mu_);
+    return batches_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  int failures_ ABSL_GUARDED_BY(mu_);
+  int calls_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::vector<std::string>> batches_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST_F(SitemapRunnerTest, PollStatePersistsOnceSignalsAreAcknowledged) {
+  const std::string sitemap = site_.Url("/state.xml");
+  const std::string p = site_.Url("/p");
+  const std::string q = site_.Url("/q");
+  absl::Mutex mu;
+  std::string p_lastmod = "2026-01-01T00:01:00Z";
+  site_.server().Get("/state.xml", [&](const httplib::Request&, httplib::Response& res) {
+    absl::MutexLock lock(&mu);
+    res.set_content(absl::StrCat(R"(<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">)",
+                                 "<url><loc>", p, "</loc><lastmod>", p_lastmod, "</lastmod></url>",
+                                 "<url><loc>", q,
+                                 "</loc><lastmod>2026-01-01T00:02:00Z</lastmod></url></urlset>"),
+                    "application/xml");
+  });
+  {
+    Collector first;
+    SitemapRunner runner(first.Fn(), &metrics_, Options());
+    runner.Start();
+    ASSERT_TRUE(runner.Register(sitemap).ok());
+    ASSERT_TRUE(first.AwaitCalls(1));
+    runner.Stop();
+    EXPECT_THAT(first.batches(), ElementsAre(UnorderedElementsAre(p, q)));
+  }
+  {
+    absl::MutexLock lock(&mu);
+    p_lastmod = "2026-01-01T00:03:00Z";  // moved while the gateway was down
+  }
+  {
+    // Its delivery never acknowledged: the state is not saved.
+    Collector refusing(-1);
+    SitemapRunner runner(refusing.Fn(), &metrics_, Options());
+    ASSERT_TRUE(runner.Load().ok());
+    runner.Start();
+    ASSERT_TRUE(refusing.AwaitCalls(1));
+    runner.Stop();
+  }
+  Collector restarted;
+  SitemapRunner runner(restarted.Fn(), &metrics_, Options());
+  ASSERT_TRUE(runner.Load().ok());
+  ASSERT_EQ(runner.Files().size(), 1u);
+  EXPECT_EQ(runner.Files()[0].tracked_urls, 2u);
+  runner.Start();
+  ASSERT_TRUE(restarted.AwaitCalls(1));
+  runner.Stop();
+  EXPECT_THAT(restarted.batches(), ElementsAre(ElementsAre(p)));
+}
+
+TEST_F(SitemapRunnerTest, LoadsRegistrationsWithoutStateAndRefusesBrokenState) {
+  auto deliver = [](std::vector<Signal>) -> absl::StatusOr<DeliveryReport> {
+    return DeliveryReport();
+  };
+  SitemapStoreFile file;
+  file.add_urls(site_.Url("/sitemap.xml"));
+  ASSERT_TRUE(ReplaceFileDurably(state_file_, file.SerializeAsString()).ok());
+  {
+    SitemapRunner runner(deliver, &metrics_, Options());
+    ASSERT_TRUE(runner.Load().ok());
+    ASSERT_EQ(runner.Files().size(), 1u);
+    EXPECT_EQ(runner.Files()[0].registered_at, kT0);  // registered when loaded
+  }
+  file.Clear();
+  SitemapFileRecord* record = file.add_files();
+  record->set_url(site_.Url("/sitemap.xml"));
+  record->add_url_ids(1);
+  ASSERT_TRUE(ReplaceFileDurably(state_file_, file.SerializeAsString()).ok());
+  SitemapRunner runner(deliver, &metrics_, Options());
+  const absl::Status loaded = runner.Load();
+  EXPECT_EQ(loaded.code(), absl::StatusCode::kDataLoss) << loaded;
+  EXPECT_NE(loaded.message().find("lastmods"), std::string::npos) << loaded;
 }
 
 TEST_F(SitemapRunnerTest, AnUnsavableRegistrationIsUndone) {

@@ -37,7 +37,10 @@ std::string IdOf(absl::string_view hub, absl::string_view topic) {
 WebSubRunner::WebSubRunner(DeliverFn deliver, GatewayMetrics* metrics, WebSubRunnerOptions options)
     : deliver_(std::move(deliver)),
       metrics_(metrics),
-      options_(std::move(options)),
+      options_([&] {
+        options.fetch.cancel = &cancel_;
+        return std::move(options);
+      }()),
       subscriber_(options_.websub) {}
 
 WebSubRunner::~WebSubRunner() { Stop(); }
@@ -172,6 +175,7 @@ void WebSubRunner::Start() {
 }
 
 void WebSubRunner::Stop() {
+  cancel_ = true;
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
@@ -190,6 +194,7 @@ void WebSubRunner::Run() {
     for (const feeds::HubRequest& request : due) {
       absl::StatusOr<FetchResponse> answer =
           SafePostForm(request.hub, request.form_body, options_.fetch);
+      if (answer.status().code() == absl::StatusCode::kCancelled) return;  // stopping
       metrics_->Fetch("websub", answer.ok() && answer->status / 100 == 2 ? "ok" : "error");
       absl::MutexLock lock(&mu_);
       if (answer.ok()) {

@@ -17,6 +17,7 @@
 #ifndef RECRAWL_INGEST_WEBSUB_RUNNER_H_
 #define RECRAWL_INGEST_WEBSUB_RUNNER_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -66,7 +67,8 @@ class WebSubRunner {
   // subscription.
   absl::Status Load();
   void Start();
-  // Ends the thread after the request in flight. Idempotent.
+  // Ends the thread; its hub request in flight is cancelled
+  // (FetchOptions::cancel). Idempotent.
   void Stop();
 
   // Returns the callback id. INVALID_ARGUMENT naming "hub" or "topic";
@@ -91,6 +93,8 @@ class WebSubRunner {
 
   const DeliverFn deliver_;
   GatewayMetrics* const metrics_;
+  // Set by Stop; options_.fetch.cancel points here.
+  std::atomic<bool> cancel_{false};
   const WebSubRunnerOptions options_;
 
   absl::Mutex save_mu_;

@@ -13,6 +13,20 @@
 namespace recrawl {
 namespace feeds {
 
+namespace {
+
+// One `T` per file of `files`, made by `make`, in the order `before` gives.
+template <typename T, typename Files, typename Make, typename Before>
+std::vector<T> PerFile(const Files& files, Make make, Before before) {
+  std::vector<T> out;
+  out.reserve(files.size());
+  for (const auto& [url, file] : files) out.push_back(make(file));
+  std::sort(out.begin(), out.end(), before);
+  return out;
+}
+
+}  // namespace
+
 SitemapPoller::SitemapPoller(const SitemapPollOptions& options) : options_(options) {}
 
 SitemapPoller::File* SitemapPoller::Find(absl::string_view url) {
@@ -259,24 +273,70 @@ void SitemapPoller::TakeIndex(File* file, const ParsedSitemap& parsed, absl::Tim
 }
 
 std::vector<SitemapFileInfo> SitemapPoller::Files() const {
-  std::vector<SitemapFileInfo> out;
-  out.reserve(files_.size());
-  for (const auto& [url, file] : files_) {
-    SitemapFileInfo& info = out.emplace_back();
-    info.url = file.url;
-    info.parent = file.parent;
-    info.kind = file.kind;
-    info.registered_at = file.registered_at;
-    info.next_fetch = file.next_fetch;
-    info.last_success = file.last_success;
-    info.consecutive_errors = file.consecutive_errors;
-    info.last_error = file.last_error;
-    info.tracked_urls = file.lastmods.size();
-    info.children = file.children.size();
+  return PerFile<SitemapFileInfo>(
+      files_,
+      [](const File& file) {
+        SitemapFileInfo info;
+        info.url = file.url;
+        info.parent = file.parent;
+        info.kind = file.kind;
+        info.registered_at = file.registered_at;
+        info.next_fetch = file.next_fetch;
+        info.last_success = file.last_success;
+        info.consecutive_errors = file.consecutive_errors;
+        info.last_error = file.last_error;
+        info.tracked_urls = file.lastmods.size();
+        info.children = file.children.size();
+        return info;
+      },
+      [](const SitemapFileInfo& a, const SitemapFileInfo& b) { return a.url < b.url; });
+}
+
+std::vector<SitemapFileState> SitemapPoller::FileStates() const {
+  return PerFile<SitemapFileState>(
+      files_,
+      [](const File& file) {
+        return SitemapFileState{file.url,
+                                file.parent,
+                                file.registered_at,
+                                file.kind,
+                                file.etag,
+                                file.last_modified,
+                                {file.lastmods.begin(), file.lastmods.end()}};
+      },
+      [](const SitemapFileState& a, const SitemapFileState& b) {
+        return std::make_pair(!a.parent.empty(), a.url) < std::make_pair(!b.parent.empty(), b.url);
+      });
+}
+
+absl::Status SitemapPoller::RestoreFile(SitemapFileState state, absl::Time now) {
+  absl::StatusOr<cluster::NormalizedUrl> normal = cluster::NormalizeUrl(state.url);
+  if (!normal.ok() || normal->spec() != state.url) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sitemap url: \"", state.url, "\" is not a normalised http(s) URL"));
   }
-  std::sort(out.begin(), out.end(),
-            [](const SitemapFileInfo& a, const SitemapFileInfo& b) { return a.url < b.url; });
-  return out;
+  if (Find(state.url) != nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sitemap url: ", state.url, " is restored twice"));
+  }
+  File* parent = nullptr;
+  if (!state.parent.empty()) {
+    parent = Find(state.parent);
+    if (parent == nullptr || !parent->parent.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("sitemap url: ", state.url, " is listed by ",
+                                                     state.parent, ", not a registered sitemap"));
+    }
+    parent->children.push_back(state.url);
+  }
+  AddFile(state.url, std::string(normal->host()), std::move(state.parent), state.registered_at,
+          now);
+  File* file = Find(state.url);
+  file->kind = state.kind;
+  file->etag = std::move(state.etag);
+  file->last_modified = std::move(state.last_modified);
+  file->lastmods.reserve(state.lastmods.size());
+  for (const auto& [id, lastmod] : state.lastmods) file->lastmods[id] = lastmod;
+  return absl::OkStatus();
 }
 
 size_t SitemapPoller::TrackedUrls() const {

@@ -43,6 +43,11 @@
 // handed out by NextFetches and not reported back within in_flight_timeout
 // is handed out again.
 //
+// State: FileStates gives each file's poll state (what the signals depend
+// on: registration time, validators, the lastmods seen) for its owner to
+// persist, and RestoreFile takes it back into a fresh poller, due at once,
+// so that the changes made in between are signalled and nothing else is.
+//
 // Memory: per tracked URL with a lastmod, a 64-bit URL fingerprint and the
 // lastmod in microseconds in a flat hash map: 17 bytes a slot, about 20 to
 // 40 bytes per URL with the table's load factor (no URL text is kept).
@@ -142,6 +147,20 @@ struct SitemapFileInfo {
   size_t children = 0;
 };
 
+// One file's poll state as FileStates gives it and RestoreFile takes it.
+struct SitemapFileState {
+  std::string url;
+  // The index that lists it; "" for a registered sitemap.
+  std::string parent;
+  absl::Time registered_at;
+  std::optional<SitemapKind> kind;
+  std::string etag;
+  std::string last_modified;
+  // (URL fingerprint, largest lastmod in Unix µs) of each tracked URL, in no
+  // order.
+  std::vector<std::pair<uint64_t, int64_t>> lastmods;
+};
+
 class SitemapPoller {
  public:
   static constexpr size_t kMaxEntryErrors = 10;
@@ -176,6 +195,16 @@ class SitemapPoller {
 
   // Every file, registered sitemaps and children, by URL.
   std::vector<SitemapFileInfo> Files() const;
+
+  // Every file's poll state, registered sitemaps first (then by URL), so
+  // that RestoreFile in this order finds each child's index.
+  std::vector<SitemapFileState> FileStates() const;
+
+  // Adds a file as FileStates gave it, due at `now`; a child joins its
+  // index's children. INVALID_ARGUMENT naming the URL when it is not a
+  // valid http(s) URL, when it is tracked already, or when its index is not
+  // a registered sitemap tracked here.
+  absl::Status RestoreFile(SitemapFileState state, absl::Time now);
 
   // Tracked URLs over all files (the ones with a recorded lastmod).
   size_t TrackedUrls() const;

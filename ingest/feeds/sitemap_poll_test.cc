@@ -325,6 +325,63 @@ TEST_F(SitemapPollTest, RedirectStatusIsAnError) {
   EXPECT_EQ(Poll(registered_, moved).errors[0].code(), absl::StatusCode::kUnavailable);
 }
 
+TEST_F(SitemapPollTest, RestoredStateSignalsOnlyWhatMovedSince) {
+  Start();
+  absl::Time now = registered_ + absl::Minutes(1);
+  const std::string index = R"(<sitemapindex><sitemap><loc>https://e.com/s1.xml</loc>
+                               </sitemap></sitemapindex>)";
+  Poll(now, Ok(index, "\"i1\""));
+  EXPECT_THAT(Urls(Poll(now,
+                        Ok(Urlset({{"/a", "2024-06-01T12:00:01Z"}, {"/b", "2024-06-01T12:00:02Z"}}),
+                           "\"s1\""),
+                        "https://e.com/s1.xml")),
+              ElementsAre("https://e.com/a", "https://e.com/b"));
+
+  std::vector<SitemapFileState> states = poller_->FileStates();
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_EQ(states[0].url, "https://e.com/sitemap.xml");  // the index before its child
+  EXPECT_EQ(states[0].registered_at, registered_);
+  EXPECT_EQ(states[1].parent, "https://e.com/sitemap.xml");
+  EXPECT_EQ(states[1].etag, "\"s1\"");
+  EXPECT_EQ(states[1].lastmods.size(), 2u);
+
+  // A restart later: everything due at once, with its validators.
+  now += absl::Hours(3);
+  SitemapPoller restored(options_);
+  for (SitemapFileState& state : states) ASSERT_TRUE(restored.RestoreFile(state, now).ok());
+  std::vector<SitemapFetch> due = restored.NextFetches(now);
+  ASSERT_EQ(due.size(), 2u);
+  EXPECT_EQ(due[0].url, "https://e.com/s1.xml");
+  EXPECT_EQ(due[0].if_none_match, "\"s1\"");
+  EXPECT_EQ(due[1].if_none_match, "\"i1\"");
+  std::vector<SitemapFileInfo> files = restored.Files();
+  EXPECT_EQ(files[1].children, 1u);
+  EXPECT_EQ(files[1].kind, SitemapKind::kSitemapIndex);
+  SitemapPollResult result = restored.OnFetched(
+      "https://e.com/s1.xml",
+      Ok(Urlset({{"/a", "2024-06-01T12:00:01Z"}, {"/b", "2024-06-01T14:00:00Z"}, {"/c", ""}})),
+      now);
+  EXPECT_THAT(Urls(result), ElementsAre("https://e.com/b"));
+  // Unregistering the restored index drops its restored child.
+  EXPECT_TRUE(restored.Unregister("https://e.com/sitemap.xml").ok());
+  EXPECT_THAT(restored.Files(), IsEmpty());
+}
+
+TEST_F(SitemapPollTest, RestoreRefusesBadState) {
+  SitemapPoller poller(options_);
+  SitemapFileState state;
+  state.url = "ftp://e.com/s.xml";
+  EXPECT_EQ(poller.RestoreFile(state, registered_).code(), absl::StatusCode::kInvalidArgument);
+  state.url = "https://e.com/child.xml";
+  state.parent = "https://e.com/sitemap.xml";
+  const absl::Status orphan = poller.RestoreFile(state, registered_);
+  EXPECT_EQ(orphan.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(orphan.message()), HasSubstr("https://e.com/child.xml"));
+  state.parent = "";
+  ASSERT_TRUE(poller.RestoreFile(state, registered_).ok());
+  EXPECT_EQ(poller.RestoreFile(state, registered_).code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace feeds
 }  // namespace recrawl
