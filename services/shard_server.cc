@@ -71,6 +71,10 @@ ABSL_FLAG(double, lease_duration, 600.0, "Default lease duration, seconds");
 ABSL_FLAG(double, failure_backoff, 60.0,
           "Seconds a URL is held back after a failed fetch (doubling)");
 ABSL_FLAG(int, max_batch_items, 10000, "Items allowed per batch request");
+ABSL_FLAG(double, trusted_source_share, 0.5,
+          "Rank a host's pages by the signal sources whose log-odds per signal is at least this "
+          "share of its best source's, once its crawls show it (0: every source; docs/"
+          "operations.md, \"Per-source trust\")");
 ABSL_FLAG(int, block_cache_mb, 64, "RocksDB block cache, MiB");
 ABSL_FLAG(int, write_buffer_kb, 0,
           "Memtable size of the URL records and of the journal, KiB "
@@ -113,8 +117,12 @@ absl::StatusOr<shard::ShardOptions> OptionsFromFlags() {
   o.failure_backoff = absl::GetFlag(FLAGS_failure_backoff);
   o.max_batch_items = absl::GetFlag(FLAGS_max_batch_items);
   o.sync_writes = absl::GetFlag(FLAGS_sync);
+  o.trusted_source_share = absl::GetFlag(FLAGS_trusted_source_share);
   if (o.max_batch_items < 1) {
     return absl::InvalidArgumentError("--max_batch_items must be >= 1");
+  }
+  if (!(o.trusted_source_share >= 0.0 && o.trusted_source_share <= 1.0)) {
+    return absl::InvalidArgumentError("--trusted_source_share must be in [0, 1]");
   }
   return o;
 }
