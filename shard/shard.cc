@@ -26,6 +26,9 @@ Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
       prior_ranking_(options.learning),
       probes_(options.learning),
       trust_(policy::SourceTrustPrior{options.default_recall, options.default_false_rate, 1.0}),
+      host_priors_({options.default_importance, options.default_change_rate, options.default_recall,
+                    options.default_false_rate},
+                   options.learning, options.host_learning),
       policy_(options.policy),
       t_delay_(options.t_delay),
       journal_(options.journal_window) {}
@@ -52,6 +55,9 @@ absl::StatusOr<std::unique_ptr<Shard>> Shard::Open(std::unique_ptr<UrlStore> sto
     return absl::InvalidArgumentError(
         "default change model: rates must be finite in [0, max_rate] and "
         "recall in [0, 1]");
+  }
+  if (absl::Status s = CheckHostLearningOptions(options.host_learning, options.learning); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("host_learning: ", s.message()));
   }
   std::unique_ptr<Shard> shard(new Shard(std::move(store), options));
   if (absl::Status s = shard->Start(now); !s.ok()) return s;
@@ -116,6 +122,11 @@ absl::Status Shard::Start(double now) {
     }
     if (record.has_trust()) {
       if (absl::Status s = trust_.Restore(host, record.trust()); !s.ok()) {
+        ++startup_.skipped_host_trust;
+      }
+    }
+    if (record.has_learning()) {
+      if (absl::Status s = host_priors_.Restore(host, record.learning()); !s.ok()) {
         ++startup_.skipped_host_trust;
       }
     }
@@ -185,8 +196,15 @@ policy::PageParams Shard::IndexView(HostId host, const policy::PageParams& model
   return view;
 }
 
-policy::PageParams Shard::RankingModel(const policy::PageParams& model, bool learnt) {
+policy::PageParams Shard::RankingModel(HostId host, const policy::PageParams& model, bool learnt) {
   if (learnt) return model;
+  if (host_priors_.IsDefault(model)) {
+    if (std::optional<policy::PageParams> pooled =
+            host_priors_.NewPageModel(host, model.importance);
+        pooled.has_value() && IndexableModel(*pooled, options_.max_rate)) {
+      return *pooled;
+    }
+  }
   const policy::PageParams ranked = prior_ranking_.Ranked(model);
   return IndexableModel(ranked, options_.max_rate) ? ranked : model;
 }
@@ -417,6 +435,7 @@ ShardStats Shard::GetStats(double now) {
   e->set_probes_pending(probes_.size());
   e->set_hosts_learning_trust(trust_.size());
   e->set_rejected_trust_intervals(rejected_trust_);
+  e->set_hosts_pooled(host_priors_.size());
   e->set_mean_observed_crawls(
       urls_learning_ > 0 ? static_cast<double>(observed_crawls_sum_) / urls_learning_ : 0.0);
   s.set_signals_total(signals_total_);
@@ -442,11 +461,21 @@ HostRecord Shard::HostRecordOf(HostId host) const {
   record.set_min_delay(p.min_delay);
   record.set_blocked_until(std::isfinite(p.blocked_until) ? p.blocked_until : 0.0);
   if (!trust_.ToRecord(host, record.mutable_trust())) record.clear_trust();
+  if (!host_priors_.ToRecord(host, record.mutable_learning())) record.clear_learning();
   return record;
 }
 
+void Shard::WriteHost(HostId host) {
+  batch_.PutHost(HostRecordOf(host));
+  trust_.MarkWritten(host);
+  host_priors_.MarkWritten(host);
+}
+
 absl::Status Shard::Flush() {
-  const std::vector<HostId> hosts = trust_.TakeUnwritten();
+  std::vector<HostId> hosts = trust_.TakeUnwritten();
+  for (HostId host : host_priors_.TakeUnwritten()) hosts.push_back(host);
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
   if (!hosts.empty()) {
     if (absl::Status s = CheckWritable(); !s.ok()) return s;
     for (HostId host : hosts) batch_.PutHost(HostRecordOf(host));
@@ -457,7 +486,7 @@ absl::Status Shard::Flush() {
 
 size_t Shard::MemoryBytes() const {
   return index_.MemoryBytes() + pages_.MemoryBytes() + hosts_.MemoryBytes() + trust_.MemoryBytes() +
-         leases_.size() * 96 + leases_.holds() * 64;
+         host_priors_.MemoryBytes() + leases_.size() * 96 + leases_.holds() * 64;
 }
 
 }  // namespace shard

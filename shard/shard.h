@@ -53,6 +53,7 @@
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
 #include "proto/shard.pb.h"
+#include "shard/host_prior_table.h"
 #include "shard/host_registry.h"
 #include "shard/host_trust.h"
 #include "shard/index/scheduling_index.h"
@@ -134,6 +135,10 @@ struct ShardOptions {
   double trusted_source_share = 0.5;
 
   LearningOptions learning;
+  // Host pooling (host_prior_table.h): a page whose prior is the default
+  // learns from its host's prior once the host's crawls have fitted one.
+  bool pool_host_priors = true;
+  HostLearningOptions host_learning;
   // The index is told about a new estimate when it moved by this much
   // (ChangedMeaningfully).
   double push_threshold = 0.02;
@@ -280,10 +285,15 @@ class Shard {
   // the host's trusted sources where it has a choice (host_trust.h), and
   // without signals of negligible precision (min_signal_precision).
   policy::PageParams IndexView(HostId host, const policy::PageParams& model) const;
-  // The model a page is ranked by, before IndexView: its learnt `model`, or
-  // for a page without a crawl outcome (`learnt` false) its prior `model`
-  // made optimistic (PriorRanking).
-  policy::PageParams RankingModel(const policy::PageParams& model, bool learnt);
+  // The model a page of `host` is ranked by, before IndexView: its learnt
+  // `model`, or for a page without a crawl outcome (`learnt` false) its
+  // prior `model` made optimistic (PriorRanking), or, when that prior is the
+  // default and the host has a pooled prior, that one made optimistic
+  // (host_prior_table.h).
+  policy::PageParams RankingModel(HostId host, const policy::PageParams& model, bool learnt);
+  // Writes the host's record (politeness, trust, pooled learning) into
+  // batch_ and marks what it holds as written.
+  void WriteHost(HostId host);
 
   // shard_recovery.cc: start-up's load of the records and replay of the
   // journal (shard_recovery.h).
@@ -353,8 +363,10 @@ class Shard {
   ProbeQueue probes_;
   PageTable pages_;
   HostRegistry hosts_;
-  // Per host: how far each signal source can be trusted.
+  // Per host: how far each signal source can be trusted, and the prior its
+  // pages' crawls pooled have taught.
   HostTrustTable trust_;
+  HostPriorTable host_priors_;
   LeaseTable leases_;
   LeaseRequestLog lease_requests_;
 

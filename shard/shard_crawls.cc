@@ -342,6 +342,10 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
     const bool was_learning = learning.crawls > 0;
     if (LearnFromCrawl(tau, n_cis, changed, t_delay_, &learning)) {
       learnt = true;
+      if (options_.pool_host_priors &&
+          host_priors_.Learn(indexed.host, tau, n_cis, changed, t_delay_)) {
+        WriteHost(indexed.host);  // a refit
+      }
       pages_.SetLearning(page, learning);
       if (!was_learning) ++urls_learning_;
       ++observed_crawls_sum_;
@@ -374,7 +378,11 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
   slot.failures = 0;
 
   if (decided && learning.crawls > 0) {
-    const LearnedModel fit = Fit(learning, slot.importance, options_.learning);
+    const std::optional<LearnedModel> pooled =
+        options_.pool_host_priors ? host_priors_.FitPage(indexed.host, slot.importance, learning)
+                                  : std::nullopt;
+    const LearnedModel fit =
+        pooled.has_value() ? *pooled : Fit(learning, slot.importance, options_.learning);
     const policy::PageParams current{slot.importance, slot.change_rate, slot.recall,
                                      slot.false_rate};
     if (!fit.ok || !IndexableModel(fit.params, options_.max_rate)) {
@@ -418,10 +426,7 @@ void Shard::LearnTrust(HostId host, const LearnedModel& fit, double tau, const S
   }
   const bool rechosen =
       trust_.ShouldRefit(host) && trust_.Refit(host, options_.trusted_source_share);
-  if (rechosen || trust_.ShouldPersist(host)) {
-    batch_.PutHost(HostRecordOf(host));
-    trust_.MarkWritten(host);
-  }
+  if (rechosen || trust_.ShouldPersist(host)) WriteHost(host);
 }
 
 // A fetch that failed says nothing about change: τ and n_cis go on, and the

@@ -305,6 +305,54 @@ TEST_F(ShardLearningTest, LearnsPerSourceTrustPerHostAndKeepsItAcrossRestarts) {
   (void)before_graceful;
 }
 
+// Host pooling (host_prior_table.h): the pages of one host change hourly,
+// far from the shard's default of daily. Once the host's crawls have been
+// pooled, a new URL of the host is ranked from the host's prior, not the
+// default; a URL of another host, or one given its own prior, is not.
+TEST_F(ShardLearningTest, NewUrlsOfALearntHostStartFromItsPooledPrior) {
+  constexpr double kHour = 3600.0;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  std::vector<UrlSpec> specs;
+  for (int i = 0; i < 20; ++i) specs.push_back(Spec(absl::StrCat("https://hourly.example/", i)));
+  ASSERT_EQ(Upsert(specs).result().applied(), 20u);
+  std::vector<double> last(20, now_);
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 20; ++i) {
+      const double t = last[i] + (0.5 + u01(rng)) * kHour;
+      const bool changed = u01(rng) < 1.0 - std::exp(-(t - last[i]) / kHour);
+      now_ = std::max(now_, t);
+      ASSERT_EQ(Report({ByUrl(absl::StrCat("https://hourly.example/", i), t,
+                              changed ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED)})
+                    .result()
+                    .applied(),
+                1u);
+      last[i] = t;
+    }
+  }
+  EXPECT_EQ(shard_->GetStats(now_).estimator().hosts_pooled(), 1u);
+  ASSERT_EQ(Upsert({Spec("https://hourly.example/new"), Spec("https://daily.example/new"),
+                    Spec("https://hourly.example/own", 1.0, 2.0 / 86400, 0.5, 0.1 / 86400)})
+                .result()
+                .applied(),
+            3u);
+  const double pooled = State("https://hourly.example/new").ranked().change_rate();
+  const double other = State("https://daily.example/new").ranked().change_rate();
+  const double own = State("https://hourly.example/own").ranked().change_rate();
+  std::printf(
+      "ranked Δ of a new URL: %.2f/h on the learnt host, %.3f/h on another, %.3f/h with "
+      "its own prior\n",
+      pooled * kHour, other * kHour, own * kHour);
+  EXPECT_GT(pooled * kHour, 0.3);  // the host's: about hourly
+  EXPECT_LT(other * kHour, 0.2);   // the default, daily, made optimistic
+  EXPECT_LT(own * kHour, 0.2);     // its own prior, twice daily, made optimistic
+  EXPECT_GT(own, other);
+  // The host's pooled prior is kept across a crash.
+  Open();
+  EXPECT_EQ(shard_->GetStats(now_).estimator().hosts_pooled(), 1u);
+  EXPECT_EQ(State("https://hourly.example/new").ranked().change_rate(), pooled);
+}
+
 }  // namespace
 }  // namespace shard
 }  // namespace recrawl

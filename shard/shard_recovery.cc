@@ -237,9 +237,9 @@ void Shard::Recovery::LoadUrl(int part, const LoadedUrl& u) {
   // The index keeps the page's host and last crawl for the shard; it hears
   // of the signals in IndexLoadedState, once the journal has given them
   // all.
-  shard_.index_.Upsert(page,
-                       shard_.IndexView(host, shard_.RankingModel(u.model, u.learning.crawls > 0)),
-                       host, u.last_crawl);
+  shard_.index_.Upsert(
+      page, shard_.IndexView(host, shard_.RankingModel(host, u.model, u.learning.crawls > 0)), host,
+      u.last_crawl);
   if (u.lease_id != 0 && std::isfinite(u.lease_deadline)) {
     // (Records of store format 2 and before; leases are journaled now.)
     shard_.leases_.Grant(u.lease_id, page, u.lease_holder, u.lease_deadline,

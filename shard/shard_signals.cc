@@ -146,7 +146,8 @@ void Shard::RankBySignalRate(PageId page, const PageSlot& slot, const PageView& 
   const double open = std::max(t - last_crawl - t_delay_, 0.0);
   const double rate = SignalRate(learning, slot.n_cis, open, options_.learning);
   const policy::PageParams model{slot.importance, slot.change_rate, slot.recall, slot.false_rate};
-  const policy::PageParams ranked = WithSignalRate(RankingModel(model, learning.crawls > 0), rate);
+  const policy::PageParams ranked =
+      WithSignalRate(RankingModel(indexed.host, model, learning.crawls > 0), rate);
   if (!IndexableModel(ranked, options_.max_rate)) return;
   const policy::PageParams view = IndexView(indexed.host, ranked);
   if (!ChangedMeaningfully(indexed.params, view, options_.push_threshold)) {

@@ -174,8 +174,8 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl&
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
   pages_.SetLearning(page, learning);
-  index_.Upsert(page, IndexView(host_id, RankingModel(model, learning.crawls > 0)), host_id,
-                LastCrawl(page));
+  index_.Upsert(page, IndexView(host_id, RankingModel(host_id, model, learning.crawls > 0)),
+                host_id, LastCrawl(page));
 
   UrlRecord patch;
   patch.set_politeness_host(host);
@@ -203,7 +203,7 @@ PageId Shard::CreatePage(cluster::UrlId id, const cluster::NormalizedUrl& url,
   slot.recall = static_cast<float>(model.recall);
   slot.false_rate = static_cast<float>(model.false_rate);
   const HostId host_id = hosts_.Intern(host);
-  index_.Upsert(page, IndexView(host_id, RankingModel(model, /*learnt=*/false)), host_id,
+  index_.Upsert(page, IndexView(host_id, RankingModel(host_id, model, /*learnt=*/false)), host_id,
                 last_crawl);
 
   // What a new URL's record leaves out reads as its start: the estimate
