@@ -25,8 +25,9 @@ absl::Status RunEstimatorCommand(const ExperimentCommandOptions& o, std::ostream
 }
 
 absl::Status RunLearningCommand(const ExperimentCommandOptions& o,
-                                const std::vector<std::string>& worlds, std::ostream& out) {
-  absl::StatusOr<LearningExperiment> e = LearnExperiment(worlds, o.overrides);
+                                const std::vector<std::string>& worlds, std::ostream& out,
+                                const HostStructure& hosts) {
+  absl::StatusOr<LearningExperiment> e = LearnExperiment(worlds, o.overrides, hosts);
   if (!e.ok()) return e.status();
   absl::StatusOr<LearningResult> r = RunLearningExperiment(*e, o.run);
   if (!r.ok()) return r.status();

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "sim/experiment_command.h"
+#include "sim/world.h"
 
 namespace recrawl {
 namespace sim {
@@ -19,8 +20,10 @@ namespace sim {
 absl::Status RunBandwidthCommand(const ExperimentCommandOptions& o, std::ostream& out);
 absl::Status RunEstimatorCommand(const ExperimentCommandOptions& o, std::ostream& out);
 // `worlds`: "fig6" and/or "semi".
+// `hosts`: host structure for every world (off by default).
 absl::Status RunLearningCommand(const ExperimentCommandOptions& o,
-                                const std::vector<std::string>& worlds, std::ostream& out);
+                                const std::vector<std::string>& worlds, std::ostream& out,
+                                const HostStructure& hosts = {});
 
 }  // namespace sim
 }  // namespace recrawl

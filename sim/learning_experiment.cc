@@ -36,15 +36,17 @@ absl::Status RunRep(const LearningExperiment& e, size_t s, int rep, uint64_t see
                     RepSamples& out) {
   const LearningSetting& setting = e.settings[s];
   const uint64_t n = InstanceNumber(s, rep);
-  const Instance inst = setting.make_instance ? setting.make_instance(seed, n)
-                                              : GenerateInstance(setting.config, seed, n);
+  Instance inst = setting.make_instance ? setting.make_instance(seed, n)
+                                        : GenerateInstance(setting.config, seed, n);
+  AddHostStructure(setting.hosts, seed, n, &inst);
   const Realization world = Realize(setting.config, inst, seed, n);
   const int m = static_cast<int>(inst.pages.size());
   const auto windows = LearningWindows(e, setting);
   out.assign(windows.size(), std::vector<double>(e.policies.size()));
   for (size_t k = 0; k < e.policies.size(); ++k) {
     absl::StatusOr<std::unique_ptr<Scheduler>> sched =
-        MakeScheduler(e.policies[k], inst.pages, setting.config.bandwidth.rate[0]);
+        MakeScheduler(e.policies[k], inst.pages, setting.config.bandwidth.rate[0],
+                      ValueSchedulerOptions::Argmax::kLazyBound, inst.host);
     if (!sched.ok()) return sched.status();
     const CrawlLog log = RunScheduler(world, m, **sched);
     const RequestTimeline requests = CollectRequests(inst, world, log, seed, n);
@@ -67,13 +69,24 @@ std::string GapName(const std::pair<std::string, std::string>& g) {
 }  // namespace
 
 absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string>& worlds,
-                                                   const ExperimentOverrides& o) {
+                                                   const ExperimentOverrides& o,
+                                                   const HostStructure& hosts) {
+  if (absl::Status s = CheckHostStructure(hosts); !s.ok()) return s;
   LearningExperiment e;
-  e.policies = o.policies.empty()
-                   ? std::vector<std::string>{"GREEDY-NCIS", "GREEDY-NCIS-LEARN",
-                                              "GREEDY-NCIS-PRIOR", "GREEDY", "GREEDY-LEARN"}
-                   : o.policies;
+  if (!o.policies.empty()) {
+    e.policies = o.policies;
+  } else if (hosts.enabled()) {
+    e.policies = {"GREEDY-NCIS", "GREEDY-NCIS-LEARN", "GREEDY-NCIS-LEARN-HOST", "GREEDY-NCIS-PRIOR",
+                  "GREEDY",      "GREEDY-LEARN"};
+  } else {
+    e.policies = {"GREEDY-NCIS", "GREEDY-NCIS-LEARN", "GREEDY-NCIS-PRIOR", "GREEDY",
+                  "GREEDY-LEARN"};
+  }
   for (const std::string& p : e.policies) {
+    if (p == "GREEDY-NCIS-LEARN-HOST" && !hosts.enabled()) {
+      return absl::InvalidArgumentError(
+          "--policies: GREEDY-NCIS-LEARN-HOST needs host structure (--pages_per_host)");
+    }
     if (IsAnalytic(p)) {
       return absl::InvalidArgumentError(
           absl::StrCat("--policies: ", p, " is analytic; learn simulates policies only"));
@@ -96,19 +109,27 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
           absl::StrCat("--world: unknown world '", world, "' (fig6 or semi)"));
     }
   }
+  for (LearningSetting& s : e.settings) s.hosts = hosts;
   for (const std::string& learner : e.policies) {
-    const std::string suffix = "-LEARN";
-    if (learner.size() <= suffix.size() ||
-        learner.compare(learner.size() - suffix.size(), suffix.size(), suffix) != 0) {
-      continue;
+    for (const std::string suffix : {"-LEARN", "-LEARN-HOST"}) {
+      if (learner.size() <= suffix.size() ||
+          learner.compare(learner.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        continue;
+      }
+      const std::string reference = learner.substr(0, learner.size() - suffix.size());
+      if (IndexOf(e.policies, reference) >= 0) e.gaps.emplace_back(reference, learner);
     }
-    const std::string reference = learner.substr(0, learner.size() - suffix.size());
-    if (IndexOf(e.policies, reference) >= 0) e.gaps.emplace_back(reference, learner);
   }
   e.title = absl::StrFormat(
       "Learning: true parameters vs learnt online from the population prior; "
       "accuracy over the whole run and its last %g%%",
       100 * e.last_share);
+  if (hosts.enabled()) {
+    absl::StrAppendFormat(&e.title,
+                          "; host structure: %g pages a host on average, Zipf exponent %g, "
+                          "noise %g",
+                          hosts.mean_pages_per_host, hosts.zipf_exponent, hosts.noise);
+  }
   return e;
 }
 

@@ -35,6 +35,8 @@ struct LearningSetting {
   WorldConfig config;
   // Optional: the pages of instance n (default GenerateInstance).
   std::function<Instance(uint64_t seed, uint64_t n)> make_instance;
+  // Host structure added to every instance (off by default).
+  HostStructure hosts;
 };
 
 struct LearningExperiment {
@@ -53,10 +55,15 @@ struct LearningExperiment {
 // and "semi" (Sec. 6.7
 // scaled to m = 10000 pages, R = 500, t <= 200); overrides replace the page
 // counts, policies and horizon. Default policies: GREEDY-NCIS,
-// GREEDY-NCIS-LEARN, GREEDY-NCIS-PRIOR, GREEDY, GREEDY-LEARN; gaps of each
-// -LEARN policy to its true-parameter policy when both are run.
+// GREEDY-NCIS-LEARN, GREEDY-NCIS-PRIOR, GREEDY, GREEDY-LEARN, and
+// GREEDY-NCIS-LEARN-HOST after GREEDY-NCIS-LEARN when `hosts` is enabled;
+// gaps of each -LEARN and -LEARN-HOST policy to its true-parameter policy
+// when both are run. `hosts` gives every world host structure
+// (world.h, AddHostStructure); InvalidArgument if it is invalid, or if
+// GREEDY-NCIS-LEARN-HOST is asked for without it.
 absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string>& worlds,
-                                                   const ExperimentOverrides& overrides);
+                                                   const ExperimentOverrides& overrides,
+                                                   const HostStructure& hosts = {});
 
 // The windows (from, to] a setting is scored over: [0] the whole run, [1]
 // its last part, then the series_windows consecutive windows.

@@ -1,7 +1,9 @@
 #include "sim/learning_experiment.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -71,6 +73,47 @@ TEST(LearningExperimentTest, LearningBeatsThePriorAndNearsTheTruth) {
   // allowance for the 8 repetitions.
   EXPECT_LT(true_minus_learnt.mean, 0.01 + 3 * true_minus_learnt.stderr_)
       << true_minus_learnt.mean << " ± " << true_minus_learnt.stderr_;
+}
+
+TEST(LearningExperimentTest, HostStructureAddsTheHostPooledLearner) {
+  HostStructure hosts;
+  hosts.mean_pages_per_host = 20;
+  absl::StatusOr<LearningExperiment> e = LearnExperiment({"fig6"}, {}, hosts);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_NE(std::find(e->policies.begin(), e->policies.end(), "GREEDY-NCIS-LEARN-HOST"),
+            e->policies.end());
+  EXPECT_NE(
+      std::find(e->gaps.begin(), e->gaps.end(),
+                std::make_pair(std::string("GREEDY-NCIS"), std::string("GREEDY-NCIS-LEARN-HOST"))),
+      e->gaps.end());
+  EXPECT_EQ(e->settings[0].hosts.mean_pages_per_host, 20);
+  // Off by default; the host-pooled learner then has no hosts to pool.
+  ExperimentOverrides o;
+  o.policies = {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST"};
+  EXPECT_FALSE(LearnExperiment({"fig6"}, o).ok());
+  hosts.noise = -1;
+  EXPECT_FALSE(LearnExperiment({"fig6"}, {}, hosts).ok());
+}
+
+TEST(LearningExperimentTest, HostPooledRunIsDeterministic) {
+  HostStructure hosts;
+  hosts.mean_pages_per_host = 10;
+  ExperimentOverrides o;
+  o.m = {200};
+  o.horizon = 100;
+  o.policies = {"GREEDY-NCIS", "GREEDY-NCIS-LEARN", "GREEDY-NCIS-LEARN-HOST"};
+  absl::StatusOr<LearningExperiment> e = LearnExperiment({"fig6"}, o, hosts);
+  ASSERT_TRUE(e.ok()) << e.status();
+  RunOptions run;
+  run.reps = 2;
+  run.seed = 3;
+  absl::StatusOr<LearningResult> a = RunLearningExperiment(*e, run);
+  run.threads = 1;
+  absl::StatusOr<LearningResult> b = RunLearningExperiment(*e, run);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->gap[0][0].size(), 2u);
+  EXPECT_EQ(a->gap[0][0][1].mean, b->gap[0][0][1].mean);
+  EXPECT_EQ(a->accuracy[0][0][2].mean, b->accuracy[0][0][2].mean);
 }
 
 }  // namespace

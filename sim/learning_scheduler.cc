@@ -1,6 +1,9 @@
 #include "sim/learning_scheduler.h"
 
+#include <algorithm>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
 
 namespace recrawl {
 namespace sim {
@@ -15,7 +18,22 @@ policy::PageParams IndexView(const policy::PageParams& model, double min_precisi
 }
 
 absl::StatusOr<std::unique_ptr<LearningScheduler>> LearningScheduler::Create(
-    const std::vector<policy::PageParams>& priors, const LearningSchedulerOptions& options) {
+    const std::vector<policy::PageParams>& priors, const LearningSchedulerOptions& options,
+    const std::vector<int32_t>& hosts) {
+  int32_t num_hosts = 0;
+  if (options.host_pooling) {
+    if (absl::Status s = shard::CheckHostLearningOptions(options.host, options.learning); !s.ok()) {
+      return s;
+    }
+    if (hosts.size() != priors.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("hosts: ", hosts.size(), " host ids for ", priors.size(), " pages"));
+    }
+    for (const int32_t h : hosts) {
+      if (h < 0) return absl::InvalidArgumentError(absl::StrCat("hosts: negative host id ", h));
+      num_hosts = std::max(num_hosts, h + 1);
+    }
+  }
   // μ̃, as the other value policies get it.
   std::vector<policy::PageParams> model = NormalisedImportance(priors);
   std::vector<policy::PageParams> view(priors.size());
@@ -33,8 +51,48 @@ absl::StatusOr<std::unique_ptr<LearningScheduler>> LearningScheduler::Create(
   absl::StatusOr<std::unique_ptr<ValueScheduler>> values = ValueScheduler::Create(
       view, std::vector<policy::CrawlPolicy>(priors.size(), options.policy), value_options);
   if (!values.ok()) return values.status();
-  return std::unique_ptr<LearningScheduler>(
+  std::unique_ptr<LearningScheduler> out(
       new LearningScheduler(*std::move(values), std::move(model), std::move(learning), options));
+  if (options.host_pooling) {
+    out->host_of_ = hosts;
+    out->host_.resize(num_hosts);
+    out->host_pages_.resize(num_hosts);
+    for (size_t i = priors.size(); i-- > 0;) {
+      out->host_[hosts[i]] = shard::InitHostLearning(priors[i]);  // the first page's wins
+      out->host_pages_[hosts[i]].push_back(static_cast<int32_t>(i));
+    }
+  }
+  return out;
+}
+
+shard::LearnedModel LearningScheduler::FitModel(int page) {
+  if (!options_.host_pooling) {
+    return shard::Fit(learning_[page], model_[page].importance, options_.learning);
+  }
+  return shard::FitPage(host_[host_of_[page]], model_[page].importance, options_.learning,
+                        options_.host, &learning_[page]);
+}
+
+shard::LearningOptions LearningScheduler::PageOptions(int page) const {
+  if (!options_.host_pooling) return options_.learning;
+  return shard::PageLearningOptions(learning_[page], host_[host_of_[page]], options_.learning,
+                                    options_.host);
+}
+
+void LearningScheduler::RerankHost(int host, int except_page) {
+  for (const int32_t q : host_pages_[host]) {
+    if (q == except_page) continue;
+    const shard::LearnedModel fit = FitModel(q);
+    if (!fit.ok || !shard::ChangedMeaningfully(model_[q], fit.params, options_.push_threshold)) {
+      continue;
+    }
+    if (!values_->UpdateModel(q, IndexView(fit.params, options_.min_signal_precision)).ok()) {
+      ++rejected_;
+      continue;
+    }
+    model_[q] = fit.params;
+    ++updates_;
+  }
 }
 
 LearningScheduler::LearningScheduler(std::unique_ptr<ValueScheduler> values,
@@ -58,7 +116,7 @@ void LearningScheduler::OnSignal(int page, double t) {
   // As Shard::RankBySignalRate: the page's signal rate with the open
   // interval counted.
   const double rate = shard::SignalRate(learning_[page], static_cast<double>(n),
-                                        t - last_crawl_[page], options_.learning);
+                                        t - last_crawl_[page], PageOptions(page));
   const policy::PageParams ranked = shard::WithSignalRate(model_[page], rate);
   if (!shard::ChangedMeaningfully(model_[page], ranked, options_.push_threshold)) return;
   if (!values_->UpdateModel(page, IndexView(ranked, options_.min_signal_precision)).ok()) {
@@ -91,8 +149,18 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
     ++rejected_;
     return;
   }
-  const shard::LearnedModel fit =
-      shard::Fit(learning_[page], model_[page].importance, options_.learning);
+  // The same outcome pooled into the host (the page's own state accepted
+  // it, so the host's does).
+  const bool host_refitted =
+      options_.host_pooling &&
+      shard::LearnHostFromCrawl(tau, n_cis, changed, /*t_delay=*/0.0, options_.learning,
+                                options_.host,
+                                &host_[host_of_[page]]) == shard::HostUpdate::kRefitted;
+  if (host_refitted) {
+    ++host_refits_;
+    RerankHost(host_of_[page], page);
+  }
+  const shard::LearnedModel fit = FitModel(page);
   if (!fit.ok) {
     ++rejected_;
     return;

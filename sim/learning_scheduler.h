@@ -20,6 +20,13 @@
 // signals of precision below min_signal_precision from the index. The
 // importance μ is taken as known: App. E estimates it from request logs
 // "with good accuracy", and learning it is not what is tested here.
+//
+// With host pooling (LearningSchedulerOptions::host_pooling) every crawl
+// outcome is also pooled into its page's host (shard/host_learning.h), and a
+// page is fitted with its host's pooled fit as its prior (shard::FitPage).
+// When a host's fit is recomputed, every page of the host is refitted with
+// the new prior and re-ranked if its model moved by more than the push
+// threshold: pages not crawled yet start from what their host has shown.
 #ifndef RECRAWL_SIM_LEARNING_SCHEDULER_H_
 #define RECRAWL_SIM_LEARNING_SCHEDULER_H_
 
@@ -30,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
+#include "shard/host_learning.h"
 #include "shard/learning.h"
 #include "shard/probe_queue.h"
 #include "sim/scheduler.h"
@@ -52,14 +60,21 @@ struct LearningSchedulerOptions {
   double min_signal_precision = 0.01;
   ValueSchedulerOptions::Argmax argmax = ValueSchedulerOptions::Argmax::kLazyBound;
   int target_candidates = 0;  // ValueSchedulerOptions::target_candidates
+  // Pool outcomes per host (Create's `hosts`) into each page's prior.
+  bool host_pooling = false;
+  shard::HostLearningOptions host;
 };
 
 class LearningScheduler : public Scheduler {
  public:
   // `priors[i]`: page i's importance μ (raw; normalised here as the other
   // value policies do) and the prior (Δ₀, λ₀, ν₀) its learning starts from.
+  // `hosts[i]`: page i's host id (>= 0), required (one per page) with
+  // options.host_pooling and ignored without; a host's pooled learning
+  // starts from the prior of its first page.
   static absl::StatusOr<std::unique_ptr<LearningScheduler>> Create(
-      const std::vector<policy::PageParams>& priors, const LearningSchedulerOptions& options);
+      const std::vector<policy::PageParams>& priors, const LearningSchedulerOptions& options,
+      const std::vector<int32_t>& hosts = {});
 
   void OnSignal(int page, double t) override;
   int Next(double t) override;
@@ -74,11 +89,22 @@ class LearningScheduler : public Scheduler {
   // Probe crawls made (shard/probe_queue.h).
   int64_t probes() const { return static_cast<int64_t>(probes_.taken()); }
   int64_t rejected() const { return rejected_; }
+  // Host fits made (host pooling).
+  int64_t host_refits() const { return host_refits_; }
+  const shard::HostLearningState& Host(int host) const { return host_[host]; }
 
  private:
   LearningScheduler(std::unique_ptr<ValueScheduler> values, std::vector<policy::PageParams> model,
                     std::vector<shard::LearningState> learning,
                     const LearningSchedulerOptions& options);
+
+  // The page's fit: with its host's prior under host pooling.
+  shard::LearnedModel FitModel(int page);
+  // The learning options the page's signal rate is estimated with.
+  shard::LearningOptions PageOptions(int page) const;
+  // After host h's prior was refitted: refits its pages, re-ranking those
+  // whose model moved meaningfully.
+  void RerankHost(int host, int except_page);
 
   std::unique_ptr<ValueScheduler> values_;
   std::vector<policy::PageParams> model_;
@@ -89,6 +115,11 @@ class LearningScheduler : public Scheduler {
   shard::ProbeQueue probes_;
   int64_t updates_ = 0;
   int64_t rejected_ = 0;
+  // Host pooling: page i's host, the hosts' states and their pages.
+  std::vector<int32_t> host_of_;
+  std::vector<shard::HostLearningState> host_;
+  std::vector<std::vector<int32_t>> host_pages_;
+  int64_t host_refits_ = 0;
 };
 
 // What the index is given for a model: signals of precision λΔ/(λΔ + ν)

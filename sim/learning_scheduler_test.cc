@@ -100,6 +100,58 @@ TEST(LearningSchedulerTest, LearntModelsOfOftenCrawledPagesNearTheTruth) {
   EXPECT_LT(learnt_error[0] / pages, 0.05);
 }
 
+TEST(LearningSchedulerTest, HostPoolingGivesPagesTheirHostsFit) {
+  // 2000 pages in ~20 hosts whose pages share (Δ, λ, ν) exactly, ~5 crawls
+  // a page: the largest hosts' pooled fits, which every one of their pages
+  // now has as its prior, are near the hosts' parameters, far from the
+  // population prior the pages started from.
+  const WorldConfig c = NoisyWorld(2000, 100);
+  Instance inst = GenerateInstance(c, 11, 0);
+  HostStructure hosts;
+  hosts.mean_pages_per_host = 100;
+  hosts.noise = 0.0;
+  AddHostStructure(hosts, 11, 0, &inst);
+  const Realization world = Realize(c, inst, 11, 0);
+  LearningSchedulerOptions options;
+  options.host_pooling = true;
+  const std::vector<policy::PageParams> prior = Flat(inst.pages, 0.5, 0.5, 0.35);
+  auto learner = LearningScheduler::Create(prior, options, inst.host);
+  ASSERT_TRUE(learner.ok()) << learner.status();
+  const CrawlLog log = RunScheduler(world, c.num_pages, **learner);
+  const int64_t crawls = log.crawl_begin.back();
+  EXPECT_GT((*learner)->host_refits(), 20);
+  EXPECT_LT((*learner)->host_refits(), crawls / 10);
+  for (int h = 0; h < 3; ++h) {
+    int page = 0;
+    while (inst.host[page] != h) ++page;
+    const policy::PageParams& truth = inst.pages[page];
+    const policy::PageParams fit = shard::HostPrior((*learner)->Host(h));
+    EXPECT_NEAR(fit.change_rate, truth.change_rate, 0.2 * truth.change_rate + 0.02) << "host " << h;
+    // A host with λ ≈ 0 and ν ~ 0.1-0.6 says little about λ in a few
+    // hundred outcomes: the prior's pseudo-crawls still pull.
+    EXPECT_NEAR(fit.recall, truth.recall, 0.2) << "host " << h;
+    for (int i = 0; i < c.num_pages; ++i) {
+      if (inst.host[i] != h) continue;
+      EXPECT_FLOAT_EQ(shard::Prior((*learner)->Learning(i)).change_rate, fit.change_rate);
+    }
+  }
+}
+
+TEST(LearningSchedulerTest, HostPoolingNeedsOneHostPerPage) {
+  const std::vector<policy::PageParams> prior(3, {1.0, 0.5, 0.5, 0.35});
+  LearningSchedulerOptions options;
+  options.host_pooling = true;
+  EXPECT_FALSE(LearningScheduler::Create(prior, options, {0, 1}).ok());
+  EXPECT_FALSE(LearningScheduler::Create(prior, options, {0, -1, 2}).ok());
+  EXPECT_TRUE(LearningScheduler::Create(prior, options, {0, 1, 0}).ok());
+  options.host.max_prior_weight = 0.5;
+  EXPECT_FALSE(LearningScheduler::Create(prior, options, {0, 1, 0}).ok());
+  EXPECT_FALSE(MakeScheduler("GREEDY-NCIS-LEARN-HOST", prior, 100).ok());
+  EXPECT_TRUE(MakeScheduler("GREEDY-NCIS-LEARN-HOST", prior, 100,
+                            ValueSchedulerOptions::Argmax::kLazyBound, {0, 0, 1})
+                  .ok());
+}
+
 }  // namespace
 }  // namespace sim
 }  // namespace recrawl

@@ -64,13 +64,16 @@ std::vector<policy::PageParams> ShardDefaultPrior(const std::vector<policy::Page
 
 absl::StatusOr<std::unique_ptr<Scheduler>> Learning(const std::vector<policy::PageParams>& priors,
                                                     policy::CrawlPolicy valuation, bool learn,
-                                                    ValueSchedulerOptions::Argmax argmax) {
+                                                    ValueSchedulerOptions::Argmax argmax,
+                                                    const std::vector<int32_t>& hosts = {}) {
   LearningSchedulerOptions options;
   options.policy = valuation;
   options.learn = learn;
   options.argmax = argmax;
   options.target_candidates = CandidatesForPages(priors.size());
-  absl::StatusOr<std::unique_ptr<LearningScheduler>> s = LearningScheduler::Create(priors, options);
+  options.host_pooling = !hosts.empty();
+  absl::StatusOr<std::unique_ptr<LearningScheduler>> s =
+      LearningScheduler::Create(priors, options, hosts);
   if (!s.ok()) return s.status();
   return std::unique_ptr<Scheduler>(*std::move(s));
 }
@@ -94,6 +97,7 @@ const std::vector<std::string>& PolicyNames() {
                                                           "NUTCH",
                                                           "STORMCRAWLER",
                                                           "GREEDY-NCIS-LEARN",
+                                                          "GREEDY-NCIS-LEARN-HOST",
                                                           "GREEDY-LEARN",
                                                           "GREEDY-NCIS-PRIOR",
                                                           "GREEDY-NCIS-LEARN-DEFAULT",
@@ -112,7 +116,7 @@ bool HighQualitySignals(const policy::PageParams& page) {
 
 absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
     const std::string& name, const std::vector<policy::PageParams>& pages, double bandwidth,
-    ValueSchedulerOptions::Argmax argmax) {
+    ValueSchedulerOptions::Argmax argmax, const std::vector<int32_t>& hosts) {
   const int m = static_cast<int>(pages.size());
   ValueSchedulerOptions options;
   options.argmax = argmax;
@@ -164,6 +168,13 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
   }
   if (name == "GREEDY-NCIS-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax);
+  }
+  if (name == "GREEDY-NCIS-LEARN-HOST") {
+    if (hosts.size() != pages.size()) {
+      return absl::InvalidArgumentError(
+          "GREEDY-NCIS-LEARN-HOST needs the pages' hosts (learn --pages_per_host)");
+    }
+    return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax, hosts);
   }
   if (name == "GREEDY-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::Greedy(), true, argmax);

@@ -9,6 +9,9 @@
 //   GREEDY-NCIS-LEARN  GREEDY-NCIS on (Δ, λ, ν) learnt online per page by the
 //                    shard's learner (learning_scheduler.h, App. E) from the
 //                    population prior: the means of Δ, λ, ν over the pages
+//   GREEDY-NCIS-LEARN-HOST  GREEDY-NCIS-LEARN whose pages are fitted with
+//                    their host's pooled fit as prior (shard/host_learning.h);
+//                    needs the pages' host ids
 //   GREEDY-LEARN     the same learning, ranked by the GREEDY value
 //   GREEDY-NCIS-PRIOR  GREEDY-NCIS on the population prior, never learning
 //   GREEDY-NCIS-LEARN-DEFAULT  GREEDY-NCIS-LEARN from the shard's default
@@ -41,10 +44,13 @@ bool IsAnalytic(const std::string& name);
 // A discrete policy for pages the policy believes to have `pages` parameters
 // (raw importance), at bandwidth R (the rate-based policies plan for R; the
 // value-based ones adapt to any slot times). The learning policies use only
-// the pages' importance and the population means of their (Δ, λ, ν).
+// the pages' importance and the population means of their (Δ, λ, ν);
+// `hosts` (page i's host id, or empty) is used by GREEDY-NCIS-LEARN-HOST only,
+// which fails without one per page.
 absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
     const std::string& name, const std::vector<policy::PageParams>& pages, double bandwidth,
-    ValueSchedulerOptions::Argmax argmax = ValueSchedulerOptions::Argmax::kLazyBound);
+    ValueSchedulerOptions::Argmax argmax = ValueSchedulerOptions::Argmax::kLazyBound,
+    const std::vector<int32_t>& hosts = {});
 
 // Expected share of requests served fresh by BASELINE or BASELINE-NCIS.
 absl::StatusOr<double> AnalyticAccuracy(const std::string& name,

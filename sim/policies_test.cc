@@ -122,6 +122,9 @@ TEST(SimulatorTest, SignalsHelpAndSeedsReproduce) {
 TEST(PoliciesTest, EveryNamedPolicyRunsAtFullBandwidth) {
   WorldConfig c = NoisyWorld(60, 20);
   Instance inst = GenerateInstance(c, 1, 0);
+  HostStructure hosts;
+  hosts.mean_pages_per_host = 6;
+  AddHostStructure(hosts, 1, 0, &inst);  // for GREEDY-NCIS-LEARN-HOST
   Realization world = Realize(c, inst, 1, 0);
   for (const std::string& name : PolicyNames()) {
     if (IsAnalytic(name)) {
@@ -130,7 +133,8 @@ TEST(PoliciesTest, EveryNamedPolicyRunsAtFullBandwidth) {
       EXPECT_GT(*a, 0.5) << name;
       continue;
     }
-    auto s = MakeScheduler(name, inst.pages, 100);
+    auto s =
+        MakeScheduler(name, inst.pages, 100, ValueSchedulerOptions::Argmax::kLazyBound, inst.host);
     ASSERT_TRUE(s.ok()) << name << ": " << s.status();
     CrawlLog log = RunScheduler(world, c.num_pages, **s);
     EXPECT_EQ(log.crawl_times.size(), world.slot_times.size()) << name;

@@ -7,7 +7,8 @@
 //       --policies=GREEDY,GREEDY-NCIS --horizon=1000 --csv=f.csv --plot=f.png]
 //   recrawl_sim fig12 [same flags; one --m]     App. D, bandwidth 100 -> 150 -> 100
 //   recrawl_sim appE [--reps --seed --threads --horizon --csv --plot]   App. E
-//   recrawl_sim learn [--world=fig6,semi --m --policies --horizon, and the
+//   recrawl_sim learn [--world=fig6,semi --m --policies --horizon
+//       --pages_per_host --host_zipf --host_noise, and the
 //       flags above]   true parameters vs learnt online (App. E)
 #include <algorithm>
 #include <cmath>
@@ -32,6 +33,7 @@
 #include "sim/policies.h"
 #include "sim/solve_command.h"
 #include "sim/value_command.h"
+#include "sim/world.h"
 
 namespace {
 constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
@@ -68,6 +70,13 @@ ABSL_FLAG(double, horizon, 0,
 ABSL_FLAG(std::string, world, "fig6",
           "learn: comma-separated worlds, fig6 (fig6's page counts by default) and/or semi "
           "(Sec. 6.7 scaled to m = 10000, R = 500)");
+ABSL_FLAG(double, pages_per_host, 0,
+          "learn: give the worlds host structure with this mean number of pages a host "
+          "(Zipf-sized hosts sharing Δ, λ, ν up to noise; 0: none)");
+ABSL_FLAG(double, host_zipf, 1.0, "learn: Zipf exponent of the host sizes");
+ABSL_FLAG(double, host_noise, 0.3,
+          "learn: noise of a page's parameters around its host's (log sd of Δ and ν, logit sd "
+          "of λ)");
 ABSL_FLAG(std::string, csv, "", "experiments: write the results in long form to this CSV");
 ABSL_FLAG(std::string, plot, "", "experiments: draw the results to this PNG (gnuplot)");
 
@@ -138,7 +147,11 @@ absl::Status RunPaperExperiment(const std::string& name) {
   if (name == "learn") {
     const std::vector<std::string> worlds =
         absl::StrSplit(absl::GetFlag(FLAGS_world), ',', absl::SkipEmpty());
-    return RunLearningCommand(o, worlds, std::cout);
+    HostStructure hosts;
+    hosts.mean_pages_per_host = absl::GetFlag(FLAGS_pages_per_host);
+    hosts.zipf_exponent = absl::GetFlag(FLAGS_host_zipf);
+    hosts.noise = absl::GetFlag(FLAGS_host_noise);
+    return RunLearningCommand(o, worlds, std::cout, hosts);
   }
   return RunExperimentCommand(o, std::cout);
 }

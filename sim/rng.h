@@ -24,6 +24,10 @@ enum class Stream : uint64_t {
   kDelays = 6,
   // Whether the page has a signal source at all (demo/simulated_web.h).
   kSignalSource = 7,
+  // Host structure (world.h, AddHostStructure): a page's host and noise,
+  // and a host's parameters (keyed by host id).
+  kHost = 8,
+  kHostParams = 9,
 };
 
 // SplitMix64 (Steele, Lea, Flood 2014): a 64-bit state advanced by a Weyl

@@ -126,6 +126,59 @@ Instance GenerateInstance(const WorldConfig& config, uint64_t seed, uint64_t ins
   return out;
 }
 
+absl::Status CheckHostStructure(const HostStructure& h) {
+  if (!(h.mean_pages_per_host >= 0.0) || !std::isfinite(h.mean_pages_per_host)) {
+    return absl::InvalidArgumentError("mean_pages_per_host must be >= 0 (0: no hosts)");
+  }
+  if (!(h.zipf_exponent >= 0.0) || !std::isfinite(h.zipf_exponent)) {
+    return absl::InvalidArgumentError("zipf_exponent must be >= 0");
+  }
+  if (!(h.noise >= 0.0) || !std::isfinite(h.noise)) {
+    return absl::InvalidArgumentError("noise must be >= 0");
+  }
+  return absl::OkStatus();
+}
+
+void AddHostStructure(const HostStructure& hosts, uint64_t seed, uint64_t instance_number,
+                      Instance* instance) {
+  if (!hosts.enabled() || instance->pages.empty()) return;
+  const int m = static_cast<int>(instance->pages.size());
+  const int num_hosts = std::max(1, static_cast<int>(std::lround(m / hosts.mean_pages_per_host)));
+  std::vector<double> cumulative(num_hosts);
+  double total = 0.0;
+  for (int h = 0; h < num_hosts; ++h) {
+    total += std::pow(h + 1.0, -hosts.zipf_exponent);
+    cumulative[h] = total;
+  }
+  // Host h's parameters: those of page template_page[h] before the noise.
+  const std::vector<policy::PageParams> drawn = instance->pages;
+  std::vector<int> template_page(num_hosts);
+  for (int h = 0; h < num_hosts; ++h) {
+    Rng rng(seed, instance_number, h, Stream::kHostParams);
+    template_page[h] = std::min(m - 1, static_cast<int>(rng.Uniform() * m));
+  }
+  instance->host.resize(m);
+  for (int i = 0; i < m; ++i) {
+    Rng rng(seed, instance_number, i, Stream::kHost);
+    const double u = rng.Uniform() * total;
+    const int h =
+        std::min<int>(num_hosts - 1, std::upper_bound(cumulative.begin(), cumulative.end(), u) -
+                                         cumulative.begin());
+    instance->host[i] = h;
+    const policy::PageParams& base = drawn[template_page[h]];
+    std::normal_distribution<double> z(0.0, hosts.noise);
+    policy::PageParams& p = instance->pages[i];
+    p.change_rate = base.change_rate * std::exp(z(rng));
+    p.false_rate = base.false_rate * std::exp(z(rng));
+    const double zl = z(rng);
+    p.recall = base.recall;
+    if (base.recall > 0.0 && base.recall < 1.0) {
+      const double logit = std::log(base.recall / (1.0 - base.recall)) + zl;
+      p.recall = 1.0 / (1.0 + std::exp(-logit));
+    }
+  }
+}
+
 namespace {
 
 // Finds the bucket of an event time s (the first slot j with t_j >= s) in

@@ -80,6 +80,8 @@ struct WorldConfig {
 
 struct Instance {
   std::vector<policy::PageParams> pages;  // importance = raw μ
+  // Page i's host, in [0, num_hosts); empty without host structure.
+  std::vector<int32_t> host;
 };
 
 // Draws the pages' parameters for instance `instance` (a repetition number).
@@ -104,6 +106,34 @@ struct Realization {
   int64_t num_true_signals = 0;
   int64_t num_false_signals = 0;
 };
+
+// Host structure: a host's pages share (Δ, λ, ν) up to noise. Off (the
+// worlds as they are) when mean_pages_per_host is 0.
+struct HostStructure {
+  // H = max(1, round(m / mean_pages_per_host)) hosts; page i's host is drawn
+  // with P(h) ∝ (h + 1)^−zipf_exponent (h = 0 .. H − 1), so hosts have
+  // Zipf-like sizes and some of the small ones may have no page.
+  double mean_pages_per_host = 0.0;
+  double zipf_exponent = 1.0;
+  // Page noise around its host's parameters: Δ and ν times e^{σz}, λ's logit
+  // plus σz (λ of exactly 0 or 1 kept), z ~ N(0, 1) per page and parameter.
+  double noise = 0.3;
+
+  bool enabled() const { return mean_pages_per_host > 0.0; }
+};
+
+// InvalidArgument naming the field for a negative or non-finite
+// mean_pages_per_host, zipf_exponent or noise.
+absl::Status CheckHostStructure(const HostStructure& hosts);
+
+// Gives `instance` host structure: assigns each page a host and replaces its
+// (Δ, λ, ν) by its host's, perturbed by the noise; importance μ stays the
+// page's own. A host's (Δ_h, λ_h, ν_h) are those of a page of the instance
+// drawn uniformly for it, i.e. a draw from the world's distributions (any
+// world, semi included). Pure function of (seed, instance number); no-op if
+// !hosts.enabled().
+void AddHostStructure(const HostStructure& hosts, uint64_t seed, uint64_t instance_number,
+                      Instance* instance);
 
 Realization Realize(const WorldConfig& config, const Instance& instance, uint64_t seed,
                     uint64_t instance_number);

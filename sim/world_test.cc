@@ -105,6 +105,83 @@ TEST(WorldTest, PoissonDelayIsWholeSlots) {
   EXPECT_NEAR((total_delay - total_change) / sig.size() * 100, 6.0, 0.3);
 }
 
+WorldConfig Fig6Config(int m) {
+  WorldConfig c;
+  c.num_pages = m;
+  c.recall = Distribution::Beta(0.25, 0.25);
+  c.false_rate = Distribution::Uniform(0.1, 0.6);
+  return c;
+}
+
+TEST(HostStructureTest, OffLeavesTheInstanceAsItIs) {
+  const WorldConfig c = Fig6Config(100);
+  Instance inst = GenerateInstance(c, 3, 1);
+  const Instance before = inst;
+  AddHostStructure(HostStructure(), 3, 1, &inst);
+  EXPECT_TRUE(inst.host.empty());
+  for (int i = 0; i < c.num_pages; ++i) {
+    EXPECT_EQ(inst.pages[i].change_rate, before.pages[i].change_rate);
+    EXPECT_EQ(inst.pages[i].recall, before.pages[i].recall);
+  }
+}
+
+TEST(HostStructureTest, HostsHaveZipfSizesAndSharedParameters) {
+  const WorldConfig c = Fig6Config(10000);
+  HostStructure hosts;
+  hosts.mean_pages_per_host = 20;
+  hosts.noise = 0.1;
+  Instance inst = GenerateInstance(c, 5, 0);
+  const std::vector<double> mu = [&] {
+    std::vector<double> v;
+    for (const auto& p : inst.pages) v.push_back(p.importance);
+    return v;
+  }();
+  AddHostStructure(hosts, 5, 0, &inst);
+  ASSERT_EQ(inst.host.size(), 10000u);
+  std::vector<int> size(500, 0);
+  std::vector<std::vector<int>> pages(500);
+  for (int i = 0; i < 10000; ++i) {
+    ASSERT_GE(inst.host[i], 0);
+    ASSERT_LT(inst.host[i], 500);
+    ++size[inst.host[i]];
+    pages[inst.host[i]].push_back(i);
+    EXPECT_EQ(inst.pages[i].importance, mu[i]);  // μ stays the page's
+  }
+  // P(h) ∝ 1/(h + 1): host 0 has 1/H_500 ≈ 15% of the pages, host 9 a
+  // tenth of that.
+  EXPECT_NEAR(size[0], 10000 / 6.79, 150);
+  EXPECT_NEAR(size[9], 10000 / 67.9, 50);
+  // Within a host, Δ varies by the noise (log sd 0.1); across hosts by far more.
+  for (int h : {0, 1, 2}) {
+    double s = 0, s2 = 0;
+    for (int i : pages[h]) {
+      const double l = std::log(inst.pages[i].change_rate);
+      s += l;
+      s2 += l * l;
+    }
+    const double n = pages[h].size();
+    EXPECT_NEAR(std::sqrt(s2 / n - (s / n) * (s / n)), 0.1, 0.03);
+  }
+  // Deterministic in (seed, instance).
+  Instance again = GenerateInstance(c, 5, 0);
+  AddHostStructure(hosts, 5, 0, &again);
+  EXPECT_EQ(again.host, inst.host);
+  EXPECT_EQ(again.pages[17].false_rate, inst.pages[17].false_rate);
+}
+
+TEST(HostStructureTest, BadOptionsNameTheField) {
+  HostStructure h;
+  h.mean_pages_per_host = -1;
+  EXPECT_NE(CheckHostStructure(h).message().find("mean_pages_per_host"), std::string::npos);
+  h = HostStructure();
+  h.noise = std::nan("");
+  EXPECT_NE(CheckHostStructure(h).message().find("noise"), std::string::npos);
+  h = HostStructure();
+  h.zipf_exponent = -2;
+  EXPECT_NE(CheckHostStructure(h).message().find("zipf_exponent"), std::string::npos);
+  EXPECT_TRUE(CheckHostStructure(HostStructure()).ok());
+}
+
 TEST(BandwidthTest, SlotsFollowTheSchedule) {
   BandwidthSchedule b{{0, 1, 2}, {10, 20, 10}};
   std::vector<double> t = b.SlotTimes(3);
