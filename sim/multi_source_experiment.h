@@ -2,8 +2,10 @@
 // a world where every host has an accurate source and a noisy one
 // (sim/multi_source_world.h), GREEDY-NCIS with per-source trust against
 // today's single (λ, ν) on the merged stream, the accurate source alone,
-// per-source weights without matching one change's signals, and GREEDY; all
-// with the true parameters (oracle). Every policy of a repetition runs on the
+// per-source weights without matching one change's signals, one (λ, ν) of the
+// trusted sources only, and GREEDY; with the true parameters (oracle) and,
+// for per-source trust and the trusted sources, with each host's (λ_s, ν_s)
+// learned during the run. Every policy of a repetition runs on the
 // same instance and realisation; accuracy is sim/metrics.h's share of
 // requests served fresh over the run.
 #ifndef RECRAWL_SIM_MULTI_SOURCE_EXPERIMENT_H_

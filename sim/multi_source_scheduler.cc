@@ -11,6 +11,23 @@
 namespace recrawl {
 namespace sim {
 
+namespace {
+
+// The single-source belief of kTrusted about `truth` (whose sources are what
+// the policy believes of them), and in *counted the sources it listens to.
+policy::MultiSourceModel TrustedBelief(const policy::MultiSourceModel& truth, uint32_t* counted) {
+  const std::vector<bool> trusted = truth.TrustedSources(kTrustedMinRelativeWeight);
+  *counted = 0;
+  for (size_t s = 0; s < trusted.size(); ++s) {
+    if (trusted[s]) *counted |= 1u << s;
+  }
+  const policy::PageModel merged = truth.MergedOf(trusted);
+  return *policy::MultiSourceModel::Create(
+      {truth.importance(), truth.change_rate(), {{merged.recall(), merged.false_rate()}}});
+}
+
+}  // namespace
+
 const std::vector<MultiSourcePolicy>& MultiSourcePolicies() {
   static const auto* policies = new std::vector<MultiSourcePolicy>{
       {"GREEDY", SignalView::kNone},
@@ -19,6 +36,8 @@ const std::vector<MultiSourcePolicy>& MultiSourcePolicies() {
       {"GREEDY-NCIS-SOURCES", SignalView::kPerSource},
       {"GREEDY-NCIS-SOURCES-UNMATCHED", SignalView::kPerSourceUnmatched},
       {"GREEDY-NCIS-SOURCES-LEARNED", SignalView::kPerSourceLearned},
+      {"GREEDY-NCIS-TRUSTED", SignalView::kTrusted},
+      {"GREEDY-NCIS-TRUSTED-LEARNED", SignalView::kTrustedLearned},
   };
   return *policies;
 }
@@ -28,6 +47,8 @@ absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Crea
   if (pages_per_host < 1) return absl::InvalidArgumentError("pages_per_host must be >= 1");
   std::vector<policy::MultiSourceModel> beliefs;
   beliefs.reserve(pages.size());
+  std::vector<uint32_t> counted(pages.size(), 0);
+  const int num_sources = pages.empty() ? 0 : static_cast<int>(pages[0].sources.size());
   for (const policy::MultiSourceParams& page : pages) {
     absl::StatusOr<policy::MultiSourceModel> truth = policy::MultiSourceModel::Create(page);
     if (!truth.ok()) return truth.status();
@@ -52,27 +73,46 @@ absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Crea
         belief.sources.assign(page.sources.size(), {prior.recall, prior.false_rate});
         break;
       }
+      case SignalView::kTrusted:
+        beliefs.push_back(TrustedBelief(*truth, &counted[beliefs.size()]));
+        continue;
+      case SignalView::kTrustedLearned: {
+        if (static_cast<int>(page.sources.size()) != num_sources) {
+          return absl::InvalidArgumentError(
+              "pages must all have the same number of sources for a learned view");
+        }
+        const policy::SourceTrustPrior prior;
+        belief.sources.assign(page.sources.size(), {prior.recall, prior.false_rate});
+        beliefs.push_back(
+            TrustedBelief(*policy::MultiSourceModel::Create(belief), &counted[beliefs.size()]));
+        continue;
+      }
     }
     beliefs.push_back(*policy::MultiSourceModel::Create(belief));
   }
-  return std::unique_ptr<MultiSourceScheduler>(
-      new MultiSourceScheduler(std::move(beliefs), view, pages_per_host));
+  return std::unique_ptr<MultiSourceScheduler>(new MultiSourceScheduler(
+      std::move(beliefs), std::move(counted), num_sources, view, pages_per_host));
 }
 
 MultiSourceScheduler::MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs,
+                                           std::vector<uint32_t> counted, int num_sources,
                                            SignalView view, int pages_per_host)
     : beliefs_(std::move(beliefs)),
+      counted_(std::move(counted)),
+      num_sources_(num_sources),
       view_(view),
       pages_(beliefs_.size()),
       pages_per_host_(pages_per_host) {
-  if (view_ == SignalView::kPerSourceLearned && !beliefs_.empty()) {
+  if ((view_ == SignalView::kPerSourceLearned || view_ == SignalView::kTrustedLearned) &&
+      !beliefs_.empty()) {
     const size_t hosts = (beliefs_.size() + pages_per_host - 1) / pages_per_host;
-    trust_.assign(hosts, policy::SourceTrustEstimator(beliefs_[0].num_sources()));
+    trust_.assign(hosts, policy::SourceTrustEstimator(num_sources_));
     next_refit_.assign(hosts, 10);
   }
   for (size_t i = 0; i < pages_.size(); ++i) {
     Page& p = pages_[i];
     p.signals.counts.assign(beliefs_[i].num_sources(), 0);
+    if (view_ == SignalView::kTrustedLearned) p.by_source.counts.assign(num_sources_, 0);
     const double delta = beliefs_[i].change_rate();
     p.ceiling = delta > 0.0 ? beliefs_[i].importance() / delta : 0.0;
     dirty_.push_back(static_cast<int>(i));
@@ -104,6 +144,17 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
         ++p.signals.counts[__builtin_ctz(bits)];
       }
       break;
+    case SignalView::kTrustedLearned:
+      if (__builtin_popcount(sources) >= 2) {
+        ++p.by_source.joint;
+      } else {
+        ++p.by_source.counts[__builtin_ctz(sources)];
+      }
+      [[fallthrough]];
+    case SignalView::kTrusted:
+      if ((sources & counted_[page]) == 0) return;
+      ++p.signals.counts[0];
+      break;
   }
   if (!p.dirty) {
     p.dirty = true;
@@ -114,8 +165,10 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
 void MultiSourceScheduler::Learn(int page, double t, bool changed) {
   const int host = page / pages_per_host_;
   const Page& p = pages_[page];
+  const policy::SourceSignals& by_source =
+      view_ == SignalView::kTrustedLearned ? p.by_source : p.signals;
   policy::SourceTrustEstimator& trust = trust_[host];
-  if (!trust.Add(beliefs_[page].change_rate(), t - p.last_crawl, p.signals, changed).ok()) {
+  if (!trust.Add(beliefs_[page].change_rate(), t - p.last_crawl, by_source, changed).ok()) {
     return;  // an outcome the model rules out (cannot happen in the simulator)
   }
   if (trust.num_crawls() < next_refit_[host]) return;
@@ -127,7 +180,8 @@ void MultiSourceScheduler::Learn(int page, double t, bool changed) {
     params.sources = estimate.sources;
     absl::StatusOr<policy::MultiSourceModel> model = policy::MultiSourceModel::Create(params);
     if (!model.ok()) continue;
-    beliefs_[i] = *std::move(model);
+    beliefs_[i] = view_ == SignalView::kTrustedLearned ? TrustedBelief(*model, &counted_[i])
+                                                       : *std::move(model);
     if (!pages_[i].dirty) {
       pages_[i].dirty = true;
       dirty_.push_back(i);
@@ -136,10 +190,14 @@ void MultiSourceScheduler::Learn(int page, double t, bool changed) {
 }
 
 void MultiSourceScheduler::OnCrawl(int page, double t, bool changed) {
-  if (view_ == SignalView::kPerSourceLearned) Learn(page, t, changed);
+  if (view_ == SignalView::kPerSourceLearned || view_ == SignalView::kTrustedLearned) {
+    Learn(page, t, changed);
+  }
   Page& p = pages_[page];
   std::fill(p.signals.counts.begin(), p.signals.counts.end(), 0);
   p.signals.joint = 0;
+  std::fill(p.by_source.counts.begin(), p.by_source.counts.end(), 0);
+  p.by_source.joint = 0;
   p.last_crawl = t;
   if (!p.dirty) {
     p.dirty = true;

@@ -48,7 +48,22 @@ enum class SignalView {
   // starting from its prior and re-fitted after 10, 20, 40, 80, 160 and then
   // every 200 crawls of the host.
   kPerSourceLearned,
+  // One (λ, ν) built from the sources worth listening to: the page's
+  // MultiSourceModel::TrustedSources(kTrustedMinRelativeWeight) and
+  // MergedOf them, one signal per signalling instant among those sources;
+  // the other sources' signals are ignored. What a shard that ranks by a
+  // single (λ, ν) does with per-source trust.
+  kTrusted,
+  // kTrusted with each host's (λ_s, ν_s) learned as kPerSourceLearned learns
+  // them (same estimator, prior and refit schedule); the trusted set is
+  // recomputed at each refit. Signals count under the trusted set in force
+  // when they arrive.
+  kTrustedLearned,
 };
+
+// The share of the best source's log-odds per signal a source needs to be
+// trusted by kTrusted and kTrustedLearned.
+inline constexpr double kTrustedMinRelativeWeight = 0.5;
 
 struct MultiSourcePolicy {
   std::string name;
@@ -56,12 +71,13 @@ struct MultiSourcePolicy {
 };
 
 // GREEDY, GREEDY-NCIS-MERGED, GREEDY-NCIS-CDN-ONLY, GREEDY-NCIS-SOURCES,
-// GREEDY-NCIS-SOURCES-UNMATCHED, GREEDY-NCIS-SOURCES-LEARNED.
+// GREEDY-NCIS-SOURCES-UNMATCHED, GREEDY-NCIS-SOURCES-LEARNED,
+// GREEDY-NCIS-TRUSTED, GREEDY-NCIS-TRUSTED-LEARNED.
 const std::vector<MultiSourcePolicy>& MultiSourcePolicies();
 
 class MultiSourceScheduler {
  public:
-  // Page i belongs to host i / pages_per_host (used by kPerSourceLearned).
+  // Page i belongs to host i / pages_per_host (used by the learned views).
   // InvalidArgument if a page's parameters are invalid or pages_per_host < 1.
   static absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> Create(
       const std::vector<policy::MultiSourceParams>& pages, SignalView view, int pages_per_host);
@@ -79,9 +95,16 @@ class MultiSourceScheduler {
   // Exact values computed so far (for the work it takes).
   int64_t evaluations() const { return evaluations_; }
 
+  // The bit set of the sources whose signals `page`'s view counts now (bit s
+  // for source s).
+  uint32_t counted_sources(int page) const { return counted_[page]; }
+
  private:
   struct Page {
-    policy::SourceSignals signals;
+    policy::SourceSignals signals;  // as the view counts them
+    // Per source, for the learner when the view merges them
+    // (kTrustedLearned).
+    policy::SourceSignals by_source;
     double last_crawl = 0.0;
     double value = 0.0, slope = 0.0, slope_rise = 0.0;
     double evaluated_at = 0.0;
@@ -89,13 +112,15 @@ class MultiSourceScheduler {
     bool dirty = true;
   };
 
-  MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs, SignalView view,
-                       int pages_per_host);
+  MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs, std::vector<uint32_t> counted,
+                       int num_sources, SignalView view, int pages_per_host);
   void Learn(int page, double t, bool changed);
   void Evaluate(int page, double t);
   double Bound(const Page& p, double t) const;
 
   std::vector<policy::MultiSourceModel> beliefs_;
+  std::vector<uint32_t> counted_;  // per page, for kTrusted and kTrustedLearned
+  int num_sources_;
   SignalView view_;
   std::vector<Page> pages_;
   std::vector<int> dirty_;

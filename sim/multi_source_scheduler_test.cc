@@ -110,6 +110,88 @@ TEST(MultiSourceSchedulerTest, LazyArgmaxIsExact) {
   }
 }
 
+// Runs `a` and `b` side by side on r, crawling a's choice with both, and
+// checks at every slot that both choose the same page and value every page
+// the same.
+void ExpectSameRanking(const MultiSourceRealization& r, int num_pages, MultiSourceScheduler& a,
+                       MultiSourceScheduler& b) {
+  std::vector<int64_t> next_change(r.world.change_begin.begin(), r.world.change_begin.end() - 1);
+  std::vector<int64_t> at_crawl = next_change;
+  for (size_t j = 0; j < r.world.slot_times.size(); ++j) {
+    const double t = r.world.slot_times[j];
+    for (int64_t k = r.world.signal_begin[j]; k < r.world.signal_begin[j + 1]; ++k) {
+      a.OnSignal(r.world.signal_page[k], r.world.signal_time[k], r.signal_sources[k]);
+      b.OnSignal(r.world.signal_page[k], r.world.signal_time[k], r.signal_sources[k]);
+    }
+    const int page = a.Next(t);
+    ASSERT_EQ(b.Next(t), page) << "slot " << j;
+    ASSERT_NE(page, Scheduler::kIdle);
+    for (int i = 0; i < num_pages; ++i) {
+      ASSERT_DOUBLE_EQ(a.Value(i, t), b.Value(i, t)) << "slot " << j << " page " << i;
+    }
+    int64_t& next = next_change[page];
+    while (next < r.world.change_begin[page + 1] && r.world.change_times[next] <= t) ++next;
+    a.OnCrawl(page, t, next != at_crawl[page]);
+    b.OnCrawl(page, t, next != at_crawl[page]);
+    at_crawl[page] = next;
+  }
+}
+
+// A sitemap that is pure noise (λ = 0) is never trusted, so the trusted view
+// is the CDN source alone.
+TEST(MultiSourceSchedulerTest, TrustedIgnoresAPureNoiseSource) {
+  MultiSourceWorldConfig config = SmallWorld(40);
+  config.sources = {kCdnSource, kCmsNoiseSource};
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 11, 0);
+  for (const auto& page : instance.pages) ASSERT_EQ(page.sources[1].recall, 0.0);
+  const MultiSourceRealization r = RealizeMultiSource(config, instance, 11, 0);
+  auto trusted = *MultiSourceScheduler::Create(instance.pages, SignalView::kTrusted, 5);
+  auto cdn_only = *MultiSourceScheduler::Create(instance.pages, SignalView::kFirstSourceOnly, 5);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(trusted->counted_sources(i), 1u) << i;
+  ExpectSameRanking(r, 40, *trusted, *cdn_only);
+}
+
+// Two sources of alike weight are both trusted: the trusted view is the
+// merged one.
+TEST(MultiSourceSchedulerTest, TrustedMergesAlikeSources) {
+  MultiSourceWorldConfig config = SmallWorld(40);
+  const SourceDistribution alike = {0.5, 0.7, 0.1, 0.2, 0.0, 0.0};
+  config.sources = {alike, alike};
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 13, 0);
+  const MultiSourceRealization r = RealizeMultiSource(config, instance, 13, 0);
+  auto trusted = *MultiSourceScheduler::Create(instance.pages, SignalView::kTrusted, 5);
+  auto merged = *MultiSourceScheduler::Create(instance.pages, SignalView::kMerged, 5);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(trusted->counted_sources(i), 3u) << i;
+  ExpectSameRanking(r, 40, *trusted, *merged);
+}
+
+// The learned view starts from equal priors (both sources trusted) and, once
+// its hosts have been crawled enough, stops listening to a pure-noise source.
+TEST(MultiSourceSchedulerTest, TrustedLearnedDropsAPureNoiseSource) {
+  MultiSourceWorldConfig config = SmallWorld(20);
+  config.sources = {kCdnSource, kCmsNoiseSource};
+  config.horizon = 300.0;
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 17, 0);
+  const MultiSourceRealization r = RealizeMultiSource(config, instance, 17, 0);
+  auto learned = *MultiSourceScheduler::Create(instance.pages, SignalView::kTrustedLearned, 5);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(learned->counted_sources(i), 3u) << i;
+  std::vector<int64_t> next_change(r.world.change_begin.begin(), r.world.change_begin.end() - 1);
+  std::vector<int64_t> at_crawl = next_change;
+  for (size_t j = 0; j < r.world.slot_times.size(); ++j) {
+    const double t = r.world.slot_times[j];
+    for (int64_t k = r.world.signal_begin[j]; k < r.world.signal_begin[j + 1]; ++k) {
+      learned->OnSignal(r.world.signal_page[k], r.world.signal_time[k], r.signal_sources[k]);
+    }
+    const int page = learned->Next(t);
+    ASSERT_NE(page, Scheduler::kIdle);
+    int64_t& next = next_change[page];
+    while (next < r.world.change_begin[page + 1] && r.world.change_times[next] <= t) ++next;
+    learned->OnCrawl(page, t, next != at_crawl[page]);
+    at_crawl[page] = next;
+  }
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(learned->counted_sources(i), 1u) << i;
+}
+
 }  // namespace
 }  // namespace sim
 }  // namespace recrawl

@@ -9,11 +9,17 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 csv=${TEST_TMPDIR:-/tmp}/multi_source.csv
 out=$("$sim" --m=30 --reps=2 --horizon=20 --bandwidth=5 --csv="$csv") || fail "tiny run exited non-zero"
 for policy in GREEDY GREEDY-NCIS-MERGED GREEDY-NCIS-CDN-ONLY GREEDY-NCIS-SOURCES GREEDY-NCIS-SOURCES-LEARNED \
-  GREEDY-NCIS-SOURCES-UNMATCHED; do
+  GREEDY-NCIS-SOURCES-UNMATCHED GREEDY-NCIS-TRUSTED GREEDY-NCIS-TRUSTED-LEARNED; do
   [[ $out == *"| 30 | $policy |"* ]] || fail "table has no row for $policy: $out"
 done
 [[ $(head -1 "$csv") == "m,policy,rep,accuracy,wasted_share" ]] || fail "CSV header"
-[[ $(wc -l <"$csv") -eq 13 ]] || fail "CSV should have 12 rows: $(cat "$csv")"
+[[ $(wc -l <"$csv") -eq 17 ]] || fail "CSV should have 16 rows: $(cat "$csv")"
+
+out=$("$sim" --m=30 --reps=1 --horizon=20 --bandwidth=5 --world=cms-noise) ||
+  fail "cms-noise run exited non-zero"
+[[ $out == *"| 30 | GREEDY-NCIS-TRUSTED |"* ]] || fail "cms-noise table: $out"
+err=$("$sim" --world=nope --m=10 2>&1 >/dev/null) && fail "--world=nope exited 0"
+[[ $err == *"--world"* ]] || fail "--world=nope error does not name the flag: $err"
 
 err=$("$sim" --m=0 2>&1 >/dev/null) && fail "--m=0 exited 0"
 [[ $err == *"--m"* ]] || fail "--m=0 error does not name the flag: $err"

@@ -19,6 +19,9 @@ ABSL_FLAG(int, threads, 2, "worker threads (results do not depend on it)");
 ABSL_FLAG(double, bandwidth, 100.0, "crawl slots per time unit R");
 ABSL_FLAG(double, horizon, 1000.0, "simulated time");
 ABSL_FLAG(int, pages_per_host, 10, "pages per host (they share source parameters)");
+ABSL_FLAG(std::string, world, "default",
+          "sources per host: 'default' (a CDN and a CMS's sitemap) or 'cms-noise' (a CDN and "
+          "a sitemap whose lastmods are pure noise, λ = 0)");
 ABSL_FLAG(std::string, csv, "", "write the per-repetition results to this CSV");
 
 int main(int argc, char** argv) {
@@ -39,6 +42,12 @@ int main(int argc, char** argv) {
   o.world.bandwidth = absl::GetFlag(FLAGS_bandwidth);
   o.world.horizon = absl::GetFlag(FLAGS_horizon);
   o.world.pages_per_host = absl::GetFlag(FLAGS_pages_per_host);
+  if (const std::string world = absl::GetFlag(FLAGS_world); world == "cms-noise") {
+    o.world.sources = {recrawl::sim::kCdnSource, recrawl::sim::kCmsNoiseSource};
+  } else if (world != "default") {
+    std::cerr << "--world: unknown world '" << world << "' (default, cms-noise)\n";
+    return 2;
+  }
   if (!(o.world.bandwidth > 0) || !(o.world.horizon > 0) || o.world.pages_per_host < 1) {
     std::cerr << "--bandwidth and --horizon must be > 0, --pages_per_host >= 1\n";
     return 2;

@@ -33,14 +33,21 @@ struct SourceDistribution {
   double false_noise = 0.2;
 };
 
+// A CDN's purges: high recall, few false signals.
+inline constexpr SourceDistribution kCdnSource = {0.6, 0.95, 0.005, 0.05, 0.05, 0.2};
+// Sitemap lastmods bumped by a CMS: moderate recall, many false signals.
+inline constexpr SourceDistribution kCmsSitemapSource = {0.3, 0.8, 0.5, 1.5, 0.05, 0.2};
+// Sitemap lastmods a CMS bumps nightly whatever changed: pure noise (λ = 0
+// on every page), false signals as kCmsSitemapSource's. Its draws use the
+// same random streams, so a world with it in place of kCmsSitemapSource has
+// the same pages, CDN sources and false signals.
+inline constexpr SourceDistribution kCmsNoiseSource = {0.0, 0.0, 0.5, 1.5, 0.0, 0.2};
+
 struct MultiSourceWorldConfig {
   int num_pages = 1000;
   int pages_per_host = 10;
   // Source 0: CDN purges; source 1: sitemap lastmod bumped by a CMS.
-  std::vector<SourceDistribution> sources = {
-      {0.6, 0.95, 0.005, 0.05, 0.05, 0.2},
-      {0.3, 0.8, 0.5, 1.5, 0.05, 0.2},
-  };
+  std::vector<SourceDistribution> sources = {kCdnSource, kCmsSitemapSource};
   double bandwidth = 100.0;  // R: slots at j/R
   double horizon = 1000.0;
 };
