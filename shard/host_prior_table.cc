@@ -47,6 +47,18 @@ std::optional<LearnedModel> HostPriorTable::FitPage(HostId host, double importan
   return shard::FitPage(it->second.state, importance, options_, host_options_, &with_host_prior);
 }
 
+std::optional<double> HostPriorTable::SignalRate(HostId host, const LearningState& page,
+                                                 double open_signals, double open_time) const {
+  auto it = hosts_.find(host);
+  if (it == hosts_.end() || it->second.state.fitted_outcomes == 0) return std::nullopt;
+  if (!IsDefault(Prior(page))) return std::nullopt;
+  LearningState with_host_prior = page;
+  SetPrior(HostPrior(it->second.state), &with_host_prior);
+  return shard::SignalRate(
+      with_host_prior, open_signals, open_time,
+      PageLearningOptions(with_host_prior, it->second.state, options_, host_options_));
+}
+
 std::optional<policy::PageParams> HostPriorTable::NewPageModel(HostId host,
                                                                double importance) const {
   auto it = hosts_.find(host);

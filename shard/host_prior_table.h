@@ -56,6 +56,10 @@ class HostPriorTable {
   // each fit). nullopt otherwise (fit the page as before).
   std::optional<LearnedModel> FitPage(HostId host, double importance,
                                       const LearningState& page) const;
+  // SignalRate (learning.h) of such a page, with the host's prior and its
+  // weight as FitPage fits it; nullopt otherwise.
+  std::optional<double> SignalRate(HostId host, const LearningState& page, double open_signals,
+                                   double open_time) const;
   // The model a new page of `host` with the default prior is ranked by:
   // the host prior made optimistic; nullopt before the host is fitted.
   std::optional<policy::PageParams> NewPageModel(HostId host, double importance) const;

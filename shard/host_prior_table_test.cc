@@ -28,6 +28,11 @@ TEST(HostPriorTableTest, FitsPagesWithTheDefaultPriorFromTheHost) {
   // A page with its own prior keeps it; another host has nothing yet.
   EXPECT_FALSE(table.FitPage(1, 1.0, InitLearning({1.0, 2.0 / kDay, 0.5, 0.1 / kDay})));
   EXPECT_FALSE(table.FitPage(2, 1.0, page));
+  // The open interval's signal rate leans on the host's prior as the fit does.
+  const std::optional<double> rate = table.SignalRate(1, page, 0, 0.0);
+  ASSERT_TRUE(rate.has_value());
+  EXPECT_NE(*rate, SignalRate(page, 0, 0.0, LearningOptions()));
+  EXPECT_FALSE(table.SignalRate(2, page, 0, 0.0).has_value());
   ASSERT_TRUE(table.NewPageModel(1, 3.0).has_value());
   EXPECT_EQ(table.NewPageModel(1, 3.0)->importance, 3.0);
 }

@@ -144,7 +144,11 @@ void Shard::RankBySignalRate(PageId page, const PageSlot& slot, const PageView& 
   // Signals within T_DELAY after the crawl were dropped, as in the crawls'
   // intervals (LearnFromCrawl).
   const double open = std::max(t - last_crawl - t_delay_, 0.0);
-  const double rate = SignalRate(learning, slot.n_cis, open, options_.learning);
+  const std::optional<double> pooled =
+      options_.pool_host_priors ? host_priors_.SignalRate(indexed.host, learning, slot.n_cis, open)
+                                : std::nullopt;
+  const double rate =
+      pooled.has_value() ? *pooled : SignalRate(learning, slot.n_cis, open, options_.learning);
   const policy::PageParams model{slot.importance, slot.change_rate, slot.recall, slot.false_rate};
   const policy::PageParams ranked =
       WithSignalRate(RankingModel(indexed.host, model, learning.crawls > 0), rate);
