@@ -51,6 +51,8 @@ ABSL_FLAG(int, scan_readahead_kb, -1,
           "Read-ahead of the start-up scan, KiB (-1: the store's default)");
 ABSL_FLAG(int, startup_threads, -1,
           "Threads scanning the store at start-up (-1: the shard's default)");
+ABSL_FLAG(bool, pool_host_priors, false, "Shard option: host-pooled priors (host_prior_table.h)");
+ABSL_FLAG(double, trusted_source_share, 0.5, "Shard option: ranking by trusted sources (0: off)");
 ABSL_FLAG(bool, shard_malloc_options, true,
           "Set malloc as shard_server does (shard/malloc_options.h)");
 ABSL_FLAG(std::string, dir, "", "Working directory (default: a temp dir)");
@@ -117,6 +119,8 @@ std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
   }
   std::unique_ptr<UrlStore> store = Check(UrlStore::Open(dir, store_options));
   ShardOptions options;
+  options.pool_host_priors = absl::GetFlag(FLAGS_pool_host_priors);
+  options.trusted_source_share = absl::GetFlag(FLAGS_trusted_source_share);
   if (const int target = absl::GetFlag(FLAGS_target_candidates); target > 0) {
     options.index.target_candidates = target;
     options.index.max_candidates = 4 * target;

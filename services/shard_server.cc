@@ -71,6 +71,9 @@ ABSL_FLAG(double, lease_duration, 600.0, "Default lease duration, seconds");
 ABSL_FLAG(double, failure_backoff, 60.0,
           "Seconds a URL is held back after a failed fetch (doubling)");
 ABSL_FLAG(int, max_batch_items, 10000, "Items allowed per batch request");
+ABSL_FLAG(bool, pool_host_priors, false,
+          "Give a URL with the default prior its host's prior, learnt from the host's crawls "
+          "pooled (~140 bytes a host with crawl outcomes; docs/design.md, \"Host pooling\")");
 ABSL_FLAG(double, trusted_source_share, 0.5,
           "Rank a host's pages by the signal sources whose log-odds per signal is at least this "
           "share of its best source's, once its crawls show it (0: every source; docs/"
@@ -118,6 +121,7 @@ absl::StatusOr<shard::ShardOptions> OptionsFromFlags() {
   o.max_batch_items = absl::GetFlag(FLAGS_max_batch_items);
   o.sync_writes = absl::GetFlag(FLAGS_sync);
   o.trusted_source_share = absl::GetFlag(FLAGS_trusted_source_share);
+  o.pool_host_priors = absl::GetFlag(FLAGS_pool_host_priors);
   if (o.max_batch_items < 1) {
     return absl::InvalidArgumentError("--max_batch_items must be >= 1");
   }

@@ -310,6 +310,8 @@ TEST_F(ShardLearningTest, LearnsPerSourceTrustPerHostAndKeepsItAcrossRestarts) {
 // pooled, a new URL of the host is ranked from the host's prior, not the
 // default; a URL of another host, or one given its own prior, is not.
 TEST_F(ShardLearningTest, NewUrlsOfALearntHostStartFromItsPooledPrior) {
+  options_.pool_host_priors = true;
+  Recreate();
   constexpr double kHour = 3600.0;
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> u01(0.0, 1.0);
