@@ -190,23 +190,9 @@ void SitemapPoller::TakeUrlset(File* file, const ParsedSitemap& parsed, absl::Ti
   const absl::Time latest_trusted = now + options_.max_clock_skew;
   absl::flat_hash_map<uint64_t, int64_t> next;
   next.reserve(parsed.entries.size());
-  auto entry_error = [&](absl::Status status) {
-    if (result->errors.size() < kMaxEntryErrors) result->errors.push_back(std::move(status));
-  };
   for (const SitemapEntry& entry : parsed.entries) {
-    absl::StatusOr<cluster::NormalizedUrl> url = cluster::NormalizeUrl(entry.loc);
-    if (!url.ok()) {
-      ++result->bad_urls;
-      entry_error(absl::InvalidArgumentError(
-          absl::StrCat("sitemap ", file->url, ": <loc> ", url.status().message())));
-      continue;
-    }
-    if (!options_.allow_other_hosts && url->host() != file->host) {
-      ++result->off_host;
-      entry_error(absl::InvalidArgumentError(absl::StrCat(
-          "sitemap ", file->url, ": <loc> ", url->spec(), " is not on host ", file->host)));
-      continue;
-    }
+    std::optional<cluster::NormalizedUrl> url = EntryUrl(*file, entry, "sitemap", result);
+    if (!url.has_value()) continue;
     const uint64_t id = cluster::UrlIdOf(url->spec());
     auto old = file->lastmods.find(id);
     std::optional<int64_t> seen;
@@ -231,28 +217,37 @@ void SitemapPoller::TakeUrlset(File* file, const ParsedSitemap& parsed, absl::Ti
   file->lastmods = std::move(next);
 }
 
+std::optional<cluster::NormalizedUrl> SitemapPoller::EntryUrl(const File& file,
+                                                              const SitemapEntry& entry,
+                                                              absl::string_view kind,
+                                                              SitemapPollResult* result) const {
+  auto entry_error = [&](absl::Status status) {
+    if (result->errors.size() < kMaxEntryErrors) result->errors.push_back(std::move(status));
+  };
+  absl::StatusOr<cluster::NormalizedUrl> url = cluster::NormalizeUrl(entry.loc);
+  if (!url.ok()) {
+    ++result->bad_urls;
+    entry_error(absl::InvalidArgumentError(
+        absl::StrCat(kind, " ", file.url, ": <loc> ", url.status().message())));
+    return std::nullopt;
+  }
+  if (!options_.allow_other_hosts && url->host() != file.host) {
+    ++result->off_host;
+    entry_error(absl::InvalidArgumentError(
+        absl::StrCat(kind, " ", file.url, ": <loc> ", url->spec(), " is not on host ", file.host)));
+    return std::nullopt;
+  }
+  return *std::move(url);
+}
+
 void SitemapPoller::TakeIndex(File* file, const ParsedSitemap& parsed, absl::Time now,
                               SitemapPollResult* result) {
   file->lastmods = {};
   absl::flat_hash_set<std::string> listed;
   std::vector<std::string> children;
-  auto entry_error = [&](absl::Status status) {
-    if (result->errors.size() < kMaxEntryErrors) result->errors.push_back(std::move(status));
-  };
   for (const SitemapEntry& entry : parsed.entries) {
-    absl::StatusOr<cluster::NormalizedUrl> url = cluster::NormalizeUrl(entry.loc);
-    if (!url.ok()) {
-      ++result->bad_urls;
-      entry_error(absl::InvalidArgumentError(
-          absl::StrCat("sitemap index ", file->url, ": <loc> ", url.status().message())));
-      continue;
-    }
-    if (!options_.allow_other_hosts && url->host() != file->host) {
-      ++result->off_host;
-      entry_error(absl::InvalidArgumentError(absl::StrCat(
-          "sitemap index ", file->url, ": <loc> ", url->spec(), " is not on host ", file->host)));
-      continue;
-    }
+    std::optional<cluster::NormalizedUrl> url = EntryUrl(*file, entry, "sitemap index", result);
+    if (!url.has_value()) continue;
     if (!listed.insert(url->spec()).second) continue;
     const File* existing = Find(url->spec());
     if (existing == nullptr) {

@@ -72,6 +72,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "cluster/url.h"
 #include "ingest/feeds/sitemap_parser.h"
 #include "proto/shard.pb.h"
 
@@ -237,6 +238,12 @@ class SitemapPoller {
   void Fail(File* file, absl::Status error, absl::Time now, SitemapPollResult* result);
   void TakeUrlset(File* file, const ParsedSitemap& parsed, absl::Time now,
                   SitemapPollResult* result);
+  // An entry's <loc> normalised, or nullopt when it does not parse or is off
+  // the file's host (counted in `result`, with an entry error naming `kind`,
+  // "sitemap" or "sitemap index").
+  std::optional<cluster::NormalizedUrl> EntryUrl(const File& file, const SitemapEntry& entry,
+                                                 absl::string_view kind,
+                                                 SitemapPollResult* result) const;
   void TakeIndex(File* file, const ParsedSitemap& parsed, absl::Time now,
                  SitemapPollResult* result);
 
