@@ -6,7 +6,6 @@
 // what reached the shards is read back with GetUrlState.
 #include <signal.h>
 #include <sys/wait.h>
-#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -25,6 +24,7 @@
 #include "client/admin_client.h"
 #include "deploy/local_cluster.h"
 #include "gtest/gtest.h"
+#include "ingest/feeds/gzip.h"
 #include "ingest/feeds/hub_signature.h"
 #include "ingest/test_http_server.h"
 #include "services/server_process.h"
@@ -34,20 +34,6 @@ namespace ingest {
 namespace {
 
 constexpr char kKey[] = "e2e-key-0123456789";
-
-std::string Gzip(const std::string& data) {
-  z_stream z{};
-  deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, data.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 // A <urlset> of (loc, lastmod) pairs.
 std::string Urlset(const std::vector<std::pair<std::string, std::string>>& entries) {
@@ -351,7 +337,7 @@ TEST_F(IngestEndToEndTest, SitemapChangesAreSignalledOnceOnTheirShards) {
     }
     ++state.served;
     res.set_header("ETag", etag);
-    res.set_content(Gzip(Urlset({state.lastmods.begin(), state.lastmods.end()})),
+    res.set_content(feeds::DeflateGzip(Urlset({state.lastmods.begin(), state.lastmods.end()})),
                     "application/gzip");
   });
   // Bad sitemaps: not XML, a gzip bomb, a redirect to another host whose
@@ -359,7 +345,7 @@ TEST_F(IngestEndToEndTest, SitemapChangesAreSignalledOnceOnTheirShards) {
   site.server().Get("/notxml.xml", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("this is not a sitemap", "text/plain");
   });
-  const std::string bomb = Gzip(std::string(size_t{60} << 20, ' '));
+  const std::string bomb = feeds::DeflateGzip(std::string(size_t{60} << 20, ' '));
   site.server().Get("/bomb.xml.gz", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(bomb, "application/gzip");
   });

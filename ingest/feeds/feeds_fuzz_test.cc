@@ -2,7 +2,6 @@
 // every test run: well-formed seeds of each kind, the same seeds mutated
 // byte-wise, and raw random bytes. libFuzzer explores further from the same
 // entry point (shard/build_fuzzer.sh).
-#include <zlib.h>
 
 #include <cstdint>
 #include <random>
@@ -10,26 +9,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "ingest/feeds/gzip.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace recrawl {
 namespace feeds {
 namespace {
-
-std::string Gzip(const std::string& data) {
-  z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, data.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = data.size();
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = out.size();
-  deflate(&z, Z_FINISH);
-  out.resize(out.size() - z.avail_out);
-  deflateEnd(&z);
-  return out;
-}
 
 const std::string kUrlset = R"(<?xml version="1.0"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
@@ -52,7 +38,7 @@ std::vector<std::string> Seeds() {
   std::vector<std::string> seeds;
   for (const std::string& xml : {kUrlset, kIndex, kAtom, kRss}) {
     for (char kind : {0, 1, 2, 4, 5}) {
-      seeds.push_back(std::string(1, kind) + (kind == 1 ? Gzip(xml) : xml));
+      seeds.push_back(std::string(1, kind) + (kind == 1 ? DeflateGzip(xml) : xml));
     }
   }
   for (const char* t : {"2024", "2024-06-01T12:00:00.5+01:00", "2024-02-30", "9999-12-31T23:59Z"}) {

@@ -100,5 +100,22 @@ absl::StatusOr<std::string> MaybeInflateGzip(absl::string_view data, size_t max_
   return std::string(data);
 }
 
+std::string DeflateGzip(absl::string_view data) {
+  z_stream z{};
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
+    return std::string();
+  }
+  std::string out(deflateBound(&z, data.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int status = deflate(&z, Z_FINISH);  // the bound holds all of it
+  out.resize(status == Z_STREAM_END ? z.total_out : 0);
+  deflateEnd(&z);
+  return out;
+}
+
 }  // namespace feeds
 }  // namespace recrawl

@@ -31,6 +31,11 @@ absl::StatusOr<std::string> InflateGzip(absl::string_view data, size_t max_bytes
 // otherwise). Sitemaps arrive either way, whatever their Content-Type.
 absl::StatusOr<std::string> MaybeInflateGzip(absl::string_view data, size_t max_bytes);
 
+// `data` deflated as one gzip member (zlib's default level). The gateway
+// only inflates; this makes gzip bodies for tests, fixtures and benchmarks.
+// Empty only if zlib cannot allocate its state.
+std::string DeflateGzip(absl::string_view data);
+
 }  // namespace feeds
 }  // namespace recrawl
 

@@ -4,7 +4,6 @@
 // uncompressed XML.
 //
 //   bazel run -c opt //ingest/feeds:sitemap_benchmark
-#include <zlib.h>
 
 #include <string>
 
@@ -35,20 +34,6 @@ std::string FullSitemap(int day_offset) {
   return xml + "</urlset>\n";
 }
 
-std::string Gzip(const std::string& data) {
-  z_stream z{};
-  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&z, data.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = data.size();
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = out.size();
-  deflate(&z, Z_FINISH);
-  out.resize(out.size() - z.avail_out);
-  deflateEnd(&z);
-  return out;
-}
-
 void BM_ParseSitemap(benchmark::State& state) {
   const std::string xml = FullSitemap(0);
   for (auto _ : state) {
@@ -66,7 +51,7 @@ BENCHMARK(BM_ParseSitemap)->Unit(benchmark::kMillisecond);
 
 void BM_InflateAndParseSitemap(benchmark::State& state) {
   const std::string xml = FullSitemap(0);
-  const std::string gz = Gzip(xml);
+  const std::string gz = DeflateGzip(xml);
   for (auto _ : state) {
     absl::StatusOr<std::string> inflated = InflateGzip(gz, kMaxSitemapBytes);
     absl::StatusOr<ParsedSitemap> parsed =

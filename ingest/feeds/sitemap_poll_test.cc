@@ -1,7 +1,5 @@
 #include "ingest/feeds/sitemap_poll.h"
 
-#include <zlib.h>
-
 #include <string>
 #include <vector>
 
@@ -11,6 +9,7 @@
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ingest/feeds/gzip.h"
 
 namespace recrawl {
 namespace feeds {
@@ -25,21 +24,6 @@ absl::Time Utc(int y, int mo, int d, int h = 0, int mi = 0, int s = 0) {
 }
 
 double UnixSeconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch()); }
-
-std::string Gzip(const std::string& data) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY),
-            Z_OK);
-  std::string out(deflateBound(&z, data.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = data.size();
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = out.size();
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(out.size() - z.avail_out);
-  deflateEnd(&z);
-  return out;
-}
 
 // A urlset of (path, lastmod) on https://e.com; an empty lastmod leaves it out.
 std::string Urlset(const std::vector<std::pair<std::string, std::string>>& entries) {
@@ -177,12 +161,12 @@ TEST_F(SitemapPollTest, FutureLastmodIsNotTrustedNorRecorded) {
 TEST_F(SitemapPollTest, GzipBodyAndGzipBomb) {
   Start();
   absl::Time now = registered_;
-  SitemapPollResult result = Poll(now, Ok(Gzip(Urlset({{"/a", "2024-06-01T12:00:01Z"}}))));
+  SitemapPollResult result = Poll(now, Ok(DeflateGzip(Urlset({{"/a", "2024-06-01T12:00:01Z"}}))));
   EXPECT_THAT(result.errors, IsEmpty());
   EXPECT_THAT(Urls(result), ElementsAre("https://e.com/a"));
 
   now += absl::Hours(1);
-  result = Poll(now, Ok(Gzip(std::string(60 << 20, ' '))));
+  result = Poll(now, Ok(DeflateGzip(std::string(60 << 20, ' '))));
   ASSERT_FALSE(result.errors.empty());
   EXPECT_EQ(result.errors[0].code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(std::string(result.errors[0].message()),
@@ -260,9 +244,10 @@ TEST_F(SitemapPollTest, IndexExpandsToSameHostChildren) {
   EXPECT_THAT(Urls(poller_->OnFetched("https://e.com/s1.xml",
                                       Ok(Urlset({{"/a", "2024-06-01T12:00:01Z"}})), now)),
               ElementsAre("https://e.com/a"));
-  EXPECT_THAT(Urls(poller_->OnFetched("https://e.com/s2.xml.gz",
-                                      Ok(Gzip(Urlset({{"/b", "2024-06-01T12:00:02Z"}}))), now)),
-              ElementsAre("https://e.com/b"));
+  EXPECT_THAT(
+      Urls(poller_->OnFetched("https://e.com/s2.xml.gz",
+                              Ok(DeflateGzip(Urlset({{"/b", "2024-06-01T12:00:02Z"}}))), now)),
+      ElementsAre("https://e.com/b"));
   // A nested index is not followed.
   now += absl::Hours(1);
   poller_->NextFetches(now);
