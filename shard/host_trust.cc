@@ -1,5 +1,6 @@
 #include "shard/host_trust.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -10,13 +11,12 @@ namespace recrawl {
 namespace shard {
 namespace {
 
-constexpr SignalSource kSourceOrder[kTrustSources] = {SIGNAL_SOURCE_SITEMAP, SIGNAL_SOURCE_CDN,
-                                                      SIGNAL_SOURCE_INDEXNOW, SIGNAL_SOURCE_WEBSUB,
-                                                      SIGNAL_SOURCE_OTHER};
-
 bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 constexpr int64_t kPersistEvery = 256;
+constexpr uint8_t kAllSources = (1u << kTrustSources) - 1;
+constexpr int64_t kFirstRefit = 64;
+constexpr int64_t kLastDoublingRefit = 65536;
 
 }  // namespace
 
@@ -31,27 +31,19 @@ absl::Status HostTrustTable::Learn(HostId host, double change_rate, double tau,
              .emplace(host, Host(policy::SourceTrustEstimator(kTrustSources, prior_, max_changed_)))
              .first;
   }
-  policy::SourceSignals signals{std::vector<int64_t>(counts.begin(), counts.end()), 0};
-  absl::Status s = it->second.estimator.Add(change_rate, tau, signals, changed);
+  std::copy(counts.begin(), counts.end(), scratch_.counts.begin());
+  absl::Status s = it->second.estimator.Add(change_rate, tau, scratch_, changed);
   if (!s.ok() && it->second.estimator.num_crawls() == 0) hosts_.erase(it);
   return s;
 }
-
-namespace {
-
-constexpr uint8_t kAllSources = (1u << kTrustSources) - 1;
-constexpr int64_t kFirstRefit = 64;
-constexpr int64_t kLastDoublingRefit = 65536;
-
-}  // namespace
 
 bool HostTrustTable::ShouldRefit(HostId host) const {
   auto it = hosts_.find(host);
   if (it == hosts_.end()) return false;
   const policy::SourceTrustEstimator& e = it->second.estimator;
   const int64_t n = e.num_crawls();
-  const bool due = n >= kFirstRefit &&
-                   (n <= kLastDoublingRefit ? (n & (n - 1)) == 0 : n % kLastDoublingRefit == 0);
+  const bool due =
+      n >= kFirstRefit && (n <= kLastDoublingRefit ? IsPowerOfTwo(n) : n % kLastDoublingRefit == 0);
   if (!due) return false;
   int signalled = 0;
   for (int s = 0; s < kTrustSources; ++s) signalled += e.signals(s) > 0.0;

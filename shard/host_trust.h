@@ -144,6 +144,8 @@ class HostTrustTable {
   policy::SourceTrustPrior prior_;
   size_t max_changed_;
   absl::flat_hash_map<HostId, Host> hosts_;
+  // Learn's argument, kept so that a crawl allocates nothing for it.
+  policy::SourceSignals scratch_{std::vector<int64_t>(kTrustSources, 0), 0};
   // Per HostId, the trusted sources' bits of hosts with a choice, all bits
   // otherwise (a byte a host: read for every signal).
   std::vector<uint8_t> masks_;
