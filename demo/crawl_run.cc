@@ -33,6 +33,20 @@ double LoadAverage() {
   return getloadavg(&load, 1) == 1 ? load : -1.0;
 }
 
+// The shards' index work so far, summed.
+absl::StatusOr<CrawlRunResult::IndexUse> IndexUseOf(client::AdminClient& admin) {
+  absl::StatusOr<ClusterStats> stats = admin.GetClusterStats();
+  if (!stats.ok()) return stats.status();
+  CrawlRunResult::IndexUse use;
+  for (const ShardStats& shard : stats->shards()) {
+    use.valuations += shard.index().valuations();
+    use.wakeups += shard.index().wakeups();
+    use.rebuilds += shard.index().rebuilds();
+    use.raises += shard.index().raises();
+  }
+  return use;
+}
+
 // The web and the counters the threads share.
 struct Shared {
   absl::Mutex mu;
@@ -310,6 +324,8 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
     shard_cpu[s] = -ProcessCpuSeconds(cluster.shard_pid(s));
   }
   double coordinator_cpu = -ProcessCpuSeconds(cluster.coordinator_pid());
+  absl::StatusOr<CrawlRunResult::IndexUse> index_before = IndexUseOf(admin);
+  if (!index_before.ok()) return index_before.status();
   std::vector<std::thread> threads;
   for (int k = 0; k < options.fetchers; ++k) {
     threads.emplace_back([&, k] {
@@ -359,8 +375,14 @@ absl::StatusOr<CrawlRunResult> RunCrawl(
     shard_cpu[s] += ProcessCpuSeconds(cluster.shard_pid(s));
   }
   coordinator_cpu += ProcessCpuSeconds(cluster.coordinator_pid());
+  absl::StatusOr<CrawlRunResult::IndexUse> index_after = IndexUseOf(admin);
+  if (!index_after.ok()) return index_after.status();
 
   CrawlRunResult result;
+  result.index.valuations = index_after->valuations - index_before->valuations;
+  result.index.wakeups = index_after->wakeups - index_before->wakeups;
+  result.index.rebuilds = index_after->rebuilds - index_before->rebuilds;
+  result.index.raises = index_after->raises - index_before->raises;
   for (double cpu : shard_cpu) result.cpu.shards += cpu;
   result.cpu.coordinator = coordinator_cpu;
   result.load_at_start = load_at_start;

@@ -102,6 +102,15 @@ struct CrawlRunResult {
     double web = 0.0;
   };
   CpuUse cpu;
+  // The shards' scheduling-index work during the crawl (IndexWork, summed
+  // over the shards): what a crawl costs the index, by count.
+  struct IndexUse {
+    uint64_t valuations = 0;
+    uint64_t wakeups = 0;
+    uint64_t rebuilds = 0;
+    uint64_t raises = 0;
+  };
+  IndexUse index;
 };
 
 // Runs the crawl until web time `duration`, or until *stop turns true

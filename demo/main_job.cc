@@ -327,6 +327,15 @@ std::string SummaryTable(const MainJobOptions& options, const MainJobResult& res
       },
       "-");
   row(
+      "index work per crawl: valuations / wake-ups; rebuilds / raises in all",
+      [&](const PolicyRun& r) {
+        const CrawlRunResult::IndexUse& w = r.result.index;
+        const double crawls = static_cast<double>(std::max<int64_t>(r.result.totals.crawls, 1));
+        return absl::StrFormat("%.1f / %.2f; %d / %d", w.valuations / crawls, w.wakeups / crawls,
+                               w.rebuilds, w.raises);
+      },
+      "-");
+  row(
       "load average at crawl start / end",
       [&](const PolicyRun& r) {
         return absl::StrFormat("%.1f / %.1f", r.result.load_at_start, r.result.load_at_end);
