@@ -60,9 +60,9 @@ absl::Status PingClient::Route(const ShardMap& map) {
     // coordinator, which routes it.
     return absl::OkStatus();
   }
-  routing_ = *routing;
-  num_shards_ = static_cast<int>(map.num_shards());
-  shards_.resize(num_shards_);
+  const int num_shards = static_cast<int>(map.num_shards());
+  router_.emplace(*routing, num_shards);
+  shards_.resize(num_shards);
   const std::string& token = ping_.shard_token.empty() ? rpc_.options().token : ping_.shard_token;
   for (int s = 0; s < map.addresses_size(); ++s) {
     const bool live = s < map.live_size() && map.live(s);
@@ -87,8 +87,8 @@ int PingClient::routed_shards() const {
 }
 
 PingClient::Destination& PingClient::DestinationOf(const Signal& signal, absl::Status* error) {
-  if (num_shards_ == 0) return *coordinator_;
-  absl::StatusOr<int> s = cluster::ShardOfUrl(signal.url(), routing_, num_shards_);
+  if (!router_.has_value()) return *coordinator_;
+  absl::StatusOr<int> s = router_->ShardOf(signal.url());
   if (!s.ok()) {
     *error = s.status();
     return *coordinator_;

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,8 +119,8 @@ class PingClient {
 
   Rpc rpc_;
   const PingOptions ping_;
-  int num_shards_ = 0;
-  cluster::Routing routing_ = cluster::Routing::kSite;  // the shard map's
+  // The shard map's routing; none: everything goes through the coordinator.
+  std::optional<cluster::ShardRouter> router_;
   // By shard index (null: through the coordinator), then the coordinator.
   std::vector<std::unique_ptr<Destination>> shards_;
   std::unique_ptr<Destination> coordinator_;

@@ -2,6 +2,8 @@
 
 #include <libpsl.h>
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "cluster/url.h"
@@ -72,6 +74,22 @@ absl::StatusOr<int> ShardOfUrl(absl::string_view url, Routing routing, int num_s
   absl::StatusOr<NormalizedUrl> normalized = NormalizeUrl(url);
   if (!normalized.ok()) return normalized.status();
   return OwnerOfHost(normalized->host(), routing, num_shards);
+}
+
+ShardRouter::ShardRouter(Routing routing, int num_shards, size_t max_hosts)
+    : routing_(routing), num_shards_(num_shards), max_hosts_(std::max<size_t>(max_hosts, 1)) {}
+
+absl::StatusOr<int> ShardRouter::ShardOf(absl::string_view url) {
+  absl::StatusOr<NormalizedUrl> normalized = NormalizeUrl(url);
+  if (!normalized.ok()) return normalized.status();
+  if (num_shards_ <= 1) return 0;
+  const absl::string_view host = normalized->host();
+  if (auto it = owner_of_host_.find(host); it != owner_of_host_.end()) return it->second;
+  ++lookups_;
+  const int32_t owner = OwnerOfHost(host, routing_, num_shards_);
+  if (owner_of_host_.size() >= max_hosts_) owner_of_host_.clear();
+  owner_of_host_.emplace(host, owner);
+  return owner;
 }
 
 }  // namespace cluster

@@ -20,9 +20,11 @@
 #ifndef RECRAWL_CLUSTER_ROUTING_H_
 #define RECRAWL_CLUSTER_ROUTING_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -53,6 +55,28 @@ absl::StatusOr<int> ShardOfHostName(absl::string_view host, Routing routing, int
 std::string RoutingKey(absl::string_view host, Routing routing);
 // The shard owning `host`'s URLs, in [0, num_shards). Thread-safe.
 int32_t OwnerOfHost(absl::string_view host, Routing routing, int32_t num_shards);
+
+// ShardOfUrl with the owners of the hosts it met last remembered: a stream
+// of signals or a batch of reports meets the same hosts again and again,
+// and the rule's public-suffix lookup and hash cost more than normalising
+// the URL. Routes exactly as ShardOfUrl. Holds up to `max_hosts` hosts
+// (~50 bytes each plus the name), forgetting them all when full. Not
+// thread-safe: one per stream or call.
+class ShardRouter {
+ public:
+  ShardRouter(Routing routing, int num_shards, size_t max_hosts = size_t{1} << 14);
+  // ShardOfUrl(url, routing, num_shards).
+  absl::StatusOr<int> ShardOf(absl::string_view url);
+  // Hosts whose owner was computed rather than remembered (for tests).
+  uint64_t lookups() const { return lookups_; }
+
+ private:
+  Routing routing_;
+  int num_shards_;
+  size_t max_hosts_;
+  uint64_t lookups_ = 0;
+  absl::flat_hash_map<std::string, int32_t> owner_of_host_;
+};
 
 }  // namespace cluster
 }  // namespace recrawl

@@ -1,3 +1,6 @@
+#include <string>
+
+#include "absl/strings/str_cat.h"
 #include "cluster/routing.h"
 #include "cluster/url_id.h"
 #include "gmock/gmock.h"
@@ -30,6 +33,31 @@ TEST(ShardOfUrlTest, BadInputNamesTheField) {
   EXPECT_THAT(ShardOfUrl("gopher://x", Routing::kSite, 3).status().message(), HasSubstr("url"));
   EXPECT_THAT(ShardOfHostName("bad host!", Routing::kSite, 3).status().message(),
               HasSubstr("host"));
+}
+
+// The router routes as ShardOfUrl, whether a host's owner is remembered,
+// computed afresh, or forgotten when the cache filled up; a host met again
+// costs no lookup.
+TEST(ShardRouterTest, RoutesAsShardOfUrlAndLooksUpEachHostOnce) {
+  for (Routing routing : {Routing::kSite, Routing::kHost}) {
+    ShardRouter router(routing, 7, /*max_hosts=*/8);
+    for (int round = 0; round < 2; ++round) {
+      for (int h = 0; h < 20; ++h) {
+        const std::string url = absl::StrCat("https://Host", h, ".site", h % 5, ".example.co.uk/p");
+        EXPECT_EQ(*router.ShardOf(url), *ShardOfUrl(url, routing, 7)) << url;
+      }
+    }
+    EXPECT_EQ(router.lookups(), 40u);  // 8 hosts remembered at most
+  }
+  ShardRouter router(Routing::kSite, 7);
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(*router.ShardOf(absl::StrCat("https://www.example.com/", i)),
+              ShardOfHost("example.com", 7));
+  }
+  EXPECT_EQ(router.lookups(), 1u);
+  EXPECT_EQ(router.ShardOf("gopher://x").status(),
+            ShardOfUrl("gopher://x", Routing::kSite, 7).status());
+  EXPECT_EQ(*ShardRouter(Routing::kSite, 1).ShardOf("https://a.example/"), 0);
 }
 
 }  // namespace

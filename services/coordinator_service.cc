@@ -210,13 +210,14 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
   if (status.ok()) status = CheckBatchSize("reports", request->reports_size());
   if (!status.ok()) return status;
   BatchResult* result = response->mutable_result();
+  cluster::ShardRouter router(options_.routing, num_shards_);
   auto shard_of = [&](int i) -> absl::StatusOr<int> {
     const CrawlReport& report = request->reports(i);
     switch (report.target_case()) {
       case CrawlReport::kLeaseId:
         return ShardOfClusterLease(report.lease_id(), num_shards_, "lease_id");
       case CrawlReport::kUrl:
-        return cluster::ShardOfUrl(report.url(), options_.routing, num_shards_);
+        return router.ShardOf(report.url());
       default:
         return absl::InvalidArgumentError("target: a lease_id or a url is required");
     }
@@ -271,6 +272,7 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
   // AwaitDrained returned.
   auto acks = std::make_shared<OrderedSignalAcks>(
       [stream](const SignalBatchAck& ack) { return stream->Write(ack); });
+  cluster::ShardRouter router(options_.routing, num_shards_);
   SignalBatch batch;
   while (stream->Read(&batch)) {
     status = CheckBatchSize("signals", batch.signals_size());
@@ -280,9 +282,7 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
     BatchResult* result = ack.mutable_result();
     const std::vector<std::vector<int>> items = SplitByShard(
         batch.signals_size(), num_shards_,
-        [&](int i) {
-          return cluster::ShardOfUrl(batch.signals(i).url(), options_.routing, num_shards_);
-        },
+        [&](int i) { return router.ShardOf(batch.signals(i).url()); },
         result);
     std::vector<std::pair<Route, std::vector<int>>> parts;
     for (int s = 0; s < num_shards_; ++s) {
@@ -415,12 +415,13 @@ grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
   if (!status.ok()) return status;
   UpsertUrlsRequest base;
   base.set_sync(request->sync());
+  cluster::ShardRouter router(options_.routing, num_shards_);
   const auto calls = scatter_.Run<UpsertUrlsRequest, UpsertUrlsResponse>(
       request->urls_size(),
       [&](int i) {
         // The URL alone decides its shard; the shard checks that a
         // politeness host goes with it.
-        return cluster::ShardOfUrl(request->urls(i).url(), options_.routing, num_shards_);
+        return router.ShardOf(request->urls(i).url());
       },
       base, [&](int i, UpsertUrlsRequest* part) { *part->add_urls() = request->urls(i); },
       &ShardAsync::UpsertUrls, response->mutable_result());
@@ -485,9 +486,10 @@ grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
   if (!status.ok()) return status;
   DeleteUrlsRequest base;
   base.set_sync(request->sync());
+  cluster::ShardRouter router(options_.routing, num_shards_);
   scatter_.Run<DeleteUrlsRequest, DeleteUrlsResponse>(
       request->urls_size(),
-      [&](int i) { return cluster::ShardOfUrl(request->urls(i), options_.routing, num_shards_); },
+      [&](int i) { return router.ShardOf(request->urls(i)); },
       base, [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
       &ShardAsync::DeleteUrls, response->mutable_result());
   return grpc::Status::OK;
