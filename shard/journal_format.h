@@ -6,9 +6,17 @@
 // An entry is a sequence of records, each a tag byte and fixed-width fields
 // in host byte order (little-endian on the x86-64 and arm64 machines
 // recrawl builds for):
-//   'S' url(8) time(8) key(8)                    a counted signal
-//   'F' url(8) n_cis(2) filter(8) latest(4)      a URL's whole signal state
-//                                                since its last crawl
+//   'T' url(8) time(8) key(8) source(1)          a counted signal from
+//                                                source TrustSourceIndex
+//   'G' url(8) n_cis(2) filter(8) latest(4) named(4)
+//                                                a URL's whole signal state
+//                                                since its last crawl, with
+//                                                its signals from each named
+//                                                source (trust_sources.h)
+//   'S' url(8) time(8) key(8)                    a counted signal, source
+//                                                not known
+//   'F' url(8) n_cis(2) filter(8) latest(4)      'G' without the split by
+//                                                source
 //   'L' url(8) id(8) deadline(8) holder_size(2) holder
 //                                                a lease granted
 //   'E' url(8) id(8)                             a lease ended by a failed
@@ -18,6 +26,7 @@
 #ifndef RECRAWL_SHARD_JOURNAL_FORMAT_H_
 #define RECRAWL_SHARD_JOURNAL_FORMAT_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -25,15 +34,21 @@
 
 #include "absl/strings/string_view.h"
 #include "cluster/url_id.h"
+#include "shard/trust_sources.h"
 
 namespace recrawl {
 namespace shard {
+
+// JournalSignal::source of a signal whose source the record does not say.
+inline constexpr int8_t kUnknownJournalSource = -1;
 
 // The records, as written and as read.
 struct JournalSignal {
   cluster::UrlId url;
   double time;
   uint64_t key;
+  // TrustSourceIndex of its source; kUnknownJournalSource when not known.
+  int8_t source = kUnknownJournalSource;
 };
 
 struct JournalState {
@@ -41,6 +56,10 @@ struct JournalState {
   uint16_t n_cis;
   uint64_t filter;
   float latest;
+  // Whether named_signals holds how many of the n_cis signals came from
+  // each named source (by TrustSourceIndex; the rest from "other").
+  bool split_known = false;
+  std::array<uint8_t, kOtherTrustSource> named_signals = {};
 };
 
 struct JournalLease {
@@ -55,6 +74,8 @@ struct JournalLeaseEnd {
   uint64_t id;
 };
 
+inline constexpr char kJournalSourcedSignalTag = 'T';
+inline constexpr char kJournalSplitStateTag = 'G';
 inline constexpr char kJournalSignalTag = 'S';
 inline constexpr char kJournalStateTag = 'F';
 inline constexpr char kJournalLeaseTag = 'L';
@@ -62,7 +83,9 @@ inline constexpr char kJournalLeaseEndTag = 'E';
 
 // Bytes of each record, tag included.
 inline constexpr size_t kJournalSignalBytes = 25;
+inline constexpr size_t kJournalSourcedSignalBytes = kJournalSignalBytes + 1;
 inline constexpr size_t kJournalStateBytes = 23;
+inline constexpr size_t kJournalSplitStateBytes = kJournalStateBytes + kOtherTrustSource;
 inline constexpr size_t kJournalLeaseBytes = 27;  // without the holder
 inline constexpr size_t kJournalLeaseEndBytes = 17;
 inline constexpr size_t kMaxJournalHolder = 0xffff;

@@ -1,5 +1,7 @@
 #include "shard/journal_reader.h"
 
+#include <cstring>
+
 namespace recrawl {
 namespace shard {
 
@@ -21,14 +23,26 @@ bool JournalReader::ForEachRecord(absl::string_view entry, const JournalVisitor&
   while (i < entry.size()) {
     const char* p = entry.data() + i;
     const size_t left = entry.size() - i;
-    if (p[0] == kJournalSignalTag && left >= kJournalSignalBytes) {
+    if (p[0] == kJournalSourcedSignalTag && left >= kJournalSourcedSignalBytes) {
+      const int8_t source = GetFixed<int8_t>(p + 25);
+      visit.signal({GetFixed<cluster::UrlId>(p + 1), GetFixed<double>(p + 9),
+                    GetFixed<uint64_t>(p + 17),
+                    source >= 0 && source < kTrustSources ? source : kUnknownJournalSource});
+      i += kJournalSourcedSignalBytes;
+    } else if (p[0] == kJournalSignalTag && left >= kJournalSignalBytes) {
       visit.signal(
           {GetFixed<cluster::UrlId>(p + 1), GetFixed<double>(p + 9), GetFixed<uint64_t>(p + 17)});
       i += kJournalSignalBytes;
-    } else if (p[0] == kJournalStateTag && left >= kJournalStateBytes) {
-      visit.state({GetFixed<cluster::UrlId>(p + 1), GetFixed<uint16_t>(p + 9),
-                   GetFixed<uint64_t>(p + 11), GetFixed<float>(p + 19)});
-      i += kJournalStateBytes;
+    } else if ((p[0] == kJournalSplitStateTag && left >= kJournalSplitStateBytes) ||
+               (p[0] == kJournalStateTag && left >= kJournalStateBytes)) {
+      JournalState state{GetFixed<cluster::UrlId>(p + 1), GetFixed<uint16_t>(p + 9),
+                         GetFixed<uint64_t>(p + 11), GetFixed<float>(p + 19)};
+      state.split_known = p[0] == kJournalSplitStateTag;
+      if (state.split_known) {
+        std::memcpy(state.named_signals.data(), p + kJournalStateBytes, kOtherTrustSource);
+      }
+      visit.state(state);
+      i += state.split_known ? kJournalSplitStateBytes : kJournalStateBytes;
     } else if (p[0] == kJournalLeaseTag && left >= kJournalLeaseBytes &&
                left - kJournalLeaseBytes >= GetFixed<uint16_t>(p + 25)) {
       const uint16_t holder = GetFixed<uint16_t>(p + 25);

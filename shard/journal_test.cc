@@ -81,6 +81,54 @@ TEST(JournalFormatTest, EntriesRoundTrip) {
   EXPECT_TRUE(leases.empty());
 }
 
+// Signals keep their source ('T'), folds their split by source ('G');
+// records without them ('S', 'F', as stores written before sources were
+// kept hold) read as of unknown source and split.
+TEST(JournalFormatTest, SourcesAndSplitsRoundTrip) {
+  JournalWriter writer(/*window=*/8);
+  writer.AddSignal({1, 2.5, 3, /*source=*/2});
+  writer.AddSignal({2, 3.5, 4});  // unknown source
+  JournalState split{9, 7, 5, 0.5f};
+  split.split_known = true;
+  split.named_signals = {1, 2, 3, 0};
+  writer.AddState(split);
+  writer.AddState({10, 3, 6, 1.5f});  // split unknown
+  std::vector<JournalSignal> signals;
+  std::vector<JournalState> states;
+  EXPECT_TRUE(JournalReader::ForEachRecord(
+      writer.entry(), {[&](const JournalSignal& s) { signals.push_back(s); },
+                       [&](const JournalState& s) { states.push_back(s); },
+                       [](const JournalLease&) {}, [](const JournalLeaseEnd&) {}}));
+  ASSERT_EQ(signals.size(), 2u);
+  EXPECT_EQ(signals[0].url, 1u);
+  EXPECT_EQ(signals[0].key, 3u);
+  EXPECT_EQ(signals[0].source, 2);
+  EXPECT_EQ(signals[1].url, 2u);
+  EXPECT_EQ(signals[1].source, kUnknownJournalSource);
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_EQ(states[0].url, 9u);
+  EXPECT_EQ(states[0].n_cis, 7);
+  EXPECT_EQ(states[0].latest, 0.5f);
+  EXPECT_TRUE(states[0].split_known);
+  EXPECT_EQ(states[0].named_signals, split.named_signals);
+  EXPECT_EQ(states[1].url, 10u);
+  EXPECT_FALSE(states[1].split_known);
+  // A source byte out of range reads as unknown; a torn 'T' or 'G' is cut.
+  std::string bad(writer.entry().substr(0, kJournalSourcedSignalBytes));
+  bad.back() = 9;
+  signals.clear();
+  EXPECT_TRUE(JournalReader::ForEachRecord(
+      bad, {[&](const JournalSignal& s) { signals.push_back(s); }, [](const JournalState&) {},
+            [](const JournalLease&) {}, [](const JournalLeaseEnd&) {}}));
+  ASSERT_EQ(signals.size(), 1u);
+  EXPECT_EQ(signals[0].source, kUnknownJournalSource);
+  EXPECT_FALSE(JournalReader::ForEachUrl(writer.entry().substr(0, kJournalSourcedSignalBytes - 1),
+                                         [](cluster::UrlId) {}));
+  const size_t split_at = 2 * kJournalSourcedSignalBytes - 1;  // 'T', then 'S'
+  EXPECT_FALSE(JournalReader::ForEachUrl(
+      writer.entry().substr(0, split_at + kJournalSplitStateBytes - 1), [](cluster::UrlId) {}));
+}
+
 // The bytes stores hold: a tag, then the fields in host byte order.
 TEST(JournalFormatTest, RecordLayout) {
   auto bytes = [](auto v) { return std::string(reinterpret_cast<const char*>(&v), sizeof(v)); };
@@ -100,6 +148,22 @@ TEST(JournalFormatTest, RecordLayout) {
   EXPECT_EQ(lease.entry(), "L" + bytes(cluster::UrlId{5}) + bytes(uint64_t{77}) + bytes(1234.5) +
                                bytes(uint16_t{2}) + "f1");
   EXPECT_EQ(lease.entry().size(), kJournalLeaseBytes + 2);
+
+  // With the source, and with the split by source.
+  JournalWriter sourced(/*window=*/8);
+  sourced.AddSignal({1, 2.5, 3, /*source=*/1});
+  EXPECT_EQ(sourced.entry(),
+            "T" + bytes(cluster::UrlId{1}) + bytes(2.5) + bytes(uint64_t{3}) + bytes(int8_t{1}));
+  EXPECT_EQ(sourced.entry().size(), kJournalSourcedSignalBytes);
+  JournalWriter split(/*window=*/8);
+  JournalState split_state{9, 4, 5, 0.5f};
+  split_state.split_known = true;
+  split_state.named_signals = {1, 0, 2, 255};
+  split.AddState(split_state);
+  EXPECT_EQ(split.entry(), "G" + bytes(cluster::UrlId{9}) + bytes(uint16_t{4}) +
+                               bytes(uint64_t{5}) + bytes(0.5f) +
+                               std::string("\x01\x00\x02\xff", 4));
+  EXPECT_EQ(split.entry().size(), kJournalSplitStateBytes);
 
   JournalWriter end(/*window=*/8);
   end.AddLeaseEnd({6, 78});

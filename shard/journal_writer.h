@@ -9,7 +9,7 @@
 // takes its signal state in when the URL is crawled (the report rewrites
 // it anyway). Entries are dropped once no URL needs them: a URL whose
 // oldest needed entry is about to leave the journal's window has its whole
-// state written again at the end (a fold: an 'F' record, 23 sequential
+// state written again at the end (a fold: a 'G' or 'F' record, 23–27 sequential
 // bytes instead of a random record update), so the journal stays bounded by
 // the window plus one state record per URL signalled and not crawled since.
 // Start-up replays it on top of the records.
@@ -96,8 +96,10 @@ class JournalWriter {
   uint64_t first_kept() const { return first_kept_; }
   uint64_t window() const { return window_; }
 
-  // Records into the current entry. A lease's holder is cut to
-  // kMaxJournalHolder bytes (shards accept far less).
+  // Records into the current entry: a signal as 'T' when its source is
+  // known, else 'S'; a state as 'G' when its split by source is known, else
+  // 'F'. A lease's holder is cut to kMaxJournalHolder bytes (shards accept
+  // far less).
   void AddSignal(const JournalSignal& s);
   void AddState(const JournalState& s);
   void AddLease(const JournalLease& l);
@@ -141,19 +143,24 @@ class JournalWriter {
 
 inline void JournalWriter::AddSignal(const JournalSignal& s) {
   using journal_internal::PutFixed;
-  entry_.push_back(kJournalSignalTag);
+  const bool sourced = s.source >= 0 && s.source < kTrustSources;
+  entry_.push_back(sourced ? kJournalSourcedSignalTag : kJournalSignalTag);
   PutFixed(s.url, &entry_);
   PutFixed(s.time, &entry_);
   PutFixed(s.key, &entry_);
+  if (sourced) PutFixed(s.source, &entry_);
 }
 
 inline void JournalWriter::AddState(const JournalState& s) {
   using journal_internal::PutFixed;
-  entry_.push_back(kJournalStateTag);
+  entry_.push_back(s.split_known ? kJournalSplitStateTag : kJournalStateTag);
   PutFixed(s.url, &entry_);
   PutFixed(s.n_cis, &entry_);
   PutFixed(s.filter, &entry_);
   PutFixed(s.latest, &entry_);
+  if (s.split_known) {
+    entry_.append(reinterpret_cast<const char*>(s.named_signals.data()), s.named_signals.size());
+  }
 }
 
 inline void JournalWriter::AddLease(const JournalLease& l) {

@@ -151,7 +151,7 @@ void PageTable::CountSourceSignal(PageId page, int source) {
   if (source == kOtherTrustSource || slot.crawl_state == kNoCrawlState) return;
   CrawlState& e = crawl_states_[slot.crawl_state];
   if (!e.source_split_known) return;
-  if (e.source_signals[source] == 0xff) {
+  if (source < 0 || source > kOtherTrustSource || e.source_signals[source] == 0xff) {
     e.source_split_known = false;
     return;
   }
@@ -170,6 +170,28 @@ bool PageTable::SourceSplit(PageId page, int64_t n_cis, SourceCounts* counts) co
   }
   if (named > n_cis) return false;  // n_cis saturated
   (*counts)[kOtherTrustSource] = n_cis - named;
+  return true;
+}
+
+void PageTable::RaiseSourceSignals(PageId page, bool known,
+                                   const std::array<uint8_t, kOtherTrustSource>& named) {
+  const PageSlot& slot = slots_[page];
+  if (slot.crawl_state == kNoCrawlState) return;
+  CrawlState& e = crawl_states_[slot.crawl_state];
+  if (!known) e.source_split_known = false;
+  if (!e.source_split_known) return;
+  for (int s = 0; s < kOtherTrustSource; ++s) {
+    e.source_signals[s] = std::max(e.source_signals[s], named[s]);
+  }
+}
+
+bool PageTable::NamedSourceSignals(PageId page,
+                                   std::array<uint8_t, kOtherTrustSource>* named) const {
+  const PageSlot& slot = slots_[page];
+  if (slot.crawl_state == kNoCrawlState) return false;
+  const CrawlState& e = crawl_states_[slot.crawl_state];
+  if (!e.source_split_known) return false;
+  std::copy(std::begin(e.source_signals), std::end(e.source_signals), named->begin());
   return true;
 }
 

@@ -13,6 +13,7 @@
 #ifndef RECRAWL_SHARD_PAGE_TABLE_H_
 #define RECRAWL_SHARD_PAGE_TABLE_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -136,10 +137,19 @@ class PageTable {
   void SetLearning(PageId page, const LearningState& state);
   // Signals counted since the page's last crawl, by source
   // (trust_sources.h), for learning per-source trust. They are kept in the
-  // page's crawl-state entry: a page crawled without an entry, restored at
-  // start-up (the journal keeps no sources), or whose count of one source
-  // passed 255 has no known split until its next crawl.
+  // page's crawl-state entry: a page crawled without an entry, one that got
+  // a signal of unknown source (`source` < 0: a journal record written
+  // before records kept sources), or whose count of one source passed 255
+  // has no known split until its next crawl.
   void CountSourceSignal(PageId page, int source);
+  // A journal fold's split (JournalState): the page's counts of its named
+  // sources since its last crawl are at least `named` (the fold holds
+  // every signal before it); `known` false makes the split not known.
+  void RaiseSourceSignals(PageId page, bool known,
+                          const std::array<uint8_t, kOtherTrustSource>& named);
+  // The page's counts of its named sources since its last crawl, for a
+  // fold; false when the split is not known.
+  bool NamedSourceSignals(PageId page, std::array<uint8_t, kOtherTrustSource>* named) const;
   // The split of the page's `n_cis` signals since its last crawl (what the
   // named sources did not send is "other"); false when not known.
   bool SourceSplit(PageId page, int64_t n_cis, SourceCounts* counts) const;

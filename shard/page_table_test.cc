@@ -1,5 +1,6 @@
 #include "shard/page_table.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -201,6 +202,23 @@ TEST(PageTableTest, SignalsBySourceAreKnownFromACrawlWithAnEntryOn) {
   EXPECT_FALSE(table.SourceSplit(a, 1000, &counts));
   table.RestartSourceSignals(a);
   EXPECT_TRUE(table.SourceSplit(a, 0, &counts));
+
+  // A journal's fold raises the counts to its own (which hold the signals
+  // replayed before it); a signal or a fold of unknown source makes the
+  // split unknown.
+  std::array<uint8_t, kOtherTrustSource> named = {};
+  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
+  table.RaiseSourceSignals(a, /*known=*/true, {0, 3, 1, 0});
+  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
+  ASSERT_TRUE(table.NamedSourceSignals(a, &named));
+  EXPECT_EQ(named, (std::array<uint8_t, kOtherTrustSource>{0, 4, 1, 0}));
+  ASSERT_TRUE(table.SourceSplit(a, 6, &counts));
+  EXPECT_EQ(counts, (SourceCounts{0, 4, 1, 0, 1}));
+  table.CountSourceSignal(a, /*source=*/-1);
+  EXPECT_FALSE(table.NamedSourceSignals(a, &named));
+  table.RestartSourceSignals(a);
+  table.RaiseSourceSignals(a, /*known=*/false, {});
+  EXPECT_FALSE(table.SourceSplit(a, 0, &counts));
 }
 
 }  // namespace

@@ -304,6 +304,10 @@ class Shard {
   // The loaded pages' signal counts, as the replay left them, and their
   // leases and holds, into the index.
   void IndexLoadedState();
+  // Of `page`'s n_cis signals since its last crawl, those that count in
+  // ranking: the ones from its host's trusted sources (host_trust.h) when
+  // the split by source is known, else all.
+  int64_t RankedSignals(PageId page, int64_t n_cis) const;
 
   // shard_urls.cc
   // `id` is UrlIdOf(url.spec()).

@@ -223,6 +223,9 @@ void Shard::Recovery::LoadUrl(int part, const LoadedUrl& u) {
   shard_.pages_.SetLearning(page, u.learning);
   if (u.has_digest) shard_.pages_.SetDigest(page, u.digest);
   slot.n_cis = u.n_cis;
+  // A record without signals since its crawl starts a known split by
+  // source, which the journal's records then count.
+  if (u.n_cis == 0) shard_.pages_.RestartSourceSignals(page);
   slot.failures = u.failures;
   slot.signal_filter = u.signal_filter;
   slot.latest_signal = u.latest_signal;
@@ -269,6 +272,7 @@ absl::Status Shard::Recovery::ReplayJournal() {
       PageSlot& slot = shard_.pages_[page];
       AddSignal(s.key, &slot.signal_filter);
       if (slot.n_cis < kMaxSignals) ++slot.n_cis;
+      shard_.pages_.CountSourceSignal(page, s.source);
       const double offset = s.time - shard_.LastCrawl(page);
       if (offset > slot.latest_signal) {
         slot.latest_signal = LatestSignalOffset(offset);
@@ -284,6 +288,7 @@ absl::Status Shard::Recovery::ReplayJournal() {
       slot.n_cis = std::max(slot.n_cis, s.n_cis);
       slot.signal_filter |= s.filter;
       slot.latest_signal = std::max(slot.latest_signal, s.latest);
+      shard_.pages_.RaiseSourceSignals(page, s.split_known, s.named_signals);
       shard_.MarkUnfolded(page, seq);
     };
     // A later grant replaces an earlier one (a URL has one lease at a
@@ -339,17 +344,18 @@ absl::Status Shard::Recovery::ReplayJournal() {
 }
 
 // The loaded pages' signal counts, as the replay left them, into the index
-// (one call per page however many signals the journal gave it), and their
-// leases and holds.
+// (one call per page however many signals the journal gave it: those of the
+// host's trusted sources when the split is known, as IngestSignals counts
+// them), and their leases and holds.
 void Shard::IndexLoadedState() {
   for (PageId page = 0; page < pages_.end(); ++page) {
     const PageSlot& slot = pages_[page];
     if (!slot.in_use) continue;
-    if (slot.n_cis > 0) {
+    if (const int64_t ranked = slot.n_cis > 0 ? RankedSignals(page, slot.n_cis) : 0; ranked > 0) {
       const double last_crawl = LastCrawl(page);
       const double latest =
           slot.latest_signal >= 0.0f ? LastSignalTime(slot, last_crawl) : last_crawl;
-      index_.RecordSignals(page, latest, slot.n_cis);
+      index_.RecordSignals(page, latest, ranked);
     }
     const LeaseTable::Lease* lease = leases_.OfPage(page);
     if ((lease != nullptr && lease->active) || leases_.Held(page)) {

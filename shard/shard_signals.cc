@@ -87,7 +87,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
       slot.latest_signal = 0.0f;
       AddSignal(key, &slot.signal_filter);
       index_.RecordSignal(created, t);
-      journal_.AddSignal({id, t, key});
+      journal_.AddSignal({id, t, key, static_cast<int8_t>(TrustSourceIndex(source))});
       MarkUnfolded(created, journal_.next_seq());
       ++registered;
       continue;
@@ -121,7 +121,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
     if (trusted && !trust_.TrustedModel(indexed.host) && SignalCountRefreshesRate(slot.n_cis)) {
       RankBySignalRate(page, slot, indexed, t);
     }
-    journal_.AddSignal({id, t, key});
+    journal_.AddSignal({id, t, key, static_cast<int8_t>(source_index)});
     MarkUnfolded(page, journal_.next_seq());
     ++counted;
   }
@@ -160,6 +160,17 @@ void Shard::RankBySignalRate(PageId page, const PageSlot& slot, const PageView& 
   index_.Upsert(page, view, indexed.host, last_crawl);
 }
 
+int64_t Shard::RankedSignals(PageId page, int64_t n_cis) const {
+  SourceCounts split;
+  if (!pages_.SourceSplit(page, n_cis, &split)) return n_cis;
+  const HostId host = Indexed(page).host;
+  int64_t ranked = 0;
+  for (int s = 0; s < kTrustSources; ++s) {
+    if (trust_.Trusted(host, s)) ranked += split[s];
+  }
+  return ranked;
+}
+
 void Shard::MarkUnfolded(PageId page, uint64_t seq) {
   PageSlot& slot = pages_[page];
   if (slot.unfolded) return;
@@ -196,7 +207,9 @@ void Shard::FoldJournal() {
       },
       [this](PageId page) {
         const PageSlot& slot = pages_[page];
-        journal_.AddState({slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal});
+        JournalState state{slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal};
+        state.split_known = pages_.NamedSourceSignals(page, &state.named_signals);
+        journal_.AddState(state);
         // Its lease too, active or not (a late report may still name it).
         if (const LeaseTable::Lease* lease = leases_.OfPage(page); lease != nullptr) {
           journal_.AddLease({slot.id, lease->id, lease->deadline, lease->holder});
