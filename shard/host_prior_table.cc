@@ -13,17 +13,62 @@ HostPriorTable::HostPriorTable(const policy::PageParams& default_prior,
                                const HostLearningOptions& host_options)
     : default_prior_(default_prior), options_(options), host_options_(host_options) {}
 
-bool HostPriorTable::Learn(HostId host, double tau, int64_t n_cis, bool changed, double t_delay) {
-  auto it = hosts_.find(host);
-  if (it == hosts_.end()) {
-    it = hosts_.emplace(host, Host{InitHostLearning(default_prior_), 0, {}}).first;
-  }
-  Host& h = it->second;
-  const HostUpdate update =
-      LearnHostFromCrawl(tau, n_cis, changed, t_delay, options_, host_options_, &h.state);
-  if (update != HostUpdate::kRefitted) return false;
-  UpdateNewPage(&h);
+uint32_t& HostPriorTable::MutableEntry(HostId host) {
+  if (host >= entries_.size()) entries_.resize(static_cast<size_t>(host) + 1, 0);
+  return entries_[host];
+}
+
+const HostPriorTable::Host* HostPriorTable::Pooled(HostId host) const {
+  const uint32_t entry = Entry(host);
+  if (entry == 0 || (entry & kOnePage) != 0) return nullptr;
+  return &pooled_[entry - 1];
+}
+
+HostPriorTable::Host& HostPriorTable::AddPooled(HostId host, const HostLearningState& state,
+                                                uint32_t written_outcomes) {
+  pooled_.push_back(Host{state, host, written_outcomes});
+  MutableEntry(host) = static_cast<uint32_t>(pooled_.size());
+  return pooled_.back();
+}
+
+bool HostPriorTable::Refit(Host* h) {
+  if (RefitHostIfDue(options_, host_options_, &h->state) != HostUpdate::kRefitted) return false;
+  UpdateNewPage(*h);
   return true;
+}
+
+bool HostPriorTable::Learn(HostId host, PageId page, double tau, int64_t n_cis, bool changed,
+                           double t_delay, absl::FunctionRef<LearningState(PageId)> learning_of) {
+  uint32_t entry = Entry(host);
+  if (entry == 0 && page < kOnePage) {
+    // The host's first page with an outcome: its state holds them.
+    MutableEntry(host) = kOnePage | page;
+    return false;
+  }
+  if ((entry & kOnePage) != 0) {
+    const PageId first = entry & ~kOnePage;
+    if (first == page) return false;
+    AddPooled(host, HostLearningFromPage(learning_of(first), default_prior_), 0);
+    entry = static_cast<uint32_t>(pooled_.size());
+  } else if (entry == 0) {
+    // (A page id too large to keep in the entry: pooled at once.)
+    AddPooled(host, InitHostLearning(default_prior_), 0);
+    entry = static_cast<uint32_t>(pooled_.size());
+  }
+  Host& h = pooled_[entry - 1];
+  if (!LearnFromCrawl(tau, n_cis, changed, t_delay, &h.state.pooled)) return false;
+  return Refit(&h);
+}
+
+void HostPriorTable::NotePage(HostId host, PageId page) {
+  if (Entry(host) == 0 && page < kOnePage) MutableEntry(host) = kOnePage | page;
+}
+
+bool HostPriorTable::RemovePage(HostId host, PageId page, const LearningState& learning) {
+  const uint32_t entry = Entry(host);
+  if ((entry & kOnePage) == 0 || (entry & ~kOnePage) != page) return false;
+  Host& h = AddPooled(host, HostLearningFromPage(learning, default_prior_), 0);
+  return Refit(&h);
 }
 
 bool HostPriorTable::IsDefault(const policy::PageParams& prior) const {
@@ -34,49 +79,53 @@ bool HostPriorTable::IsDefault(const policy::PageParams& prior) const {
 }
 
 bool HostPriorTable::Fitted(HostId host) const {
-  auto it = hosts_.find(host);
-  return it != hosts_.end() && it->second.state.fitted_outcomes > 0;
+  const Host* h = Pooled(host);
+  return h != nullptr && h->state.fitted_outcomes > 0;
+}
+
+const HostPriorTable::Host* HostPriorTable::FittedFor(HostId host,
+                                                      const LearningState& page) const {
+  const Host* h = Pooled(host);
+  if (h == nullptr || h->state.fitted_outcomes == 0 || !IsDefault(Prior(page))) return nullptr;
+  return h;
 }
 
 std::optional<LearnedModel> HostPriorTable::FitPage(HostId host, double importance,
                                                     const LearningState& page) const {
-  auto it = hosts_.find(host);
-  if (it == hosts_.end() || it->second.state.fitted_outcomes == 0) return std::nullopt;
-  if (!IsDefault(Prior(page))) return std::nullopt;
+  const Host* h = FittedFor(host, page);
+  if (h == nullptr) return std::nullopt;
   LearningState with_host_prior = page;
-  return shard::FitPage(it->second.state, importance, options_, host_options_, &with_host_prior);
+  return shard::FitPage(h->state, importance, options_, host_options_, &with_host_prior);
 }
 
 std::optional<double> HostPriorTable::SignalRate(HostId host, const LearningState& page,
                                                  double open_signals, double open_time) const {
-  auto it = hosts_.find(host);
-  if (it == hosts_.end() || it->second.state.fitted_outcomes == 0) return std::nullopt;
-  if (!IsDefault(Prior(page))) return std::nullopt;
+  const Host* h = FittedFor(host, page);
+  if (h == nullptr) return std::nullopt;
   LearningState with_host_prior = page;
-  SetPrior(HostPrior(it->second.state), &with_host_prior);
-  return shard::SignalRate(
-      with_host_prior, open_signals, open_time,
-      PageLearningOptions(with_host_prior, it->second.state, options_, host_options_));
+  SetPrior(HostPrior(h->state), &with_host_prior);
+  return shard::SignalRate(with_host_prior, open_signals, open_time,
+                           PageLearningOptions(with_host_prior, h->state, options_, host_options_));
 }
 
 std::optional<policy::PageParams> HostPriorTable::NewPageModel(HostId host,
                                                                double importance) const {
-  auto it = hosts_.find(host);
-  if (it == hosts_.end() || it->second.state.fitted_outcomes == 0) return std::nullopt;
-  policy::PageParams model = it->second.new_page;
+  auto it = new_page_.find(host);
+  if (it == new_page_.end()) return std::nullopt;
+  policy::PageParams model = it->second;
   model.importance = importance;
   return model;
 }
 
-void HostPriorTable::UpdateNewPage(Host* h) const {
-  LearningState fresh = InitLearning(HostPrior(h->state));
-  h->new_page = shard::FitPage(h->state, 1.0, options_, host_options_, &fresh).params;
+void HostPriorTable::UpdateNewPage(const Host& h) {
+  LearningState fresh = InitLearning(HostPrior(h.state));
+  new_page_[h.host] = shard::FitPage(h.state, 1.0, options_, host_options_, &fresh).params;
 }
 
 bool HostPriorTable::ToRecord(HostId host, HostLearningRecord* record) const {
-  auto it = hosts_.find(host);
-  if (it == hosts_.end()) return false;
-  const HostLearningState& s = it->second.state;
+  const Host* h = Pooled(host);
+  if (h == nullptr) return false;
+  const HostLearningState& s = h->state;
   LearningToRecord(s.pooled, record->mutable_pooled());
   record->set_change_rate(s.change_rate);
   record->set_recall(s.recall);
@@ -99,17 +148,23 @@ absl::Status HostPriorTable::Restore(HostId host, const HostLearningRecord& reco
         absl::StrCat("host_learning: prior (", s.change_rate, ", ", s.recall, ", ", s.false_rate,
                      ") after ", s.fitted_outcomes, " of ", s.pooled.crawls, " outcomes"));
   }
-  Host h{s, s.pooled.crawls, {}};
-  if (s.fitted_outcomes > 0) UpdateNewPage(&h);
-  hosts_.insert_or_assign(host, h);
+  const Host* existing = Pooled(host);
+  Host& h = existing != nullptr ? pooled_[Entry(host) - 1] : AddPooled(host, s, 0);
+  h.state = s;
+  h.written_outcomes = s.pooled.crawls;
+  if (s.fitted_outcomes > 0) {
+    UpdateNewPage(h);
+  } else {
+    new_page_.erase(host);
+  }
   return absl::OkStatus();
 }
 
 std::vector<HostId> HostPriorTable::TakeUnwritten() {
   std::vector<HostId> out;
-  for (auto& [host, h] : hosts_) {
+  for (Host& h : pooled_) {
     if (h.state.pooled.crawls != h.written_outcomes) {
-      out.push_back(host);
+      out.push_back(h.host);
       h.written_outcomes = h.state.pooled.crawls;
     }
   }
@@ -117,12 +172,13 @@ std::vector<HostId> HostPriorTable::TakeUnwritten() {
 }
 
 void HostPriorTable::MarkWritten(HostId host) {
-  auto it = hosts_.find(host);
-  if (it != hosts_.end()) it->second.written_outcomes = it->second.state.pooled.crawls;
+  const Host* h = Pooled(host);
+  if (h != nullptr) pooled_[Entry(host) - 1].written_outcomes = h->state.pooled.crawls;
 }
 
 size_t HostPriorTable::MemoryBytes() const {
-  return hosts_.capacity() * (sizeof(HostId) + sizeof(Host));
+  return entries_.capacity() * sizeof(uint32_t) + pooled_.capacity() * sizeof(Host) +
+         new_page_.capacity() * (1 + sizeof(std::pair<HostId, policy::PageParams>));
 }
 
 }  // namespace shard
