@@ -1,6 +1,7 @@
 #include "shard/host_prior_table.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "shard/learning_record.h"
@@ -18,46 +19,81 @@ uint32_t& HostPriorTable::MutableEntry(HostId host) {
   return entries_[host];
 }
 
+HostLearningState HostPriorTable::Expand(const Host& h) const {
+  // The prior is the pooled state's first member, which Host leaves out.
+  static_assert(kSummariesOffset == 3 * sizeof(float));
+  static_assert(sizeof(Host) == 100);  // as the header says
+  HostLearningState state = InitHostLearning(default_prior_);
+  std::memcpy(reinterpret_cast<unsigned char*>(&state.pooled) + kSummariesOffset, h.summaries,
+              sizeof(h.summaries));
+  state.change_rate = h.change_rate;
+  state.recall = h.recall;
+  state.false_rate = h.false_rate;
+  state.fitted_outcomes = h.fitted_outcomes;
+  return state;
+}
+
+void HostPriorTable::Compact(const HostLearningState& state, Host* h) {
+  std::memcpy(h->summaries,
+              reinterpret_cast<const unsigned char*>(&state.pooled) + kSummariesOffset,
+              sizeof(h->summaries));
+  h->change_rate = state.change_rate;
+  h->recall = state.recall;
+  h->false_rate = state.false_rate;
+  h->fitted_outcomes = state.fitted_outcomes;
+}
+
 const HostPriorTable::Host* HostPriorTable::Pooled(HostId host) const {
   const uint32_t entry = Entry(host);
   if (entry == 0 || (entry & kOnePage) != 0) return nullptr;
   return &pooled_[entry - 1];
 }
 
-HostPriorTable::Host& HostPriorTable::AddPooled(HostId host, const HostLearningState& state,
-                                                uint32_t written_outcomes) {
-  pooled_.push_back(Host{state, host, written_outcomes});
-  MutableEntry(host) = static_cast<uint32_t>(pooled_.size());
-  return pooled_.back();
+HostPriorTable::Host* HostPriorTable::MutablePooled(HostId host) {
+  const uint32_t entry = Entry(host);
+  if (entry == 0 || (entry & kOnePage) != 0) return nullptr;
+  return &pooled_[entry - 1];
 }
 
-bool HostPriorTable::Refit(Host* h) {
-  if (RefitHostIfDue(options_, host_options_, &h->state) != HostUpdate::kRefitted) return false;
-  UpdateNewPage(*h);
-  return true;
+HostPriorTable::Host* HostPriorTable::AddPooled(HostId host, const HostLearningState& state) {
+  Host& h = pooled_.emplace_back();
+  Compact(state, &h);
+  h.unwritten = true;
+  MutableEntry(host) = static_cast<uint32_t>(pooled_.size());
+  return &h;
+}
+
+bool HostPriorTable::Refit(HostId host, HostLearningState* state, Host* h) {
+  const bool refitted = RefitHostIfDue(options_, host_options_, state) == HostUpdate::kRefitted;
+  Compact(*state, h);
+  if (refitted) UpdateNewPage(host, *state);
+  return refitted;
 }
 
 bool HostPriorTable::Learn(HostId host, PageId page, double tau, int64_t n_cis, bool changed,
                            double t_delay, absl::FunctionRef<LearningState(PageId)> learning_of) {
-  uint32_t entry = Entry(host);
+  const uint32_t entry = Entry(host);
   if (entry == 0 && page < kOnePage) {
     // The host's first page with an outcome: its state holds them.
     MutableEntry(host) = kOnePage | page;
     return false;
   }
-  if ((entry & kOnePage) != 0) {
-    const PageId first = entry & ~kOnePage;
-    if (first == page) return false;
-    AddPooled(host, HostLearningFromPage(learning_of(first), default_prior_), 0);
-    entry = static_cast<uint32_t>(pooled_.size());
+  HostLearningState state;
+  Host* h = MutablePooled(host);
+  if (h != nullptr) {
+    state = Expand(*h);
   } else if (entry == 0) {
     // (A page id too large to keep in the entry: pooled at once.)
-    AddPooled(host, InitHostLearning(default_prior_), 0);
-    entry = static_cast<uint32_t>(pooled_.size());
+    state = InitHostLearning(default_prior_);
+  } else {
+    const PageId first = entry & ~kOnePage;
+    if (first == page) return false;
+    state = HostLearningFromPage(learning_of(first), default_prior_);
   }
-  Host& h = pooled_[entry - 1];
-  if (!LearnFromCrawl(tau, n_cis, changed, t_delay, &h.state.pooled)) return false;
-  return Refit(&h);
+  if (!LearnFromCrawl(tau, n_cis, changed, t_delay, &state.pooled)) return false;
+  if (h == nullptr) h = AddPooled(host, state);
+  h->unwritten = true;
+  return Refit(host, &state, h);
 }
 
 void HostPriorTable::NotePage(HostId host, PageId page) {
@@ -67,8 +103,8 @@ void HostPriorTable::NotePage(HostId host, PageId page) {
 bool HostPriorTable::RemovePage(HostId host, PageId page, const LearningState& learning) {
   const uint32_t entry = Entry(host);
   if ((entry & kOnePage) == 0 || (entry & ~kOnePage) != page) return false;
-  Host& h = AddPooled(host, HostLearningFromPage(learning, default_prior_), 0);
-  return Refit(&h);
+  HostLearningState state = HostLearningFromPage(learning, default_prior_);
+  return Refit(host, &state, AddPooled(host, state));
 }
 
 bool HostPriorTable::IsDefault(const policy::PageParams& prior) const {
@@ -80,13 +116,13 @@ bool HostPriorTable::IsDefault(const policy::PageParams& prior) const {
 
 bool HostPriorTable::Fitted(HostId host) const {
   const Host* h = Pooled(host);
-  return h != nullptr && h->state.fitted_outcomes > 0;
+  return h != nullptr && h->fitted_outcomes > 0;
 }
 
 const HostPriorTable::Host* HostPriorTable::FittedFor(HostId host,
                                                       const LearningState& page) const {
   const Host* h = Pooled(host);
-  if (h == nullptr || h->state.fitted_outcomes == 0 || !IsDefault(Prior(page))) return nullptr;
+  if (h == nullptr || h->fitted_outcomes == 0 || !IsDefault(Prior(page))) return nullptr;
   return h;
 }
 
@@ -95,17 +131,18 @@ std::optional<LearnedModel> HostPriorTable::FitPage(HostId host, double importan
   const Host* h = FittedFor(host, page);
   if (h == nullptr) return std::nullopt;
   LearningState with_host_prior = page;
-  return shard::FitPage(h->state, importance, options_, host_options_, &with_host_prior);
+  return shard::FitPage(Expand(*h), importance, options_, host_options_, &with_host_prior);
 }
 
 std::optional<double> HostPriorTable::SignalRate(HostId host, const LearningState& page,
                                                  double open_signals, double open_time) const {
   const Host* h = FittedFor(host, page);
   if (h == nullptr) return std::nullopt;
+  const HostLearningState state = Expand(*h);
   LearningState with_host_prior = page;
-  SetPrior(HostPrior(h->state), &with_host_prior);
+  SetPrior(HostPrior(state), &with_host_prior);
   return shard::SignalRate(with_host_prior, open_signals, open_time,
-                           PageLearningOptions(with_host_prior, h->state, options_, host_options_));
+                           PageLearningOptions(with_host_prior, state, options_, host_options_));
 }
 
 std::optional<policy::PageParams> HostPriorTable::NewPageModel(HostId host,
@@ -117,15 +154,15 @@ std::optional<policy::PageParams> HostPriorTable::NewPageModel(HostId host,
   return model;
 }
 
-void HostPriorTable::UpdateNewPage(const Host& h) {
-  LearningState fresh = InitLearning(HostPrior(h.state));
-  new_page_[h.host] = shard::FitPage(h.state, 1.0, options_, host_options_, &fresh).params;
+void HostPriorTable::UpdateNewPage(HostId host, const HostLearningState& state) {
+  LearningState fresh = InitLearning(HostPrior(state));
+  new_page_[host] = shard::FitPage(state, 1.0, options_, host_options_, &fresh).params;
 }
 
 bool HostPriorTable::ToRecord(HostId host, HostLearningRecord* record) const {
   const Host* h = Pooled(host);
   if (h == nullptr) return false;
-  const HostLearningState& s = h->state;
+  const HostLearningState s = Expand(*h);
   LearningToRecord(s.pooled, record->mutable_pooled());
   record->set_change_rate(s.change_rate);
   record->set_recall(s.recall);
@@ -148,12 +185,12 @@ absl::Status HostPriorTable::Restore(HostId host, const HostLearningRecord& reco
         absl::StrCat("host_learning: prior (", s.change_rate, ", ", s.recall, ", ", s.false_rate,
                      ") after ", s.fitted_outcomes, " of ", s.pooled.crawls, " outcomes"));
   }
-  const Host* existing = Pooled(host);
-  Host& h = existing != nullptr ? pooled_[Entry(host) - 1] : AddPooled(host, s, 0);
-  h.state = s;
-  h.written_outcomes = s.pooled.crawls;
+  Host* h = MutablePooled(host);
+  if (h == nullptr) h = AddPooled(host, s);
+  Compact(s, h);
+  h->unwritten = false;
   if (s.fitted_outcomes > 0) {
-    UpdateNewPage(h);
+    UpdateNewPage(host, s);
   } else {
     new_page_.erase(host);
   }
@@ -162,18 +199,18 @@ absl::Status HostPriorTable::Restore(HostId host, const HostLearningRecord& reco
 
 std::vector<HostId> HostPriorTable::TakeUnwritten() {
   std::vector<HostId> out;
-  for (Host& h : pooled_) {
-    if (h.state.pooled.crawls != h.written_outcomes) {
-      out.push_back(h.host);
-      h.written_outcomes = h.state.pooled.crawls;
+  for (HostId host = 0; host < entries_.size(); ++host) {
+    Host* h = MutablePooled(host);
+    if (h != nullptr && h->unwritten) {
+      out.push_back(host);
+      h->unwritten = false;
     }
   }
   return out;
 }
 
 void HostPriorTable::MarkWritten(HostId host) {
-  const Host* h = Pooled(host);
-  if (h != nullptr) pooled_[Entry(host) - 1].written_outcomes = h->state.pooled.crawls;
+  if (Host* h = MutablePooled(host); h != nullptr) h->unwritten = false;
 }
 
 size_t HostPriorTable::MemoryBytes() const {

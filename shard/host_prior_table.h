@@ -19,11 +19,11 @@
 // A host with one crawled page gets no host prior, for that page (which
 // would count its own outcomes twice) nor for new pages of the host.
 //
-// State: 4 bytes per host id (an index, dense by HostId), 116 bytes per
-// host with outcomes on two pages or more (HostLearningState and its
-// bookkeeping, in one array), and ~40 more per fitted host (its new-page
-// model, in a hash map). Persistence: the caller writes a pooled host's
-// state (ToRecord) into its HostRecord when Learn or RemovePage reports a
+// State: 4 bytes per host id (an index, dense by HostId), 100 bytes per
+// host with outcomes on two pages or more (HostLearningState without the
+// pooled prior, which is the default for every host, and a flag, in one
+// array), and ~40 more per fitted host (its new-page model, in a hash map). Persistence: the caller
+// writes a pooled host's state (ToRecord) into its HostRecord when Learn or RemovePage reports a
 // refit (O(log n + n/1024) times for n outcomes) and every host learnt
 // since its last write at a graceful stop (TakeUnwritten); a crash loses
 // what the host learnt since its last refit, which only delays it. A host
@@ -106,11 +106,20 @@ class HostPriorTable {
   size_t MemoryBytes() const;
 
  private:
+  // A HostLearningState as kept: its pooled state without the prior, which
+  // is default_prior_ for every host.
+  static constexpr size_t kSummariesOffset = offsetof(LearningState, unchanged_tau);
   struct Host {
-    HostLearningState state;
-    HostId host = 0;
-    uint32_t written_outcomes = 0;  // state.pooled.crawls at the last write
+    // The pooled LearningState's bytes from unchanged_tau on.
+    unsigned char summaries[sizeof(LearningState) - kSummariesOffset];
+    float change_rate;
+    float recall;
+    float false_rate;
+    uint32_t fitted_outcomes;
+    bool unwritten;  // learnt since its last write
   };
+  HostLearningState Expand(const Host& h) const;
+  static void Compact(const HostLearningState& state, Host* h);
   // entries_[host]: 0 (no outcome), kOnePage | page (the host's outcomes
   // are that page's), or 1 + the host's index in pooled_.
   static constexpr uint32_t kOnePage = uint32_t{1} << 31;
@@ -121,10 +130,13 @@ class HostPriorTable {
   // The host's pooled state if it is fitted and `page` has the default
   // prior, or null.
   const Host* FittedFor(HostId host, const LearningState& page) const;
-  Host& AddPooled(HostId host, const HostLearningState& state, uint32_t written_outcomes);
-  // RefitHostIfDue, with the new-page model made at a refit.
-  bool Refit(Host* h);
-  void UpdateNewPage(const Host& h);
+  Host* MutablePooled(HostId host);
+  // A new pooled host, learnt since its last write.
+  Host* AddPooled(HostId host, const HostLearningState& state);
+  // RefitHostIfDue on the host's `state` (Expand), kept in `h`, with the
+  // new-page model made at a refit. True at a refit.
+  bool Refit(HostId host, HostLearningState* state, Host* h);
+  void UpdateNewPage(HostId host, const HostLearningState& state);
 
   policy::PageParams default_prior_;
   LearningOptions options_;
