@@ -137,7 +137,7 @@ struct ShardOptions {
   LearningOptions learning;
   // Host pooling (host_prior_table.h): a page whose prior is the default
   // learns from its host's prior once the host's crawls have fitted one.
-  // Its memory: 4 bytes per host, and ~116 per host with crawl outcomes on
+  // Its memory: 4 bytes per host, and 100 per host with crawl outcomes on
   // two of its pages or more (docs/benchmarks.md).
   bool pool_host_priors = true;
   HostLearningOptions host_learning;
