@@ -51,7 +51,7 @@ ABSL_FLAG(int, scan_readahead_kb, -1,
           "Read-ahead of the start-up scan, KiB (-1: the store's default)");
 ABSL_FLAG(int, startup_threads, -1,
           "Threads scanning the store at start-up (-1: the shard's default)");
-ABSL_FLAG(bool, pool_host_priors, false, "Shard option: host-pooled priors (host_prior_table.h)");
+ABSL_FLAG(bool, pool_host_priors, true, "Shard option: host-pooled priors (host_prior_table.h)");
 ABSL_FLAG(double, trusted_source_share, 0.5, "Shard option: ranking by trusted sources (0: off)");
 ABSL_FLAG(bool, shard_malloc_options, true,
           "Set malloc as shard_server does (shard/malloc_options.h)");
@@ -264,11 +264,15 @@ void Run() {
         rate, batch, leased / lease_s / 1e3, leased / lease_s / raw, leased / lease_cpu / 1e3,
         leased / report_s / 1e3, leased / report_s / raw, leased / report_cpu / 1e3);
     bench::PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
+    const ShardStats stats = shard->GetStats(now);
     std::printf(
         "resident memory after the steady state: %.0f bytes/URL "
-        "(index %.0f)\n",
+        "(core tables %.1f, index %.0f; %llu hosts, %llu of them pooled)\n",
         static_cast<double>(ResidentBytes() - rss_before) / n,
-        static_cast<double>(shard->index().MemoryBytes()) / n);
+        static_cast<double>(shard->MemoryBytes()) / n,
+        static_cast<double>(shard->index().MemoryBytes()) / n,
+        static_cast<unsigned long long>(stats.hosts()),
+        static_cast<unsigned long long>(stats.estimator().hosts_pooled()));
   }
   {
     // A burst: the top URLs all at one time (e.g. fetchers starting up),
@@ -325,8 +329,13 @@ void Restarts(const std::string& dir, int64_t n, double now) {
     const double cpu_s = ThreadCpuSeconds() - cpu_start;
     const double process_cpu_s = ProcessCpuSeconds() - process_cpu_start;
     if (!cold) {
-      std::printf("resident memory after the restart: %.0f bytes/URL\n",
-                  static_cast<double>(ResidentBytes() - rss_closed) / n);
+      std::printf(
+          "resident memory after the restart: %.0f bytes/URL (core tables %.1f, index %.1f; %llu "
+          "hosts pooled)\n",
+          static_cast<double>(ResidentBytes() - rss_closed) / n,
+          static_cast<double>(shard->MemoryBytes()) / n,
+          static_cast<double>(shard->index().MemoryBytes()) / n,
+          static_cast<unsigned long long>(shard->GetStats(now).estimator().hosts_pooled()));
     }
     std::printf(
         "restart %s: open + scan + build + index level %.2f s, first "

@@ -43,10 +43,23 @@ HostLearningState InitHostLearning(const policy::PageParams& population_prior) {
   return host;
 }
 
+HostLearningState HostLearningFromPage(const LearningState& page,
+                                       const policy::PageParams& population_prior) {
+  HostLearningState host = InitHostLearning(population_prior);
+  host.pooled = page;
+  SetPrior(population_prior, &host.pooled);
+  return host;
+}
+
 HostUpdate LearnHostFromCrawl(double tau, int64_t n_cis, bool changed, double t_delay,
                               const LearningOptions& options,
                               const HostLearningOptions& host_options, HostLearningState* host) {
   if (!LearnFromCrawl(tau, n_cis, changed, t_delay, &host->pooled)) return HostUpdate::kRejected;
+  return RefitHostIfDue(options, host_options, host);
+}
+
+HostUpdate RefitHostIfDue(const LearningOptions& options, const HostLearningOptions& host_options,
+                          HostLearningState* host) {
   const uint32_t n = host->pooled.crawls;
   const uint32_t due = host->fitted_outcomes == 0 ? host_options.min_outcomes
                                                   : NextRefit(host->fitted_outcomes, host_options);

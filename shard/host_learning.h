@@ -83,11 +83,23 @@ enum class HostUpdate {
 };
 
 // Pools one crawl outcome of one of the host's pages (the arguments of
-// LearnFromCrawl) and refits the host prior when due. A failed fit keeps
-// the previous host prior (and is retried at the next refit point).
+// LearnFromCrawl) and refits the host prior when due (RefitHostIfDue).
 HostUpdate LearnHostFromCrawl(double tau, int64_t n_cis, bool changed, double t_delay,
                               const LearningOptions& options,
                               const HostLearningOptions& host_options, HostLearningState* host);
+
+// Refits the host prior if its pooled outcomes have reached the next refit
+// point (kRefitted), else kLearned. A failed fit keeps the previous host
+// prior (and is retried at the next refit point).
+HostUpdate RefitHostIfDue(const LearningOptions& options, const HostLearningOptions& host_options,
+                          HostLearningState* host);
+
+// A host whose outcomes so far are those of one page: `page`'s crawl
+// summaries with the population prior, not fitted yet (RefitHostIfDue). The
+// same state as pooling each of the page's outcomes in turn, since a
+// LearningState's summaries do not depend on its prior.
+HostLearningState HostLearningFromPage(const LearningState& page,
+                                       const policy::PageParams& population_prior);
 
 // The host prior, with importance 0.
 policy::PageParams HostPrior(const HostLearningState& host);

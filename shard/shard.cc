@@ -324,6 +324,10 @@ void Shard::RemovePage(PageId page) {
   if (const uint32_t crawls = pages_.LearningCrawls(page); crawls > 0) {
     --urls_learning_;
     observed_crawls_sum_ -= crawls;
+    const HostId host = Indexed(page).host;
+    if (options_.pool_host_priors && host_priors_.RemovePage(host, page, pages_.Learning(page))) {
+      WriteHost(host);  // its first fit
+    }
   }
   batch_.DeleteUrl(pages_[page].id);
   EndLeaseAndHold(page);

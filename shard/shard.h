@@ -137,10 +137,9 @@ struct ShardOptions {
   LearningOptions learning;
   // Host pooling (host_prior_table.h): a page whose prior is the default
   // learns from its host's prior once the host's crawls have fitted one.
-  // Off by default: it keeps ~140 bytes for every host with a crawl
-  // outcome, 7 bytes a URL in the 10^7-URL benchmark (docs/benchmarks.md),
-  // which the 200-byte memory target cannot spare there.
-  bool pool_host_priors = false;
+  // Its memory: 4 bytes per host, and 100 per host with crawl outcomes on
+  // two of its pages or more (docs/benchmarks.md).
+  bool pool_host_priors = true;
   HostLearningOptions host_learning;
   // The index is told about a new estimate when it moved by this much
   // (ChangedMeaningfully).

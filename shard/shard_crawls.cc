@@ -343,7 +343,8 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
     if (LearnFromCrawl(tau, n_cis, changed, t_delay_, &learning)) {
       learnt = true;
       if (options_.pool_host_priors &&
-          host_priors_.Learn(indexed.host, tau, n_cis, changed, t_delay_)) {
+          host_priors_.Learn(indexed.host, page, tau, n_cis, changed, t_delay_,
+                             [this](PageId other) { return pages_.Learning(other); })) {
         WriteHost(indexed.host);  // a refit
       }
       pages_.SetLearning(page, learning);

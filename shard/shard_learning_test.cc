@@ -357,6 +357,40 @@ TEST_F(ShardLearningTest, NewUrlsOfALearntHostStartFromItsPooledPrior) {
   EXPECT_EQ(State("https://hourly.example/new").ranked().change_rate(), pooled);
 }
 
+// A host whose outcomes are all one page's is not pooled; its second
+// crawled page pools both, also after a restart, which finds the first
+// page again from its record.
+TEST_F(ShardLearningTest, PoolsAHostFromItsSecondCrawledPageAcrossARestart) {
+  ASSERT_TRUE(options_.pool_host_priors);  // the default
+  constexpr double kHour = 3600.0;
+  ASSERT_EQ(
+      Upsert({Spec("https://often.example/a"), Spec("https://often.example/b")}).result().applied(),
+      2u);
+  for (int i = 0; i < 12; ++i) {
+    now_ += 0.5 * kHour;
+    ASSERT_EQ(
+        Report({ByUrl("https://often.example/a", now_, CRAWL_OUTCOME_CHANGED)}).result().applied(),
+        1u);
+  }
+  EXPECT_EQ(shard_->GetStats(now_).estimator().hosts_pooled(), 0u);
+  ASSERT_TRUE(shard_->Flush().ok());
+  Open();
+  EXPECT_EQ(shard_->GetStats(now_).estimator().hosts_pooled(), 0u);
+  now_ += 0.5 * kHour;
+  ASSERT_EQ(
+      Report({ByUrl("https://often.example/b", now_, CRAWL_OUTCOME_CHANGED)}).result().applied(),
+      1u);
+  EXPECT_EQ(shard_->GetStats(now_).estimator().hosts_pooled(), 1u);
+  // 13 outcomes, every half hour a change: fitted, and far from daily.
+  ASSERT_EQ(Upsert({Spec("https://often.example/new"), Spec("https://other.example/new")})
+                .result()
+                .applied(),
+            2u);
+  const double pooled = State("https://often.example/new").ranked().change_rate();
+  const double other = State("https://other.example/new").ranked().change_rate();
+  EXPECT_GT(pooled, 3.0 * other);
+}
+
 }  // namespace
 }  // namespace shard
 }  // namespace recrawl

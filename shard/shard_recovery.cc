@@ -235,6 +235,7 @@ void Shard::Recovery::LoadUrl(int part, const LoadedUrl& u) {
   if (const uint32_t crawls = shard_.pages_.LearningCrawls(page); crawls > 0) {
     ++shard_.urls_learning_;
     shard_.observed_crawls_sum_ += crawls;
+    if (shard_.options_.pool_host_priors) shard_.host_priors_.NotePage(host, page);
   }
 
   // The index keeps the page's host and last crawl for the shard; it hears
