@@ -361,7 +361,8 @@ TEST_F(ShardLearningTest, NewUrlsOfALearntHostStartFromItsPooledPrior) {
 // crawled page pools both, also after a restart, which finds the first
 // page again from its record.
 TEST_F(ShardLearningTest, PoolsAHostFromItsSecondCrawledPageAcrossARestart) {
-  ASSERT_TRUE(options_.pool_host_priors);  // the default
+  options_.pool_host_priors = true;
+  Recreate();
   constexpr double kHour = 3600.0;
   ASSERT_EQ(
       Upsert({Spec("https://often.example/a"), Spec("https://often.example/b")}).result().applied(),
