@@ -43,6 +43,9 @@ class StringInterner {
   // The id of `s`, new (the next one) if needed.
   uint32_t Intern(absl::string_view s) { return Intern(Hashed{s, HashOf(s)}); }
   uint32_t Intern(const Hashed& s);
+  // Loads the set's lines for `s` into the cache (ahead of an Intern or a
+  // Find of it; reads only the hash).
+  void Prefetch(const Hashed& s) const { ids_.prefetch(s); }
   // kNone if `s` was never interned.
   uint32_t Find(absl::string_view s) const;
   absl::string_view Get(uint32_t id) const {
