@@ -101,20 +101,25 @@ void PageTable::Remove(PageId page) {
   }
 }
 
-void PageTable::Reserve(size_t pages) {
+void PageTable::Reserve(size_t pages, size_t path_bytes) {
   slots_.reserve(pages);
   ids_.reserve(pages);
+  arena_.reserve(std::min<size_t>(path_bytes, kNoPath));
 }
 
 namespace {
 
-// The state a page without an entry has: its model as its prior.
-LearningState ModelAsPrior(const PageSlot& slot) {
+// The state a page without an entry has: its model (the slot's floats) as
+// its prior.
+LearningState ModelAsPrior(float change_rate, float recall, float false_rate) {
   policy::PageParams prior;
-  prior.change_rate = slot.change_rate;
-  prior.recall = slot.recall;
-  prior.false_rate = slot.false_rate;
+  prior.change_rate = change_rate;
+  prior.recall = recall;
+  prior.false_rate = false_rate;
   return InitLearning(prior);
+}
+LearningState ModelAsPrior(const PageSlot& slot) {
+  return ModelAsPrior(slot.change_rate, slot.recall, slot.false_rate);
 }
 
 bool SameState(const LearningState& a, const LearningState& b) {
@@ -122,6 +127,12 @@ bool SameState(const LearningState& a, const LearningState& b) {
 }
 
 }  // namespace
+
+bool PageTable::IsModelAsPrior(const policy::PageParams& model, const LearningState& state) {
+  return state.crawls == 0 && SameState(state, ModelAsPrior(static_cast<float>(model.change_rate),
+                                                            static_cast<float>(model.recall),
+                                                            static_cast<float>(model.false_rate)));
+}
 
 LearningState PageTable::Learning(PageId page) const {
   const PageSlot& slot = slots_[page];

@@ -96,6 +96,9 @@ class PageTable {
   void IndexAll();
   // Loads the table's lines for `id` into the cache (ahead of a Find).
   void Prefetch(cluster::UrlId id) const { ids_.prefetch(ByUrl{id}); }
+  // Loads the prefix table's lines for `prefix` into the cache (ahead of a
+  // SetUrl with it).
+  void PrefetchPrefix(const StringInterner::Hashed& prefix) const { prefixes_.Prefetch(prefix); }
   // Frees the page and its URL text; the id may be handed out again.
   void Remove(PageId page);
 
@@ -104,7 +107,13 @@ class PageTable {
   // Page ids are below this.
   PageId end() const { return static_cast<PageId>(slots_.size()); }
   size_t size() const { return ids_.size(); }
-  void Reserve(size_t pages);
+  // Room for `pages` pages and `path_bytes` bytes of URL paths (arena
+  // entries: about a path's length and 2), so that a load of that many
+  // grows no table. The arena's room beyond its contents is address space,
+  // not memory (huge_page_allocator.h): an estimate may err high.
+  void Reserve(size_t pages, size_t path_bytes = 0);
+  // Bytes of arena entries the URL text's arena holds before it grows.
+  size_t PathCapacity() const { return arena_.capacity(); }
 
   // The URL's text, split where its path begins (NormalizedUrl); the
   // prefix's interned id into *prefix_id if given. False if the arena is
@@ -135,6 +144,10 @@ class PageTable {
   // (an entry is kept only when `state` differs from what the model stands
   // for, or the page has a digest).
   void SetLearning(PageId page, const LearningState& state);
+  // Whether `state` is what a slot with `model` (as PageSlot keeps it)
+  // stands for: SetLearning of it keeps no entry. Thread-safe (reads only
+  // its arguments), so that a bulk load may ask it on other threads.
+  static bool IsModelAsPrior(const policy::PageParams& model, const LearningState& state);
   // Signals counted since the page's last crawl, by source
   // (trust_sources.h), for learning per-source trust. They are kept in the
   // page's crawl-state entry: a page crawled without an entry, one that got
@@ -223,7 +236,8 @@ class PageTable {
   // of the table unused.
   std::deque<CrawlState> crawl_states_;
   std::vector<uint32_t> crawl_states_free_;
-  absl::flat_hash_set<PageId, Hash, Eq> ids_;
+  // On 2 MiB pages too: at 10^7 URLs the set is ~80 MB, probed at random.
+  absl::flat_hash_set<PageId, Hash, Eq, HugePageAllocator<PageId>> ids_;
   StringInterner prefixes_;
   // Varint length, then the bytes; freed entries are garbage until the next
   // compaction.

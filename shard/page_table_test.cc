@@ -98,6 +98,26 @@ TEST(PageTableTest, UnindexedPagesAreFoundAfterIndexAll) {
   EXPECT_EQ(table.TryAdd(500), kNoPage);
 }
 
+// A load of as many URLs as reserved, with paths within the reserved
+// bytes, grows no table: the URL text is never copied to a larger arena.
+TEST(PageTableTest, ReservedLoadKeepsItsArena) {
+  constexpr size_t kPages = 20000;
+  PageTable table;
+  table.Reserve(kPages, kPages * 64);
+  const size_t capacity = table.PathCapacity();
+  EXPECT_GE(capacity, kPages * 64);
+  for (cluster::UrlId id = 1; id <= kPages; ++id) {
+    const PageId page = table.AddUnindexed(id);
+    const std::string prefix = absl::StrCat("https://site", id % 300, ".example");
+    const StringInterner::Hashed hashed{prefix, StringInterner::HashOf(prefix)};
+    table.PrefetchPrefix(hashed);
+    ASSERT_TRUE(table.SetUrl(page, hashed, absl::StrCat("/section", id % 97, "/page-", id)));
+  }
+  table.IndexAll();
+  EXPECT_EQ(table.PathCapacity(), capacity);
+  EXPECT_EQ(table.Url(table.Find(12345)), "https://site45.example/section26/page-12345");
+}
+
 // A page keeps a crawl-state entry only while its learning state is more
 // than its model as prior (or it has a digest); entries are freed with
 // their page and reused.
@@ -112,10 +132,13 @@ TEST(PageTableTest, LearningEntriesOnlyWhereNeeded) {
   EXPECT_EQ(s.prior_recall, 0.25f);
   EXPECT_EQ(s.prior_false_rate, 0.125f);
   EXPECT_EQ(s.crawls, 0u);
+  const policy::PageParams model{1.0, 0.5, 0.25, 0.125};
+  EXPECT_TRUE(PageTable::IsModelAsPrior(model, s));
   table.SetLearning(a, s);  // nothing beyond the model
   EXPECT_EQ(table.crawl_states(), 0u);
 
   ASSERT_TRUE(LearnFromCrawl(100.0, 1, true, 0.0, &s));
+  EXPECT_FALSE(PageTable::IsModelAsPrior(model, s));
   table.SetLearning(a, s);
   EXPECT_EQ(table.crawl_states(), 1u);
   EXPECT_EQ(table.LearningCrawls(a), 1u);
@@ -129,6 +152,7 @@ TEST(PageTableTest, LearningEntriesOnlyWhereNeeded) {
   table[b].change_rate = 1.0f;
   LearningState prior_only = table.Learning(b);
   prior_only.prior_change_rate = 3.0f;
+  EXPECT_FALSE(PageTable::IsModelAsPrior({1.0, 1.0, 0.0, 0.0}, prior_only));
   table.SetLearning(b, prior_only);
   EXPECT_EQ(table.crawl_states(), 2u);
   EXPECT_EQ(table.Learning(b).prior_change_rate, 3.0f);

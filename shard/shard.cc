@@ -17,6 +17,15 @@
 
 namespace recrawl {
 namespace shard {
+namespace {
+
+// URL-path bytes reserved per estimated URL at start-up: room beyond the
+// paths loaded is address space, not memory (PageTable::Reserve), so this
+// errs high (a typical path and its two length bytes are ~40-60) to spare
+// the arena's doublings, each a copy of it into new memory.
+constexpr size_t kReservedPathBytes = 64;
+
+}  // namespace
 
 Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
     : options_(options),
@@ -136,7 +145,7 @@ absl::Status Shard::Start(double now) {
 
   const uint64_t estimate = store_->EstimatedUrlCount();
   startup_.estimated_urls = static_cast<int64_t>(estimate);
-  pages_.Reserve(estimate);
+  pages_.Reserve(estimate, estimate * kReservedPathBytes);
   index_.Reserve(estimate);
   auto step = std::chrono::steady_clock::now();
   auto seconds = [&step] {

@@ -6,7 +6,10 @@
 // block of its own: ~130 bytes a host name, and two cache misses a lookup
 // (the slot, then the heap block to compare). Here the strings lie back to
 // back in one buffer and the hash set holds only ids (4 bytes), hashed and
-// compared through the buffer.
+// compared through the buffer. The tables are on 2 MiB pages where the
+// kernel allows (huge_page_allocator.h): a shard's ~10^6 names make them
+// tens of MB, read at random, and on 4 KiB pages each probe would also
+// walk the page tables.
 #ifndef RECRAWL_SHARD_STRING_INTERNER_H_
 #define RECRAWL_SHARD_STRING_INTERNER_H_
 
@@ -17,6 +20,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
+#include "shard/index/huge_page_allocator.h"
 
 namespace recrawl {
 namespace shard {
@@ -43,6 +47,9 @@ class StringInterner {
   // The id of `s`, new (the next one) if needed.
   uint32_t Intern(absl::string_view s) { return Intern(Hashed{s, HashOf(s)}); }
   uint32_t Intern(const Hashed& s);
+  // Loads the set's lines for `s` into the cache (ahead of an Intern or a
+  // Find of it; reads only the hash).
+  void Prefetch(const Hashed& s) const { ids_.prefetch(s); }
   // kNone if `s` was never interned.
   uint32_t Find(absl::string_view s) const;
   absl::string_view Get(uint32_t id) const {
@@ -72,11 +79,11 @@ class StringInterner {
     }
   };
 
-  std::vector<char> bytes_;
+  HugePageVector<char> bytes_;
   // String id's bytes are [offsets_[id], offsets_[id + 1]).
-  std::vector<uint32_t> offsets_;
-  std::vector<uint32_t> hashes_;  // by id
-  absl::flat_hash_set<uint32_t, Hash, Eq> ids_;
+  HugePageVector<uint32_t> offsets_;
+  HugePageVector<uint32_t> hashes_;  // by id
+  absl::flat_hash_set<uint32_t, Hash, Eq, HugePageAllocator<uint32_t>> ids_;
 };
 
 }  // namespace shard

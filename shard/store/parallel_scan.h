@@ -24,6 +24,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
 #include "cluster/url_id.h"
 #include "shard/store/url_store.h"
 
@@ -32,21 +33,23 @@ namespace shard {
 
 // Calls decode(id, record, &item) for every well-formed record on the
 // scanning threads (it must be thread-safe; `item` is reused, so decode sets
-// every field it uses), and load(part, item) on the calling thread, in key
-// order within each part. With parts < 1 everything runs on the calling
-// thread, as part 0. Returns the scans' stats added up, or the first scan's
-// error.
+// every field it uses), and load(part, items) on the calling thread with
+// consecutive runs of one part's items, in key order within each part (a
+// run lets the loader fetch its tables' lines for the next items while it
+// loads the current one). With parts < 1 everything runs on the calling
+// thread, as part 0, in runs of one item. Returns the scans' stats added
+// up, or the first scan's error.
 template <typename Item>
 absl::StatusOr<ScanStats> ParallelScanUrls(
     const UrlStore& store, int parts,
     const std::function<void(cluster::UrlId, const UrlRecord&, Item*)>& decode,
-    absl::FunctionRef<void(int part, const Item&)> load) {
+    absl::FunctionRef<void(int part, absl::Span<const Item> items)> load) {
   if (parts < 1) {
     // No scanning threads: all on the calling thread, as one part.
     Item item;
     return store.ScanUrls([&](cluster::UrlId id, const UrlRecord& record) {
       decode(id, record, &item);
-      load(0, item);
+      load(0, absl::MakeConstSpan(&item, 1));
     });
   }
   // Few and small chunks, made here and recycled: memory a scanning thread
@@ -129,7 +132,7 @@ absl::StatusOr<ScanStats> ParallelScanUrls(
       chunk = std::move(q.full.front());
       q.full.pop_front();
     }
-    for (size_t i = 0; i < chunk.size; ++i) load(chunk.part, chunk.items[i]);
+    load(chunk.part, absl::MakeConstSpan(chunk.items.data(), chunk.size));
     absl::MutexLock lock(&q.mu);
     q.empty.push_back(std::move(chunk));
   }
