@@ -236,8 +236,7 @@ class PageTable {
   // of the table unused.
   std::deque<CrawlState> crawl_states_;
   std::vector<uint32_t> crawl_states_free_;
-  // On 2 MiB pages too: at 10^7 URLs the set is ~80 MB, probed at random.
-  absl::flat_hash_set<PageId, Hash, Eq, HugePageAllocator<PageId>> ids_;
+  absl::flat_hash_set<PageId, Hash, Eq> ids_;
   StringInterner prefixes_;
   // Varint length, then the bytes; freed entries are garbage until the next
   // compaction.

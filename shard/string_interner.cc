@@ -22,7 +22,7 @@ uint32_t StringInterner::Find(absl::string_view s) const {
 }
 
 size_t StringInterner::MemoryBytes() const {
-  return AllocatedBytes(bytes_) + AllocatedBytes(offsets_) + AllocatedBytes(hashes_) +
+  return bytes_.capacity() + (offsets_.capacity() + hashes_.capacity()) * sizeof(uint32_t) +
          ids_.capacity() * (sizeof(uint32_t) + 1);
 }
 

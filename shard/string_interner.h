@@ -6,10 +6,7 @@
 // block of its own: ~130 bytes a host name, and two cache misses a lookup
 // (the slot, then the heap block to compare). Here the strings lie back to
 // back in one buffer and the hash set holds only ids (4 bytes), hashed and
-// compared through the buffer. The tables are on 2 MiB pages where the
-// kernel allows (huge_page_allocator.h): a shard's ~10^6 names make them
-// tens of MB, read at random, and on 4 KiB pages each probe would also
-// walk the page tables.
+// compared through the buffer.
 #ifndef RECRAWL_SHARD_STRING_INTERNER_H_
 #define RECRAWL_SHARD_STRING_INTERNER_H_
 
@@ -20,7 +17,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
-#include "shard/index/huge_page_allocator.h"
 
 namespace recrawl {
 namespace shard {
@@ -79,11 +75,11 @@ class StringInterner {
     }
   };
 
-  HugePageVector<char> bytes_;
+  std::vector<char> bytes_;
   // String id's bytes are [offsets_[id], offsets_[id + 1]).
-  HugePageVector<uint32_t> offsets_;
-  HugePageVector<uint32_t> hashes_;  // by id
-  absl::flat_hash_set<uint32_t, Hash, Eq, HugePageAllocator<uint32_t>> ids_;
+  std::vector<uint32_t> offsets_;
+  std::vector<uint32_t> hashes_;  // by id
+  absl::flat_hash_set<uint32_t, Hash, Eq> ids_;
 };
 
 }  // namespace shard
