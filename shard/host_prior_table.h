@@ -22,13 +22,14 @@
 // State: 4 bytes per host id (an index, dense by HostId), 100 bytes per
 // host with outcomes on two pages or more (HostLearningState without the
 // pooled prior, which is the default for every host, and a flag, in one
-// array), and ~40 more per fitted host (its new-page model, in a hash map). Persistence: the caller
-// writes a pooled host's state (ToRecord) into its HostRecord when Learn or RemovePage reports a
-// refit (O(log n + n/1024) times for n outcomes) and every host learnt
-// since its last write at a graceful stop (TakeUnwritten); a crash loses
-// what the host learnt since its last refit, which only delays it. A host
-// with one crawled page has nothing to write: a restart finds its page
-// again (NotePage).
+// array), and ~40 more per fitted host (its new-page model, in a hash
+// map). Persistence: the caller writes a pooled host's state (ToRecord)
+// into its HostRecord when Learn or RemovePage reports a refit
+// (O(log n + n/1024) times for n outcomes) and every host learnt since its
+// last write at a graceful stop (TakeUnwritten); a crash loses what the
+// host learnt since its last refit, which only delays it. A host with one
+// crawled page has nothing to write: a restart finds its page again
+// (NotePage).
 //
 // Not thread-safe (the shard serialises its calls).
 #ifndef RECRAWL_SHARD_HOST_PRIOR_TABLE_H_
