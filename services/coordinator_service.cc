@@ -282,8 +282,7 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
     BatchResult* result = ack.mutable_result();
     const std::vector<std::vector<int>> items = SplitByShard(
         batch.signals_size(), num_shards_,
-        [&](int i) { return router.ShardOf(batch.signals(i).url()); },
-        result);
+        [&](int i) { return router.ShardOf(batch.signals(i).url()); }, result);
     std::vector<std::pair<Route, std::vector<int>>> parts;
     for (int s = 0; s < num_shards_; ++s) {
       if (items[s].empty()) continue;
@@ -488,9 +487,8 @@ grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
   base.set_sync(request->sync());
   cluster::ShardRouter router(options_.routing, num_shards_);
   scatter_.Run<DeleteUrlsRequest, DeleteUrlsResponse>(
-      request->urls_size(),
-      [&](int i) { return router.ShardOf(request->urls(i)); },
-      base, [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
+      request->urls_size(), [&](int i) { return router.ShardOf(request->urls(i)); }, base,
+      [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },
       &ShardAsync::DeleteUrls, response->mutable_result());
   return grpc::Status::OK;
 }
