@@ -136,6 +136,19 @@ std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
 
 void Restarts(const std::string& dir, int64_t n, double now);
 
+// The process's resident growth `rss` since a phase began, per URL, beside
+// the shard's own tables and its hosts.
+void PrintMemory(const char* after, int64_t rss, Shard& shard, int64_t n, double now) {
+  const ShardStats stats = shard.GetStats(now);
+  std::printf(
+      "resident memory after %s: %.0f bytes/URL (core tables %.1f, index %.1f; %llu hosts, %llu "
+      "of them pooled)\n",
+      after, static_cast<double>(rss) / n, static_cast<double>(shard.MemoryBytes()) / n,
+      static_cast<double>(shard.index().MemoryBytes()) / n,
+      static_cast<unsigned long long>(stats.hosts()),
+      static_cast<unsigned long long>(stats.estimator().hosts_pooled()));
+}
+
 void Run() {
   const int64_t n = absl::GetFlag(FLAGS_urls);
   const int batch = absl::GetFlag(FLAGS_batch);
@@ -264,15 +277,7 @@ void Run() {
         rate, batch, leased / lease_s / 1e3, leased / lease_s / raw, leased / lease_cpu / 1e3,
         leased / report_s / 1e3, leased / report_s / raw, leased / report_cpu / 1e3);
     bench::PrintIndexWorkPerLease(shard->GetStats(now).index(), leased, &work);
-    const ShardStats stats = shard->GetStats(now);
-    std::printf(
-        "resident memory after the steady state: %.0f bytes/URL "
-        "(core tables %.1f, index %.0f; %llu hosts, %llu of them pooled)\n",
-        static_cast<double>(ResidentBytes() - rss_before) / n,
-        static_cast<double>(shard->MemoryBytes()) / n,
-        static_cast<double>(shard->index().MemoryBytes()) / n,
-        static_cast<unsigned long long>(stats.hosts()),
-        static_cast<unsigned long long>(stats.estimator().hosts_pooled()));
+    PrintMemory("the steady state", ResidentBytes() - rss_before, *shard, n, now);
   }
   {
     // A burst: the top URLs all at one time (e.g. fetchers starting up),
@@ -328,15 +333,7 @@ void Restarts(const std::string& dir, int64_t n, double now) {
     const double s = Seconds(start);
     const double cpu_s = ThreadCpuSeconds() - cpu_start;
     const double process_cpu_s = ProcessCpuSeconds() - process_cpu_start;
-    if (!cold) {
-      std::printf(
-          "resident memory after the restart: %.0f bytes/URL (core tables %.1f, index %.1f; %llu "
-          "hosts pooled)\n",
-          static_cast<double>(ResidentBytes() - rss_closed) / n,
-          static_cast<double>(shard->MemoryBytes()) / n,
-          static_cast<double>(shard->index().MemoryBytes()) / n,
-          static_cast<unsigned long long>(shard->GetStats(now).estimator().hosts_pooled()));
-    }
+    if (!cold) PrintMemory("the restart", ResidentBytes() - rss_closed, *shard, n, now);
     std::printf(
         "restart %s: open + scan + build + index level %.2f s, first "
         "pick after %.2f s, %.2f s CPU of this thread, %.2f s of the "
