@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "shard/learning_record.h"
@@ -50,9 +51,7 @@ const HostPriorTable::Host* HostPriorTable::Pooled(HostId host) const {
 }
 
 HostPriorTable::Host* HostPriorTable::MutablePooled(HostId host) {
-  const uint32_t entry = Entry(host);
-  if (entry == 0 || (entry & kOnePage) != 0) return nullptr;
-  return &pooled_[entry - 1];
+  return const_cast<Host*>(std::as_const(*this).Pooled(host));
 }
 
 HostPriorTable::Host* HostPriorTable::AddPooled(HostId host, const HostLearningState& state) {
