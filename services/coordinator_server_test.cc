@@ -319,6 +319,9 @@ TEST_F(CoordinatorServerTest, LeaseAndReportAreRoutedToTheOwningShard) {
     for (int i = 0; i < 8; ++i) owned += OwnerOf(i, 2) == s ? 1 : 0;
     EXPECT_EQ(stats.urls(), static_cast<uint64_t>(owned));
     EXPECT_EQ(stats.reports_total(), static_cast<uint64_t>(owned + (OwnerOf(0, 2) == s ? 1 : 0)));
+    // The merge's leases name the peeks they were merged from: each shard
+    // leased the candidates it peeked rather than picking again.
+    EXPECT_EQ(stats.peeked_leases_total(), stats.leases_total());
   }
   GetUrlStateRequest get;
   get.set_url(HostUrl(3));

@@ -26,6 +26,7 @@ std::vector<std::optional<std::vector<double>>> ShardLeaseCalls::Peek(
   std::vector<std::optional<std::vector<double>>> values(asked.size());
   for (const auto& call : calls) {
     if (!context_.call_ok("PeekTop", call->shard, call->address, call->status)) continue;
+    peek_ids_[call->shard] = call->response.peek_id();
     std::vector<double>& v = values[call->shard].emplace();
     for (const Candidate& c : call->response.candidates()) v.push_back(c.value());
   }
@@ -42,6 +43,9 @@ std::vector<std::optional<std::vector<double>>> ShardLeaseCalls::Lease(
     request.set_holder(holder_);
     request.set_lease_duration(lease_duration_);
     request.set_request_id((*context_.next_request_id)++);
+    // The merge gave the shard these slots for the values of its last peek:
+    // it leases those candidates (a peek is named once).
+    request.set_peek_id(std::exchange(peek_ids_[s], 0));
   }
   CallInParallel(context_.channels, context_.deadline, &ShardAsync::Lease, &calls);
   std::vector<std::optional<std::vector<double>>> values(slots.size());

@@ -1,8 +1,10 @@
 // The shard calls of one fetcher's Lease (coordinator::LeaseShards) over
 // gRPC: each step calls the shards concerned in parallel with the
 // request's deadline; the leases granted are collected with cluster lease
-// ids. A Lease call that fails is abandoned at its shard (ShardForwarding
-// sends the release), so that whatever it granted is released.
+// ids. A shard's Lease call names the shard's peek before it in this
+// request, for whose values the merge gave it the slots. A Lease call that
+// fails is abandoned at its shard (ShardForwarding sends the release), so
+// that whatever it granted is released.
 //
 // One object per fetcher request; not thread-safe.
 #ifndef RECRAWL_SERVICES_LEASE_CALLS_H_
@@ -46,7 +48,8 @@ class ShardLeaseCalls : public coordinator::LeaseShards {
       : context_(context),
         addresses_(std::move(addresses)),
         holder_(std::move(holder)),
-        lease_duration_(lease_duration) {}
+        lease_duration_(lease_duration),
+        peek_ids_(addresses_.size(), 0) {}
 
   bool DeliverHeld(int shard) override;
   std::vector<std::optional<std::vector<double>>> Peek(double time,
@@ -63,6 +66,10 @@ class ShardLeaseCalls : public coordinator::LeaseShards {
   const std::string holder_;
   const double lease_duration_;
   std::vector<CoordinatorLease> leases_;
+  // Per shard, the id of its latest peek not yet named by a Lease (0: none):
+  // the next Lease call to the shard leases that peek's candidates first
+  // (LeaseRequest.peek_id).
+  std::vector<uint64_t> peek_ids_;
 };
 
 }  // namespace services

@@ -45,6 +45,8 @@ ShardMetrics::ShardMetrics()
       expired_leases_(*registry_, "recrawl_shard_expired_leases_total", "Leases that expired"),
       released_leases_(*registry_, "recrawl_shard_released_leases_total",
                        "Active leases ended by ReleaseLeases"),
+      peeked_leases_(*registry_, "recrawl_shard_peeked_leases_total",
+                     "Leases granted to a named peek's candidates"),
       index_candidates_(NewGauge(*registry_, "recrawl_shard_index_candidates",
                                  "Pages at or above the level Lambda")),
       index_rebuilds_(*registry_, "recrawl_shard_index_rebuilds_total", "O(URLs) index re-levels"),
@@ -72,6 +74,7 @@ void ShardMetrics::Update(const ShardStats& stats, uint64_t memory_bytes) {
   leases_.Set(stats.leases_total());
   expired_leases_.Set(stats.expired_leases_total());
   released_leases_.Set(stats.released_leases_total());
+  peeked_leases_.Set(stats.peeked_leases_total());
   index_candidates_.Set(static_cast<double>(stats.index().candidates()));
   index_rebuilds_.Set(stats.index().rebuilds());
   index_raises_.Set(stats.index().raises());

@@ -49,6 +49,7 @@ class ShardMetrics {
   TotalCounter leases_;
   TotalCounter expired_leases_;
   TotalCounter released_leases_;
+  TotalCounter peeked_leases_;
   prometheus::Gauge& index_candidates_;
   TotalCounter index_rebuilds_;
   TotalCounter index_raises_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "cluster/batch_result.h"
 #include "cluster/routing.h"
@@ -38,6 +39,9 @@ Shard::Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options)
       host_priors_({options.default_importance, options.default_change_rate, options.default_recall,
                     options.default_false_rate},
                    options.learning, options.host_learning),
+      // Peek ids start anywhere, so that one from before a restart is
+      // unlikely to name a peek after it (peek_log.h).
+      peeks_(absl::Uniform<uint64_t>(absl::BitGen())),
       policy_(options.policy),
       t_delay_(options.t_delay),
       journal_(options.journal_window) {}
@@ -456,6 +460,7 @@ ShardStats Shard::GetStats(double now) {
   s.set_reports_total(reports_total_);
   s.set_expired_leases_total(expired_leases_total_);
   s.set_released_leases_total(leases_released_total_);
+  s.set_peeked_leases_total(peeked_leases_total_);
   const SchedulingIndex::Stats& work = index_.stats();
   IndexWork* w = s.mutable_index();
   w->set_candidates(index_.candidates());

@@ -62,6 +62,7 @@
 #include "shard/lease_request_log.h"
 #include "shard/lease_table.h"
 #include "shard/page_table.h"
+#include "shard/peek_log.h"
 #include "shard/probe_queue.h"
 #include "shard/rate_window.h"
 #include "shard/store/url_store.h"
@@ -377,6 +378,9 @@ class Shard {
   HostPriorTable host_priors_;
   LeaseTable leases_;
   LeaseRequestLog lease_requests_;
+  // Recent peeks' picks, for the Lease that names one (peek_log.h).
+  PeekLog peeks_;
+  std::vector<PeekLog::Pick> peek_picks_;  // Lease's, kept to spare an allocation
 
   // Settings.
   cluster::Routing routing_ = cluster::Routing::kSite;
@@ -408,6 +412,7 @@ class Shard {
   uint64_t reports_total_ = 0;
   uint64_t expired_leases_total_ = 0;
   uint64_t leases_released_total_ = 0;
+  uint64_t peeked_leases_total_ = 0;
   uint64_t urls_learning_ = 0;
   uint64_t observed_crawls_sum_ = 0;
   uint64_t rejected_fits_ = 0;

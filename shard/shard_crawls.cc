@@ -48,10 +48,12 @@ absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req, double
       std::min<uint32_t>(req.k(), static_cast<uint32_t>(options_.max_batch_items)));
   PeekTopResponse response;
   response.set_time(pick_time_);
+  response.set_peek_id(peeks_.Begin());
   for (const PickedPage& p : index_.PickTop(pick_time_, k)) {
     Candidate* c = response.add_candidates();
     if (!req.values_only()) pages_.AppendUrl(p.page, c->mutable_url());
     c->set_value(p.value);
+    peeks_.Add({p.page, pages_[p.page].id, p.value});
   }
   return response;
 }
@@ -100,14 +102,32 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req, double now) 
   // the crawl itself only from the report). A probe that is due
   // (probe_queue.h) takes its slot first, unless it is moot
   // (ProbeQueue::TakeDue); the slots before it are picked before it is
-  // taken, so picks and probes are leased in slot order.
+  // taken, so picks and probes are leased in slot order. The named peek's
+  // picks (peek_log.h) fill the first slots of each run, best first, as
+  // long as the index can still lease them at the slot's time (LeaseAt:
+  // not leased, the host allowed) and their page is still the URL peeked.
+  peeks_.Take(req.peek_id(), &peek_picks_);
+  size_t next_peeked = 0;
   size_t run_start = 0;
   auto pick_run = [&](size_t end) {
-    run_times_.assign(slot_times_.begin() + run_start, slot_times_.begin() + end);
-    for (const SlotPick& pick : index_.PickSlots(run_times_)) {
-      probes_.ObservePick(pick.value);
-      last_pick_value_ = pick.value;
-      GrantLease(pick.page, pick.value, pick.time, run_start + pick.slot, req, duration, &response);
+    while (run_start < end && next_peeked < peek_picks_.size()) {
+      const PeekLog::Pick& peeked = peek_picks_[next_peeked++];
+      const double t = slot_times_[run_start];
+      if (pages_.Find(peeked.url) != peeked.page || !index_.LeaseAt(peeked.page, t)) continue;
+      probes_.ObservePick(peeked.value);
+      last_pick_value_ = peeked.value;
+      GrantLease(peeked.page, peeked.value, t, run_start, req, duration, &response);
+      ++peeked_leases_total_;
+      ++run_start;
+    }
+    if (run_start < end) {
+      run_times_.assign(slot_times_.begin() + run_start, slot_times_.begin() + end);
+      for (const SlotPick& pick : index_.PickSlots(run_times_)) {
+        probes_.ObservePick(pick.value);
+        last_pick_value_ = pick.value;
+        GrantLease(pick.page, pick.value, pick.time, run_start + pick.slot, req, duration,
+                   &response);
+      }
     }
     run_start = end;
   };

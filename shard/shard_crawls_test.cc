@@ -218,6 +218,71 @@ TEST_F(ShardPickTest, LeaseTakesOneUrlPerSlot) {
   EXPECT_GT(shard_->GetStats(now_).crawl_value_level(), 0.0);
 }
 
+// A Lease naming a peek (the coordinator's merge) leases that peek's
+// candidates, best first, at the values peeked, without searching the index
+// again; slots beyond them are picked afresh.
+TEST_F(ShardPickTest, LeaseNamingAPeekLeasesItsCandidates) {
+  const PeekTopResponse peek = Peek(2);
+  ASSERT_EQ(peek.candidates_size(), 2);
+  EXPECT_NE(peek.peek_id(), 0u);
+  now_ += 0.5;
+  LeaseRequest req;
+  req.add_slot_times(now_);
+  req.add_slot_times(now_ + 1);
+  req.add_slot_times(now_ + 2);
+  req.set_holder("f");
+  req.set_peek_id(peek.peek_id());
+  const uint64_t valuations = shard_->index().stats().valuations;
+  absl::StatusOr<LeaseResponse> r = shard_->Lease(req, now_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->leases_size(), 3);
+  EXPECT_EQ(r->leases(0).url(), "https://a.com/");
+  EXPECT_EQ(r->leases(0).value(), peek.candidates(0).value());
+  EXPECT_EQ(r->leases(1).url(), "https://b.com/");
+  EXPECT_EQ(r->leases(1).value(), peek.candidates(1).value());
+  EXPECT_EQ(r->leases(1).slot_time(), now_ + 1);
+  EXPECT_EQ(r->leases(1).deadline(), now_ + 1 + options_.default_lease_duration);
+  EXPECT_EQ(r->leases(2).url(), "https://c.com/");  // picked afresh
+  // Only the fresh pick was valued.
+  EXPECT_EQ(shard_->index().stats().valuations - valuations, 1u);
+  const ShardStats stats = shard_->GetStats(now_);
+  EXPECT_EQ(stats.leases_total(), 3u);
+  EXPECT_EQ(stats.peeked_leases_total(), 2u);
+  EXPECT_TRUE(State("https://b.com/").has_lease());
+}
+
+// A peek is named once; a candidate leased, removed or replaced since the
+// peek is passed over; an unknown peek counts as none.
+TEST_F(ShardPickTest, LeaseNamingAPeekTakesOnlyWhatIsStillEligible) {
+  const PeekTopResponse peek = Peek(3);
+  ASSERT_EQ(peek.candidates_size(), 3);
+  ASSERT_EQ(Lease(1).leases(0).url(), "https://a.com/");  // another fetcher's
+  DeleteUrlsRequest del;
+  del.add_urls("https://b.com/");
+  ASSERT_TRUE(shard_->DeleteUrls(del, now_).ok());
+  Upsert({Spec("https://d.com/", 0.5)});  // may take b's page id
+  LeaseRequest req;
+  req.add_slot_times(now_);
+  req.set_holder("f");
+  req.set_peek_id(peek.peek_id());
+  absl::StatusOr<LeaseResponse> r = shard_->Lease(req, now_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->leases_size(), 1);
+  EXPECT_EQ(r->leases(0).url(), "https://c.com/");
+  EXPECT_EQ(shard_->GetStats(now_).peeked_leases_total(), 1u);
+
+  // Named again, or never made: picked afresh.
+  r = shard_->Lease(req, now_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->leases_size(), 1);
+  EXPECT_EQ(r->leases(0).url(), "https://d.com/");
+  req.set_peek_id(peek.peek_id() + 1000);
+  r = shard_->Lease(req, now_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->leases_size(), 0);
+  EXPECT_EQ(shard_->GetStats(now_).peeked_leases_total(), 1u);
+}
+
 // Two fetchers' Lease calls can reach the shard out of slot order; each
 // lease keeps the slot it was asked for (the coordinator paces by them),
 // though the shard values it at its later pick time.
