@@ -50,6 +50,7 @@
 #include "cluster/limits.h"
 #include "cluster/routing.h"
 #include "cluster/url.h"
+#include "cluster/url_id.h"
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
 #include "proto/shard.pb.h"
@@ -399,6 +400,10 @@ class Shard {
   double pick_time_ = 0.0;
   std::vector<double> slot_times_;  // Lease's, kept to spare an allocation
   std::vector<double> run_times_;   // the slots of one PickSlots call
+  // IngestSignals': each signal's URL and page, looked up ahead of counting.
+  std::vector<absl::StatusOr<cluster::NormalizedUrl>> signal_urls_;
+  std::vector<cluster::UrlId> signal_ids_;
+  std::vector<PageId> signal_pages_;
 
   // Stats.
   // The crawl value of the latest pick leased (ShardStats.crawl_value_level):

@@ -24,10 +24,33 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
   ack.set_sequence(batch.sequence());
   BatchResult* result = ack.mutable_result();
   uint32_t counted = 0, registered = 0, duplicate = 0, stale = 0, unknown = 0;
+  // The batch's lookups go in passes: its URLs normalised and their table
+  // lines loaded, then their pages found and loaded, then the signals
+  // counted. A batch's pages are spread over the whole table, and a page
+  // looked up or updated one after another waits for each of its cache
+  // misses in turn; this way a batch's misses overlap.
+  signal_urls_.clear();
+  signal_ids_.clear();
+  for (const Signal& signal : batch.signals()) {
+    absl::StatusOr<cluster::NormalizedUrl>& url =
+        signal_urls_.emplace_back(cluster::NormalizeUrl(signal.url(), options_.url_limits));
+    const cluster::UrlId id = url.ok() ? cluster::UrlIdOf(url->spec()) : 0;
+    signal_ids_.push_back(id);
+    if (url.ok()) pages_.Prefetch(id);
+  }
+  signal_pages_.assign(signal_urls_.size(), kNoPage);
+  for (size_t i = 0; i < signal_urls_.size(); ++i) {
+    if (!signal_urls_[i].ok()) continue;
+    const PageId page = pages_.Find(signal_ids_[i]);
+    signal_pages_[i] = page;
+    if (page != kNoPage) {
+      __builtin_prefetch(&pages_[page]);
+      index_.Prefetch(page);
+    }
+  }
   for (int i = 0; i < batch.signals_size(); ++i) {
     const Signal& signal = batch.signals(i);
-    absl::StatusOr<cluster::NormalizedUrl> url =
-        cluster::NormalizeUrl(signal.url(), options_.url_limits);
+    const absl::StatusOr<cluster::NormalizedUrl>& url = signal_urls_[i];
     if (!url.ok()) {
       cluster::AddRejection(i, url.status(), result);
       continue;
@@ -53,9 +76,10 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
       continue;
     }
     const SignalSource source = signal.source();
-    const cluster::UrlId id = cluster::UrlIdOf(url->spec());
+    const cluster::UrlId id = signal_ids_[i];
     const uint64_t key = SignalKey(id, key_time, source);
-    const PageId page = pages_.Find(id);
+    // A URL the batch registered after the lookups is found now.
+    const PageId page = signal_pages_[i] != kNoPage ? signal_pages_[i] : pages_.Find(id);
 
     if (page == kNoPage) {
       if (!options_.register_unknown_urls) {
