@@ -140,12 +140,14 @@ void Restarts(const std::string& dir, int64_t n, double now);
 // the shard's own tables and its hosts.
 void PrintMemory(const char* after, int64_t rss, Shard& shard, int64_t n, double now) {
   const ShardStats stats = shard.GetStats(now);
+  const StoreMemory store = shard.StoreMemoryBytes();
   std::printf(
-      "resident memory after %s: %.0f bytes/URL (core tables %.1f, index %.1f; %llu hosts, %llu "
-      "of them pooled)\n",
+      "resident memory after %s: %.0f bytes/URL (core tables %.1f, index %.1f; RocksDB's "
+      "memtables %.1f, table readers %.1f, block cache %.1f; %llu hosts, %llu of them pooled)\n",
       after, static_cast<double>(rss) / n, static_cast<double>(shard.MemoryBytes()) / n,
       static_cast<double>(shard.index().MemoryBytes()) / n,
-      static_cast<unsigned long long>(stats.hosts()),
+      static_cast<double>(store.memtables) / n, static_cast<double>(store.table_readers) / n,
+      static_cast<double>(store.block_cache) / n, static_cast<unsigned long long>(stats.hosts()),
       static_cast<unsigned long long>(stats.estimator().hosts_pooled()));
 }
 

@@ -241,6 +241,8 @@ class Shard {
   // Bytes of the in-memory tables (index, pages, URL text, hosts, leases);
   // RocksDB's own memory is not included.
   size_t MemoryBytes() const;
+  // RocksDB's own memory.
+  StoreMemory StoreMemoryBytes() const { return store_->Memory(); }
   const SchedulingIndex& index() const { return index_; }
 
  private:

@@ -340,6 +340,24 @@ uint64_t UrlStore::EstimatedUrlCount() const {
   return count;
 }
 
+StoreMemory UrlStore::Memory() const {
+  StoreMemory memory;
+  uint64_t value = 0;
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    if (db_->GetIntProperty(handle, rocksdb::DB::Properties::kSizeAllMemTables, &value)) {
+      memory.memtables += value;
+    }
+    if (db_->GetIntProperty(handle, rocksdb::DB::Properties::kEstimateTableReadersMem, &value)) {
+      memory.table_readers += value;
+    }
+  }
+  // One cache, shared by the column families.
+  if (db_->GetIntProperty(rocksdb::DB::Properties::kBlockCacheUsage, &value)) {
+    memory.block_cache = value;
+  }
+  return memory;
+}
+
 absl::Status UrlStore::Flush() {
   rocksdb::FlushOptions flush;
   return FromRocks(db_->Flush(flush, handles_), "flushing");

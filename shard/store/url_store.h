@@ -43,6 +43,16 @@ class DB;
 namespace recrawl {
 namespace shard {
 
+// What RocksDB holds in memory, by its own estimates (bytes).
+struct StoreMemory {
+  // The memtables of all column families, active and immutable.
+  size_t memtables = 0;
+  // The index and filter blocks of the open table files.
+  size_t table_readers = 0;
+  // Blocks in the block cache.
+  size_t block_cache = 0;
+};
+
 struct UrlStoreOptions {
   bool create_if_missing = true;
   // Bounds of each record, enforced when it is written and when it is read.
@@ -129,6 +139,9 @@ class UrlStore {
 
   // RocksDB's estimate of the number of URL records (cheap, approximate).
   uint64_t EstimatedUrlCount() const;
+
+  // RocksDB's memory now.
+  StoreMemory Memory() const;
 
   // Writes the memtables to table files (a restart then replays less log).
   absl::Status Flush();
