@@ -107,12 +107,18 @@ absl::StatusOr<std::unique_ptr<UrlStore>> UrlStore::Open(const std::string& dir,
 
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
-  // Point reads of URLs that are absent (new URLs) skip the disk.
+  // Point reads skip the levels that do not hold the key.
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table.format_version = 5;
 
   rocksdb::ColumnFamilyOptions small;
   small.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  // Point reads are of keys the shard knows are there (the URLs it holds in
+  // memory, its settings): the filters of the upper levels spare reading
+  // their blocks, but the bottom level's, ~90% of the keys, would spare
+  // nothing. Leaving it out keeps ~1.1 bytes a URL less in memory (each open
+  // table file's filter is resident).
+  small.optimize_filters_for_hits = true;
   rocksdb::ColumnFamilyOptions urls = small;
   urls.write_buffer_size = options.write_buffer_bytes;
   urls.merge_operator = NewUrlRecordMergeOperator(options.limits);

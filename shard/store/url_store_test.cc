@@ -310,6 +310,36 @@ TEST(UrlStoreTest, ReopenKeepsEverything) {
   ExpectSame(*store->GetUrl(cluster::UrlIdOf(Url(199))), records[199]);
 }
 
+TEST(UrlStoreTest, MemoryShowsMemtablesAndTheBottomLevelWithoutFilters) {
+  const std::string dir = NewDir("memory");
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  constexpr int kUrls = 20000;
+  UrlStore::Batch batch = store->NewBatch();
+  for (int i = 0; i < kUrls; ++i) batch.PutUrl(Record(Url(i), i));
+  ASSERT_TRUE(store->Write(&batch).ok());
+  const StoreMemory written = store->Memory();
+  EXPECT_GT(written.memtables, size_t{kUrls} * 50);
+
+  // Flushed: one level-0 file, with its filter (10 bits a key).
+  ASSERT_TRUE(store->Flush().ok());
+  const StoreMemory flushed = store->Memory();
+  EXPECT_LT(flushed.memtables, written.memtables / 4);
+  EXPECT_GT(flushed.table_readers, size_t{kUrls});
+
+  // Compacted into the bottom level, which keeps no filter: the reads of
+  // keys that are there still find them.
+  ASSERT_TRUE(store->Compact().ok());
+  const StoreMemory compacted = store->Memory();
+  EXPECT_LT(compacted.table_readers + kUrls, flushed.table_readers);
+  for (int i = 0; i < kUrls; i += 97) {
+    absl::StatusOr<UrlRecord> got = store->GetUrl(cluster::UrlIdOf(Url(i)));
+    ASSERT_TRUE(got.ok()) << got.status();
+    ExpectSame(*got, Record(Url(i), i));
+  }
+  EXPECT_TRUE(absl::IsNotFound(store->GetUrl(cluster::UrlIdOf(Url(kUrls))).status()));
+}
+
 TEST(UrlStoreTest, HostsPutScanDelete) {
   const std::string dir = NewDir("hosts");
   std::unique_ptr<UrlStore> store = OpenOrDie(dir);
