@@ -115,7 +115,8 @@ class UrlStore {
   absl::Status Write(Batch* batch, Durability durability = Durability::kWal);
 
   // The record of a URL: NotFound if there is none, DataLoss if it is
-  // malformed (see ScanStats).
+  // malformed (see ScanStats). Made for keys that are there: the bottom
+  // level keeps no filter, so an absent key costs a read of its block.
   absl::StatusOr<UrlRecord> GetUrl(cluster::UrlId id) const;
   absl::StatusOr<HostRecord> GetHost(absl::string_view host) const;
   // NotFound until a ShardMeta was written.
@@ -124,7 +125,8 @@ class UrlStore {
   // Calls `fn` for every well-formed URL record, in key order. `record` is
   // reused between calls (copy what you keep). Malformed records are counted
   // and skipped so that a shard starts with what is intact; an I/O or
-  // checksum error of RocksDB itself fails the scan.
+  // checksum error of RocksDB itself fails the scan. Scans read ahead and
+  // leave the block cache to the point reads.
   absl::StatusOr<ScanStats> ScanUrls(
       absl::FunctionRef<void(cluster::UrlId id, const UrlRecord& record)> fn) const;
   // The same over the records whose ids are in [first, last]: disjoint
