@@ -51,7 +51,8 @@ ABSL_FLAG(int, scan_readahead_kb, -1,
           "Read-ahead of the start-up scan, KiB (-1: the store's default)");
 ABSL_FLAG(int, startup_threads, -1,
           "Threads scanning the store at start-up (-1: the shard's default)");
-ABSL_FLAG(bool, pool_host_priors, false, "Shard option: host-pooled priors (host_prior_table.h)");
+ABSL_FLAG(bool, pool_host_priors, true,
+          "Shard option: host-pooled priors (host_prior_table.h; --nopool_host_priors: off)");
 ABSL_FLAG(double, trusted_source_share, 0.5, "Shard option: ranking by trusted sources (0: off)");
 ABSL_FLAG(bool, shard_malloc_options, true,
           "Set malloc as shard_server does (shard/malloc_options.h)");
