@@ -51,7 +51,8 @@ ABSL_FLAG(int, scan_readahead_kb, -1,
           "Read-ahead of the start-up scan, KiB (-1: the store's default)");
 ABSL_FLAG(int, startup_threads, -1,
           "Threads scanning the store at start-up (-1: the shard's default)");
-ABSL_FLAG(bool, pool_host_priors, false, "Shard option: host-pooled priors (host_prior_table.h)");
+ABSL_FLAG(bool, pool_host_priors, true,
+          "Shard option: host-pooled priors (host_prior_table.h; --nopool_host_priors: off)");
 ABSL_FLAG(double, trusted_source_share, 0.5, "Shard option: ranking by trusted sources (0: off)");
 ABSL_FLAG(bool, shard_malloc_options, true,
           "Set malloc as shard_server does (shard/malloc_options.h)");
@@ -140,12 +141,14 @@ void Restarts(const std::string& dir, int64_t n, double now);
 // the shard's own tables and its hosts.
 void PrintMemory(const char* after, int64_t rss, Shard& shard, int64_t n, double now) {
   const ShardStats stats = shard.GetStats(now);
+  const StoreMemory store = shard.StoreMemoryBytes();
   std::printf(
-      "resident memory after %s: %.0f bytes/URL (core tables %.1f, index %.1f; %llu hosts, %llu "
-      "of them pooled)\n",
+      "resident memory after %s: %.0f bytes/URL (core tables %.1f, index %.1f; RocksDB's "
+      "memtables %.1f, table readers %.1f, block cache %.1f; %llu hosts, %llu of them pooled)\n",
       after, static_cast<double>(rss) / n, static_cast<double>(shard.MemoryBytes()) / n,
       static_cast<double>(shard.index().MemoryBytes()) / n,
-      static_cast<unsigned long long>(stats.hosts()),
+      static_cast<double>(store.memtables) / n, static_cast<double>(store.table_readers) / n,
+      static_cast<double>(store.block_cache) / n, static_cast<unsigned long long>(stats.hosts()),
       static_cast<unsigned long long>(stats.estimator().hosts_pooled()));
 }
 

@@ -71,9 +71,10 @@ ABSL_FLAG(double, lease_duration, 600.0, "Default lease duration, seconds");
 ABSL_FLAG(double, failure_backoff, 60.0,
           "Seconds a URL is held back after a failed fetch (doubling)");
 ABSL_FLAG(int, max_batch_items, 10000, "Items allowed per batch request");
-ABSL_FLAG(bool, pool_host_priors, false,
+ABSL_FLAG(bool, pool_host_priors, true,
           "Give a URL with the default prior its host's prior, learnt from the host's crawls "
-          "pooled (~100 bytes a host with crawl outcomes on two pages or more; docs/design.md, "
+          "pooled (4 bytes a host, and ~100 more a host with crawl outcomes on two pages or "
+          "more; --nopool_host_priors: each URL learns from its own prior alone; docs/design.md, "
           "\"Host pooling\")");
 ABSL_FLAG(double, trusted_source_share, 0.5,
           "Rank a host's pages by the signal sources whose log-odds per signal is at least this "

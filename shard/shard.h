@@ -140,10 +140,9 @@ struct ShardOptions {
   // Host pooling (host_prior_table.h): a page whose prior is the default
   // learns from its host's prior once the host's crawls have fitted one.
   // Its memory: 4 bytes per host, and 100 per host with crawl outcomes on
-  // two of its pages or more. Off by default: the 10^7-URL benchmark holds
-  // 201 bytes a URL after a restart with it, past the 200-byte target
-  // (docs/benchmarks.md).
-  bool pool_host_priors = false;
+  // two of its pages or more (~2 bytes a URL in the 10^7-URL benchmark,
+  // docs/benchmarks.md).
+  bool pool_host_priors = true;
   HostLearningOptions host_learning;
   // The index is told about a new estimate when it moved by this much
   // (ChangedMeaningfully).
@@ -243,6 +242,8 @@ class Shard {
   // Bytes of the in-memory tables (index, pages, URL text, hosts, leases);
   // RocksDB's own memory is not included.
   size_t MemoryBytes() const;
+  // RocksDB's own memory.
+  StoreMemory StoreMemoryBytes() const { return store_->Memory(); }
   const SchedulingIndex& index() const { return index_; }
 
  private:

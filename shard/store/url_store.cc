@@ -107,12 +107,18 @@ absl::StatusOr<std::unique_ptr<UrlStore>> UrlStore::Open(const std::string& dir,
 
   rocksdb::BlockBasedTableOptions table;
   table.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
-  // Point reads of URLs that are absent (new URLs) skip the disk.
+  // Point reads skip the levels that do not hold the key.
   table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   table.format_version = 5;
 
   rocksdb::ColumnFamilyOptions small;
   small.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  // Point reads are of keys the shard knows are there (the URLs it holds in
+  // memory, its settings): the filters of the upper levels spare reading
+  // their blocks, but the bottom level's, ~90% of the keys, would spare
+  // nothing. Leaving it out keeps ~1.1 bytes a URL less in memory (each open
+  // table file's filter is resident).
+  small.optimize_filters_for_hits = true;
   rocksdb::ColumnFamilyOptions urls = small;
   urls.write_buffer_size = options.write_buffer_bytes;
   urls.merge_operator = NewUrlRecordMergeOperator(options.limits);
@@ -291,7 +297,11 @@ absl::StatusOr<ScanStats> UrlStore::ScanUrlRange(
 
 absl::StatusOr<ScanStats> UrlStore::ScanHosts(
     absl::FunctionRef<void(const HostRecord& host)> fn) const {
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), handles_[kHosts]));
+  rocksdb::ReadOptions read;
+  // Start-up's pass, as ScanUrlRange's: the cache is for point reads.
+  read.fill_cache = false;
+  read.readahead_size = options_.scan_readahead_bytes;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, handles_[kHosts]));
   ScanStats stats;
   HostRecord record;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
@@ -338,6 +348,24 @@ uint64_t UrlStore::EstimatedUrlCount() const {
   uint64_t count = 0;
   db_->GetIntProperty(handles_[kUrls], "rocksdb.estimate-num-keys", &count);
   return count;
+}
+
+StoreMemory UrlStore::Memory() const {
+  StoreMemory memory;
+  uint64_t value = 0;
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    if (db_->GetIntProperty(handle, rocksdb::DB::Properties::kSizeAllMemTables, &value)) {
+      memory.memtables += value;
+    }
+    if (db_->GetIntProperty(handle, rocksdb::DB::Properties::kEstimateTableReadersMem, &value)) {
+      memory.table_readers += value;
+    }
+  }
+  // One cache, shared by the column families.
+  if (db_->GetIntProperty(rocksdb::DB::Properties::kBlockCacheUsage, &value)) {
+    memory.block_cache = value;
+  }
+  return memory;
 }
 
 absl::Status UrlStore::Flush() {

@@ -43,6 +43,16 @@ class DB;
 namespace recrawl {
 namespace shard {
 
+// What RocksDB holds in memory, by its own estimates (bytes).
+struct StoreMemory {
+  // The memtables of all column families, active and immutable.
+  size_t memtables = 0;
+  // The index and filter blocks of the open table files.
+  size_t table_readers = 0;
+  // Blocks in the block cache.
+  size_t block_cache = 0;
+};
+
 struct UrlStoreOptions {
   bool create_if_missing = true;
   // Bounds of each record, enforced when it is written and when it is read.
@@ -105,7 +115,8 @@ class UrlStore {
   absl::Status Write(Batch* batch, Durability durability = Durability::kWal);
 
   // The record of a URL: NotFound if there is none, DataLoss if it is
-  // malformed (see ScanStats).
+  // malformed (see ScanStats). Made for keys that are there: the bottom
+  // level keeps no filter, so an absent key costs a read of its block.
   absl::StatusOr<UrlRecord> GetUrl(cluster::UrlId id) const;
   absl::StatusOr<HostRecord> GetHost(absl::string_view host) const;
   // NotFound until a ShardMeta was written.
@@ -114,7 +125,8 @@ class UrlStore {
   // Calls `fn` for every well-formed URL record, in key order. `record` is
   // reused between calls (copy what you keep). Malformed records are counted
   // and skipped so that a shard starts with what is intact; an I/O or
-  // checksum error of RocksDB itself fails the scan.
+  // checksum error of RocksDB itself fails the scan. Scans read ahead and
+  // leave the block cache to the point reads.
   absl::StatusOr<ScanStats> ScanUrls(
       absl::FunctionRef<void(cluster::UrlId id, const UrlRecord& record)> fn) const;
   // The same over the records whose ids are in [first, last]: disjoint
@@ -129,6 +141,9 @@ class UrlStore {
 
   // RocksDB's estimate of the number of URL records (cheap, approximate).
   uint64_t EstimatedUrlCount() const;
+
+  // RocksDB's memory now.
+  StoreMemory Memory() const;
 
   // Writes the memtables to table files (a restart then replays less log).
   absl::Status Flush();

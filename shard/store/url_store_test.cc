@@ -310,6 +310,68 @@ TEST(UrlStoreTest, ReopenKeepsEverything) {
   ExpectSame(*store->GetUrl(cluster::UrlIdOf(Url(199))), records[199]);
 }
 
+TEST(UrlStoreTest, MemoryShowsMemtablesAndTheBottomLevelWithoutFilters) {
+  const std::string dir = NewDir("memory");
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  constexpr int kUrls = 20000;
+  UrlStore::Batch batch = store->NewBatch();
+  for (int i = 0; i < kUrls; ++i) batch.PutUrl(Record(Url(i), i));
+  ASSERT_TRUE(store->Write(&batch).ok());
+  const StoreMemory written = store->Memory();
+  EXPECT_GT(written.memtables, size_t{kUrls} * 50);
+
+  // Flushed: one level-0 file, with its filter (10 bits a key).
+  ASSERT_TRUE(store->Flush().ok());
+  const StoreMemory flushed = store->Memory();
+  EXPECT_LT(flushed.memtables, written.memtables / 4);
+  EXPECT_GT(flushed.table_readers, size_t{kUrls});
+
+  // Compacted into the bottom level, which keeps no filter: the reads of
+  // keys that are there still find them.
+  ASSERT_TRUE(store->Compact().ok());
+  const StoreMemory compacted = store->Memory();
+  EXPECT_LT(compacted.table_readers + kUrls, flushed.table_readers);
+  for (int i = 0; i < kUrls; i += 97) {
+    absl::StatusOr<UrlRecord> got = store->GetUrl(cluster::UrlIdOf(Url(i)));
+    ASSERT_TRUE(got.ok()) << got.status();
+    ExpectSame(*got, Record(Url(i), i));
+  }
+  EXPECT_TRUE(absl::IsNotFound(store->GetUrl(cluster::UrlIdOf(Url(kUrls))).status()));
+}
+
+TEST(UrlStoreTest, ScansLeaveTheBlockCacheToPointReads) {
+  const std::string dir = NewDir("scans_and_cache");
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  UrlStore::Batch batch = store->NewBatch();
+  for (int i = 0; i < 2000; ++i) {
+    batch.PutUrl(Record(Url(i), i));
+    HostRecord host;
+    host.set_host(absl::StrCat("host", i, ".example"));
+    host.set_min_delay(i);
+    batch.PutHost(host);
+  }
+  ASSERT_TRUE(store->Write(&batch).ok());
+  ASSERT_TRUE(store->Flush().ok());
+  store.reset();
+  store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+
+  const size_t opened = store->Memory().block_cache;
+  int64_t hosts = 0, urls = 0;
+  ASSERT_TRUE(store->ScanHosts([&](const HostRecord&) { ++hosts; }).ok());
+  ASSERT_TRUE(store->ScanUrls([&](cluster::UrlId, const UrlRecord&) { ++urls; }).ok());
+  EXPECT_EQ(hosts, 2000);
+  EXPECT_EQ(urls, 2000);
+  const size_t after_scans = store->Memory().block_cache;
+  EXPECT_EQ(after_scans, opened);
+
+  ASSERT_TRUE(store->GetUrl(cluster::UrlIdOf(Url(7))).ok());
+  ASSERT_TRUE(store->GetHost("host7.example").ok());
+  EXPECT_GT(store->Memory().block_cache, after_scans);
+}
+
 TEST(UrlStoreTest, HostsPutScanDelete) {
   const std::string dir = NewDir("hosts");
   std::unique_ptr<UrlStore> store = OpenOrDie(dir);
