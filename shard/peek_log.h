@@ -32,11 +32,12 @@ class PeekLog {
   static constexpr size_t kMaxPeeks = 64;
 
   // One page a peek returned: the page, the URL it was then (a page id is
-  // reused after its URL is removed), and its crawl value at the peek's
-  // time.
+  // reused after its URL is removed), its last crawl then (a crawl since
+  // makes the value moot), and its crawl value at the peek's time.
   struct Pick {
     PageId page;
     cluster::UrlId url;
+    double last_crawl;
     double value;
   };
 

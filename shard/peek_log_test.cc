@@ -18,10 +18,10 @@ std::vector<PageId> Pages(const std::vector<PeekLog::Pick>& picks) {
 TEST(PeekLogTest, TakesAPeeksPicksOnceInOrder) {
   PeekLog log(/*first_id=*/100);
   const uint64_t a = log.Begin();
-  log.Add({3, 33, 3.0});
-  log.Add({1, 11, 1.0});
+  log.Add({3, 33, 0.0, 3.0});
+  log.Add({1, 11, 0.0, 1.0});
   const uint64_t b = log.Begin();
-  log.Add({2, 22, 2.0});
+  log.Add({2, 22, 0.0, 2.0});
   EXPECT_EQ(a, 100u);
   EXPECT_EQ(b, 101u);
   std::vector<PeekLog::Pick> picks;
@@ -39,7 +39,7 @@ TEST(PeekLogTest, ForgetsTheOldestWhenFullAndNeverNamesZero) {
   PeekLog log(/*first_id=*/0);
   const uint64_t first = log.Begin();
   EXPECT_EQ(first, 1u);
-  log.Add({7, 77, 7.0});
+  log.Add({7, 77, 0.0, 7.0});
   for (size_t i = 0; i < PeekLog::kMaxPeeks; ++i) log.Begin();
   std::vector<PeekLog::Pick> picks;
   EXPECT_FALSE(log.Take(first, &picks));

@@ -53,7 +53,7 @@ absl::StatusOr<PeekTopResponse> Shard::PeekTop(const PeekTopRequest& req, double
     Candidate* c = response.add_candidates();
     if (!req.values_only()) pages_.AppendUrl(p.page, c->mutable_url());
     c->set_value(p.value);
-    peeks_.Add({p.page, pages_[p.page].id, p.value});
+    peeks_.Add({p.page, pages_[p.page].id, LastCrawl(p.page), p.value});
   }
   return response;
 }
@@ -103,9 +103,9 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req, double now) 
   // (probe_queue.h) takes its slot first, unless it is moot
   // (ProbeQueue::TakeDue); the slots before it are picked before it is
   // taken, so picks and probes are leased in slot order. The named peek's
-  // picks (peek_log.h) fill the first slots of each run, best first, as
-  // long as the index can still lease them at the slot's time (LeaseAt:
-  // not leased, the host allowed) and their page is still the URL peeked.
+  // picks (peek_log.h) fill the first slots of each run, best first, each
+  // if its page is still the URL peeked, not crawled since the peek, and
+  // leasable at the slot's time (LeaseAt: not leased, the host allowed).
   peeks_.Take(req.peek_id(), &peek_picks_);
   size_t next_peeked = 0;
   size_t run_start = 0;
@@ -113,7 +113,10 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req, double now) 
     while (run_start < end && next_peeked < peek_picks_.size()) {
       const PeekLog::Pick& peeked = peek_picks_[next_peeked++];
       const double t = slot_times_[run_start];
-      if (pages_.Find(peeked.url) != peeked.page || !index_.LeaseAt(peeked.page, t)) continue;
+      if (pages_.Find(peeked.url) != peeked.page || LastCrawl(peeked.page) != peeked.last_crawl ||
+          !index_.LeaseAt(peeked.page, t)) {
+        continue;
+      }
       probes_.ObservePick(peeked.value);
       last_pick_value_ = peeked.value;
       GrantLease(peeked.page, peeked.value, t, run_start, req, duration, &response);
