@@ -401,10 +401,14 @@ class Shard {
   double pick_time_ = 0.0;
   std::vector<double> slot_times_;  // Lease's, kept to spare an allocation
   std::vector<double> run_times_;   // the slots of one PickSlots call
-  // IngestSignals': each signal's URL and page, looked up ahead of counting.
-  std::vector<absl::StatusOr<cluster::NormalizedUrl>> signal_urls_;
-  std::vector<cluster::UrlId> signal_ids_;
-  std::vector<PageId> signal_pages_;
+  // IngestSignals': each signal's URL, its id and its page (kNoPage when
+  // unknown or the URL is bad), looked up ahead of counting.
+  struct SignalLookup {
+    absl::StatusOr<cluster::NormalizedUrl> url;
+    cluster::UrlId id;
+    PageId page;
+  };
+  std::vector<SignalLookup> signal_lookups_;
 
   // Stats.
   // The crawl value of the latest pick leased (ShardStats.crawl_value_level):

@@ -109,27 +109,28 @@ absl::StatusOr<LeaseResponse> Shard::Lease(const LeaseRequest& req, double now) 
   peeks_.Take(req.peek_id(), &peek_picks_);
   size_t next_peeked = 0;
   size_t run_start = 0;
+  auto grant_pick = [&](PageId page, double value, double time, size_t slot) {
+    probes_.ObservePick(value);
+    last_pick_value_ = value;
+    GrantLease(page, value, time, slot, req, duration, &response);
+  };
   auto pick_run = [&](size_t end) {
     while (run_start < end && next_peeked < peek_picks_.size()) {
       const PeekLog::Pick& peeked = peek_picks_[next_peeked++];
+      const PageSlot& slot = pages_[peeked.page];
       const double t = slot_times_[run_start];
-      if (pages_.Find(peeked.url) != peeked.page || LastCrawl(peeked.page) != peeked.last_crawl ||
+      if (!slot.in_use || slot.id != peeked.url || LastCrawl(peeked.page) != peeked.last_crawl ||
           !index_.LeaseAt(peeked.page, t)) {
         continue;
       }
-      probes_.ObservePick(peeked.value);
-      last_pick_value_ = peeked.value;
-      GrantLease(peeked.page, peeked.value, t, run_start, req, duration, &response);
+      grant_pick(peeked.page, peeked.value, t, run_start);
       ++peeked_leases_total_;
       ++run_start;
     }
     if (run_start < end) {
       run_times_.assign(slot_times_.begin() + run_start, slot_times_.begin() + end);
       for (const SlotPick& pick : index_.PickSlots(run_times_)) {
-        probes_.ObservePick(pick.value);
-        last_pick_value_ = pick.value;
-        GrantLease(pick.page, pick.value, pick.time, run_start + pick.slot, req, duration,
-                   &response);
+        grant_pick(pick.page, pick.value, pick.time, run_start + pick.slot);
       }
     }
     run_start = end;

@@ -29,28 +29,25 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
   // counted. A batch's pages are spread over the whole table, and a page
   // looked up or updated one after another waits for each of its cache
   // misses in turn; this way a batch's misses overlap.
-  signal_urls_.clear();
-  signal_ids_.clear();
+  signal_lookups_.clear();
   for (const Signal& signal : batch.signals()) {
-    absl::StatusOr<cluster::NormalizedUrl>& url =
-        signal_urls_.emplace_back(cluster::NormalizeUrl(signal.url(), options_.url_limits));
-    const cluster::UrlId id = url.ok() ? cluster::UrlIdOf(url->spec()) : 0;
-    signal_ids_.push_back(id);
-    if (url.ok()) pages_.Prefetch(id);
+    SignalLookup& lookup = signal_lookups_.emplace_back(
+        SignalLookup{cluster::NormalizeUrl(signal.url(), options_.url_limits), 0, kNoPage});
+    if (!lookup.url.ok()) continue;
+    lookup.id = cluster::UrlIdOf(lookup.url->spec());
+    pages_.Prefetch(lookup.id);
   }
-  signal_pages_.assign(signal_urls_.size(), kNoPage);
-  for (size_t i = 0; i < signal_urls_.size(); ++i) {
-    if (!signal_urls_[i].ok()) continue;
-    const PageId page = pages_.Find(signal_ids_[i]);
-    signal_pages_[i] = page;
-    if (page != kNoPage) {
-      __builtin_prefetch(&pages_[page]);
-      index_.Prefetch(page);
-    }
+  for (SignalLookup& lookup : signal_lookups_) {
+    if (!lookup.url.ok()) continue;
+    lookup.page = pages_.Find(lookup.id);
+    if (lookup.page == kNoPage) continue;
+    __builtin_prefetch(&pages_[lookup.page]);
+    index_.Prefetch(lookup.page);
   }
   for (int i = 0; i < batch.signals_size(); ++i) {
     const Signal& signal = batch.signals(i);
-    const absl::StatusOr<cluster::NormalizedUrl>& url = signal_urls_[i];
+    const SignalLookup& lookup = signal_lookups_[i];
+    const absl::StatusOr<cluster::NormalizedUrl>& url = lookup.url;
     if (!url.ok()) {
       cluster::AddRejection(i, url.status(), result);
       continue;
@@ -76,10 +73,10 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
       continue;
     }
     const SignalSource source = signal.source();
-    const cluster::UrlId id = signal_ids_[i];
+    const cluster::UrlId id = lookup.id;
     const uint64_t key = SignalKey(id, key_time, source);
     // A URL the batch registered after the lookups is found now.
-    const PageId page = signal_pages_[i] != kNoPage ? signal_pages_[i] : pages_.Find(id);
+    const PageId page = lookup.page != kNoPage ? lookup.page : pages_.Find(id);
 
     if (page == kNoPage) {
       if (!options_.register_unknown_urls) {
