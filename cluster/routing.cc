@@ -3,6 +3,7 @@
 #include <libpsl.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -80,10 +81,18 @@ ShardRouter::ShardRouter(Routing routing, int num_shards, size_t max_hosts)
     : routing_(routing), num_shards_(num_shards), max_hosts_(std::max<size_t>(max_hosts, 1)) {}
 
 absl::StatusOr<int> ShardRouter::ShardOf(absl::string_view url) {
-  absl::StatusOr<NormalizedUrl> normalized = NormalizeUrl(url);
-  if (!normalized.ok()) return normalized.status();
+  // Most URLs come in normal form, and their host is found without
+  // normalising them.
+  absl::string_view host;
+  absl::StatusOr<NormalizedUrl> normalized;
+  if (std::optional<absl::string_view> normal_host = NormalFormHost(url)) {
+    host = *normal_host;
+  } else {
+    normalized = NormalizeUrl(url);
+    if (!normalized.ok()) return normalized.status();
+    host = normalized->host();
+  }
   if (num_shards_ <= 1) return 0;
-  const absl::string_view host = normalized->host();
   if (auto it = owner_of_host_.find(host); it != owner_of_host_.end()) return it->second;
   ++lookups_;
   const int32_t owner = OwnerOfHost(host, routing_, num_shards_);

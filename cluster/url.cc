@@ -56,6 +56,30 @@ constexpr EscapeTable kEscapeTable;
 
 bool NeedsEscape(unsigned char c) { return kEscapeTable.NeedsEscape(c); }
 
+// What a byte of a path or query in normal form may be (NormalFormHost):
+// kept as it is, '%' starting an escape, '?' starting the query, or
+// something normalisation would change or reject (whitespace, a control
+// character, '#', a byte it escapes).
+class NormalPathTable {
+ public:
+  enum Class : unsigned char { kKept, kNotNormal, kEscape, kQuery };
+  constexpr NormalPathTable() : class_() {
+    for (int c = 0; c < 0x100; ++c) {
+      class_[c] =
+          c <= ' ' || c == 0x7f || c == '#' || kEscapeTable.NeedsEscape(c) ? kNotNormal : kKept;
+    }
+    class_[static_cast<unsigned char>('%')] = kEscape;
+    class_[static_cast<unsigned char>('?')] = kQuery;
+  }
+  constexpr Class Of(unsigned char c) const { return class_[c]; }
+
+ private:
+  Class class_[256];
+};
+constexpr NormalPathTable kNormalPathTable;
+
+bool IsUpperHex(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); }
+
 // The first position at or after `from` of one of the bytes `a`, `b`, `c`
 // and `d`; npos if none.
 size_t FindFirstOf(absl::string_view text, size_t from, char a, char b, char c, char d) {
@@ -315,6 +339,78 @@ absl::StatusOr<NormalizedUrl> NormalizeUrl(absl::string_view url, const UrlLimit
                                        " bytes after normalisation (", spec.size(), ")"));
   }
   return normalized;
+}
+
+std::optional<absl::string_view> NormalFormHost(absl::string_view url, const UrlLimits& limits) {
+  if (url.empty() || url.size() > limits.max_length) return std::nullopt;
+  // The scheme, lower case.
+  size_t i;
+  int default_port;
+  if (absl::StartsWith(url, "https://")) {
+    i = 8;
+    default_port = 443;
+  } else if (absl::StartsWith(url, "http://")) {
+    i = 7;
+    default_port = 80;
+  } else {
+    return std::nullopt;
+  }
+  // The host: lower-case labels of 1-63 letters, digits, '-' and '_',
+  // without the trailing dot normalisation drops.
+  const size_t host_begin = i;
+  size_t label_length = 0;
+  for (; i < url.size(); ++i) {
+    const char c = url[i];
+    if (c == '.') {
+      if (label_length == 0) return std::nullopt;
+      label_length = 0;
+    } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') {
+      if (++label_length > kMaxLabelLength) return std::nullopt;
+    } else {
+      break;
+    }
+  }
+  const size_t host_end = i;
+  if (label_length == 0 || host_end - host_begin > kMaxHostLength) return std::nullopt;
+  // A port other than the scheme's default, without leading zeros.
+  if (i < url.size() && url[i] == ':') {
+    const size_t digits = ++i;
+    int port = 0;
+    for (; i < url.size() && absl::ascii_isdigit(static_cast<unsigned char>(url[i])); ++i) {
+      if (i - digits >= 5) return std::nullopt;
+      port = port * 10 + (url[i] - '0');
+    }
+    if (i == digits || url[digits] == '0' || port > 65535 || port == default_port) {
+      return std::nullopt;
+    }
+  }
+  // The path, which the normal form always has, then the query: no byte
+  // normalisation would escape, no escape it would decode or upper-case, no
+  // fragment, no whitespace or control character, and no dot segment in
+  // the path.
+  if (i == url.size() || url[i] != '/') return std::nullopt;
+  const size_t path_begin = i;
+  size_t path_end = url.size();
+  for (; i < url.size(); ++i) {
+    switch (kNormalPathTable.Of(static_cast<unsigned char>(url[i]))) {
+      case NormalPathTable::kKept:
+        continue;
+      case NormalPathTable::kNotNormal:
+        return std::nullopt;
+      case NormalPathTable::kQuery:
+        if (path_end == url.size()) path_end = i;
+        continue;
+      case NormalPathTable::kEscape:
+        if (i + 2 >= url.size() || !IsUpperHex(url[i + 1]) || !IsUpperHex(url[i + 2]) ||
+            IsUnreserved(static_cast<char>(HexValue(url[i + 1]) * 16 + HexValue(url[i + 2])))) {
+          return std::nullopt;
+        }
+        i += 2;
+        continue;
+    }
+  }
+  if (HasDotSegment(url.substr(path_begin, path_end - path_begin))) return std::nullopt;
+  return url.substr(host_begin, host_end - host_begin);
 }
 
 absl::StatusOr<std::string> NormalizeHost(absl::string_view host) {

@@ -1,5 +1,6 @@
 #include "cluster/url.h"
 
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -200,6 +201,95 @@ TEST(NormalizeUrlTest, NormalFormIsAFixedPoint) {
     ASSERT_EQ(once.rfind("ERROR", 0), std::string::npos) << once;
     EXPECT_EQ(Normal(once), once);
   }
+}
+
+TEST(NormalFormHostTest, FindsTheHostOfANormalUrl) {
+  EXPECT_EQ(NormalFormHost("https://www.example.com/a/b?c=%2F&d"), "www.example.com");
+  EXPECT_EQ(NormalFormHost("http://a-b_c.d9.com:8443/"), "a-b_c.d9.com");
+  EXPECT_EQ(NormalFormHost("http://10.0.0.1/%C3%BC?q=..%20"), "10.0.0.1");
+  EXPECT_EQ(NormalFormHost("http://a.com/b/.x/..y?/../"), "a.com");
+}
+
+TEST(NormalFormHostTest, DeclinesWhatNormalisationWouldChangeOrReject) {
+  for (const char* url : {
+           "",
+           "HTTP://a.com/",
+           "http://A.com/",
+           "http://a.com",
+           "http://a.com?q",
+           "http://a.com./",
+           "http://a..com/",
+           "http://.a.com/",
+           "http://a.com:80/",
+           "https://a.com:443/",
+           "http://a.com:080/",
+           "http://a.com:/",
+           "http://a.com:65536/",
+           "http://a.com:123456/",
+           "http://u@a.com/",
+           "http://a.com/#f",
+           "http://a.com/a b",
+           "http://a.com/\x7f",
+           "http://a.com/\xC3\xBC",
+           "http://a.com/|",
+           "http://a.com/%7E",
+           "http://a.com/%2f",
+           "http://a.com/%4",
+           "http://a.com/%G1",
+           "http://a.com/./",
+           "http://a.com/a/..",
+           "http://a.com/a/../b?c",
+           "http://[::1]/",
+           "ftp://a.com/",
+           "http:/a.com/",
+           "http://a.com\\b/",
+       }) {
+    EXPECT_EQ(NormalFormHost(url), std::nullopt) << url;
+  }
+  const std::string label(64, 'a');
+  EXPECT_EQ(NormalFormHost("http://" + label + ".com/"), std::nullopt);
+  EXPECT_EQ(NormalFormHost("http://" + label.substr(1) + ".com/"), label.substr(1) + ".com");
+  UrlLimits small;
+  small.max_length = 20;
+  EXPECT_EQ(NormalFormHost("http://a.com/1234567", small), "a.com");
+  EXPECT_EQ(NormalFormHost("http://a.com/12345678", small), std::nullopt);
+}
+
+// NormalFormHost says "normal" only where NormalizeUrl agrees, on URLs
+// pieced together from the parts its rules are about; and it recognises
+// what NormalizeUrl makes (IPv6 hosts aside).
+TEST(NormalFormHostTest, AgreesWithNormalizeUrl) {
+  const std::vector<std::string> parts = {
+      "http://", "https://", "HTTP://", "http:/", "a",   "Z",    "9",   "-",   "_",
+      ".",       "..",       "/",       "/",      "/",   "%",    "%2E", "%2e", "%41",
+      "%2F",     "%2f",      "%C3",     "%7E",    "%20", ":",    "80",  "443", "0",
+      "8080",    "65536",    "?",       "#",      " ",   "\xC3", "|",   "@",   "[",
+      "]",       "::1",      "=&",      "\t",     "~",
+  };
+  std::mt19937 rng(20);
+  std::uniform_int_distribution<size_t> pick(0, parts.size() - 1);
+  std::uniform_int_distribution<int> length(1, 14);
+  int normal = 0, normalized_ok = 0;
+  for (int trial = 0; trial < 200000; ++trial) {
+    std::string url = trial % 2 == 0 ? "http://" : "";
+    for (int n = length(rng); n > 0; --n) url += parts[pick(rng)];
+    const std::optional<absl::string_view> host = NormalFormHost(url);
+    const absl::StatusOr<NormalizedUrl> normalized = NormalizeUrl(url);
+    if (host.has_value()) {
+      ++normal;
+      ASSERT_TRUE(normalized.ok()) << url << ": " << normalized.status();
+      ASSERT_EQ(normalized->spec(), url);
+      ASSERT_EQ(normalized->host(), *host) << url;
+    }
+    if (normalized.ok() && normalized->host().front() != '[') {
+      ++normalized_ok;
+      ASSERT_EQ(NormalFormHost(normalized->spec()), normalized->host())
+          << url << " -> " << normalized->spec();
+    }
+  }
+  // Both directions were tested on many URLs.
+  EXPECT_GT(normal, 300);
+  EXPECT_GT(normalized_ok, 3000);
 }
 
 TEST(NormalizeHostTest, SameRulesAsUrlHosts) {

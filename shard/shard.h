@@ -401,12 +401,15 @@ class Shard {
   double pick_time_ = 0.0;
   std::vector<double> slot_times_;  // Lease's, kept to spare an allocation
   std::vector<double> run_times_;   // the slots of one PickSlots call
-  // IngestSignals': each signal's URL, its id and its page (kNoPage when
-  // unknown or the URL is bad), looked up ahead of counting.
+  // IngestSignals': each signal's URL id and its page (kNoPage when
+  // unknown or the URL is bad), looked up ahead of counting. A URL that
+  // came in normal form (cluster::NormalFormHost) is not normalised unless
+  // it must be registered; `url` holds the others' normalisation.
   struct SignalLookup {
+    bool normal_form = false;
+    cluster::UrlId id = 0;
+    PageId page = kNoPage;
     absl::StatusOr<cluster::NormalizedUrl> url;
-    cluster::UrlId id;
-    PageId page;
   };
   std::vector<SignalLookup> signal_lookups_;
 

@@ -1,8 +1,8 @@
 // Change-indicating signals: the shard's hottest path. Per signal: normalise
-// the URL, find its page, drop it if stale (main paper App. C) or a
-// duplicate, else count it in n_cis (the index moves the page's due time
-// earlier by β) and add it to the batch's journal entry
-// (journal_writer.h). No reads, one RocksDB record per batch.
+// the URL (unless it came in normal form), find its page, drop it if stale
+// (main paper App. C) or a duplicate, else count it in n_cis (the index
+// moves the page's due time earlier by β) and add it to the batch's journal
+// entry (journal_writer.h). No reads, one RocksDB record per batch.
 #include <algorithm>
 #include <cmath>
 
@@ -24,21 +24,28 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
   ack.set_sequence(batch.sequence());
   BatchResult* result = ack.mutable_result();
   uint32_t counted = 0, registered = 0, duplicate = 0, stale = 0, unknown = 0;
-  // The batch's lookups go in passes: its URLs normalised and their table
+  // The batch's lookups go in passes: their URL ids taken and their table
   // lines loaded, then their pages found and loaded, then the signals
   // counted. A batch's pages are spread over the whole table, and a page
   // looked up or updated one after another waits for each of its cache
   // misses in turn; this way a batch's misses overlap.
   signal_lookups_.clear();
-  for (const Signal& signal : batch.signals()) {
-    SignalLookup& lookup = signal_lookups_.emplace_back(
-        SignalLookup{cluster::NormalizeUrl(signal.url(), options_.url_limits), 0, kNoPage});
-    if (!lookup.url.ok()) continue;
-    lookup.id = cluster::UrlIdOf(lookup.url->spec());
+  signal_lookups_.resize(batch.signals_size());
+  for (int i = 0; i < batch.signals_size(); ++i) {
+    const std::string& url = batch.signals(i).url();
+    SignalLookup& lookup = signal_lookups_[i];
+    lookup.normal_form = cluster::NormalFormHost(url, options_.url_limits).has_value();
+    if (lookup.normal_form) {
+      lookup.id = cluster::UrlIdOf(url);
+    } else {
+      lookup.url = cluster::NormalizeUrl(url, options_.url_limits);
+      if (!lookup.url.ok()) continue;
+      lookup.id = cluster::UrlIdOf(lookup.url->spec());
+    }
     pages_.Prefetch(lookup.id);
   }
   for (SignalLookup& lookup : signal_lookups_) {
-    if (!lookup.url.ok()) continue;
+    if (!lookup.normal_form && !lookup.url.ok()) continue;
     lookup.page = pages_.Find(lookup.id);
     if (lookup.page == kNoPage) continue;
     __builtin_prefetch(&pages_[lookup.page]);
@@ -46,10 +53,9 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
   }
   for (int i = 0; i < batch.signals_size(); ++i) {
     const Signal& signal = batch.signals(i);
-    const SignalLookup& lookup = signal_lookups_[i];
-    const absl::StatusOr<cluster::NormalizedUrl>& url = lookup.url;
-    if (!url.ok()) {
-      cluster::AddRejection(i, url.status(), result);
+    SignalLookup& lookup = signal_lookups_[i];
+    if (!lookup.normal_form && !lookup.url.ok()) {
+      cluster::AddRejection(i, lookup.url.status(), result);
       continue;
     }
     absl::StatusOr<double> time = ItemTime(signal.time(), "time");
@@ -84,6 +90,9 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
         ack.add_unknown_indexes(static_cast<uint32_t>(i));
         continue;
       }
+      // A URL that came in normal form is normalised only to be registered.
+      if (lookup.normal_form) lookup.url = cluster::NormalizeUrl(signal.url(), options_.url_limits);
+      const absl::StatusOr<cluster::NormalizedUrl>& url = lookup.url;
       if (absl::Status s = CheckOwner(url->host(), "url"); !s.ok()) {
         cluster::AddRejection(i, s, result);
         continue;

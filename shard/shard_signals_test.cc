@@ -211,6 +211,25 @@ TEST_F(ShardSignalsTest, UnknownUrlsCanBeRegistered) {
   EXPECT_EQ(State("https://new.com/x").signals_since_crawl(), 1u);
 }
 
+// URLs in normal form and others take the same checks and find or
+// register the same page.
+TEST_F(ShardSignalsTest, UrlsAreKnownByTheirNormalForm) {
+  options_.register_unknown_urls = true;
+  options_.url_limits.max_length = 24;
+  Open();
+  const SignalBatchAck ack = Signals(
+      {MakeSignal("HTTPS://New.com:443/x#f", 900), MakeSignal("https://new.com/x", 901),
+       MakeSignal("https://new.com/12345678", 902), MakeSignal("https://new.com/123456789", 903)});
+  EXPECT_EQ(ack.registered(), 2u);
+  EXPECT_EQ(ack.counted(), 1u);
+  ExpectCountersAddUp(ack, 4);
+  ASSERT_EQ(ack.result().rejected_size(), 1);
+  EXPECT_EQ(ack.result().rejected(0).index(), 3u);
+  EXPECT_THAT(ack.result().rejected(0).message(), HasSubstr("longer than 24 bytes"));
+  EXPECT_EQ(State("https://new.com/x").signals_since_crawl(), 2u);
+  EXPECT_EQ(State("https://new.com/12345678").signals_since_crawl(), 1u);
+}
+
 TEST_F(ShardSignalsTest, OversizedBatchIsRejectedWhole) {
   options_.max_batch_items = 2;
   Open();
