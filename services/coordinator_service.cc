@@ -274,6 +274,10 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
       [stream](const SignalBatchAck& ack) { return stream->Write(ack); });
   cluster::ShardRouter router(options_.routing, num_shards_);
   SignalBatch batch;
+  // Each shard's part, reused: the signals moved into it are swapped with
+  // the cleared ones it kept, which the next batch is read into, so that
+  // forwarding allocates no signal.
+  std::vector<SignalBatch> shard_parts(num_shards_);
   while (stream->Read(&batch)) {
     status = CheckBatchSize("signals", batch.signals_size());
     if (!status.ok()) break;
@@ -296,11 +300,12 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
     std::shared_ptr<OrderedSignalAcks::Batch> pending =
         acks->Add(std::move(ack), static_cast<int>(parts.size()));
     for (auto& [route, indexes] : parts) {
-      SignalBatch part;
+      SignalBatch& part = shard_parts[route.shard];
+      part.Clear();
       part.set_sync(batch.sync());
-      // Moved: `batch` is read into afresh.
-      for (int i : indexes) *part.add_signals() = std::move(*batch.mutable_signals(i));
-      signal_streams_.Send(route.shard, route.address, std::move(part),
+      // Swapped: `batch` is read into afresh.
+      for (int i : indexes) part.add_signals()->Swap(batch.mutable_signals(i));
+      signal_streams_.Send(route.shard, route.address, &part,
                            [acks, pending, indexes = indexes, shard = route.shard](
                                const grpc::Status& s, const SignalBatchAck& part_ack) {
                              acks->PartDone(pending, shard, indexes, s, part_ack);

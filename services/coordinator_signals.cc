@@ -74,7 +74,7 @@ void ShardSignalStreams::ReadAcks(Connection* connection) {
   for (auto& [sequence, done] : lost) done(failure, SignalBatchAck());
 }
 
-void ShardSignalStreams::Send(int shard, const std::string& address, SignalBatch part, Done done) {
+void ShardSignalStreams::Send(int shard, const std::string& address, SignalBatch* part, Done done) {
   std::shared_ptr<Connection> connection;
   {
     absl::MutexLock lock(&mu_);
@@ -102,9 +102,9 @@ void ShardSignalStreams::Send(int shard, const std::string& address, SignalBatch
     return;
   }
   const uint64_t sequence = connection->next_sequence++;
-  part.set_sequence(sequence);
+  part->set_sequence(sequence);
   connection->pending.emplace(sequence, std::move(done));
-  if (!connection->stream->Write(part)) {
+  if (!connection->stream->Write(*part)) {
     // The reader sees the end of the stream and fails the pending parts,
     // this one included.
     connection->context.TryCancel();

@@ -37,8 +37,9 @@ class ShardSignalStreams {
   ShardSignalStreams(ShardChannels* channels, int num_shards);
   ~ShardSignalStreams();
 
-  // Sends `part` (its sequence is replaced) to shard `shard` at `address`.
-  void Send(int shard, const std::string& address, SignalBatch part, Done done);
+  // Sends `*part` (its sequence is replaced) to shard `shard` at `address`.
+  // `*part` is free for reuse when Send returns.
+  void Send(int shard, const std::string& address, SignalBatch* part, Done done);
 
   // Ends shard `shard`'s stream (it went out), failing its pending parts.
   void Reset(int shard);
