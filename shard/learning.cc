@@ -416,6 +416,7 @@ policy::PageParams WithSignalRate(const policy::PageParams& model, double signal
 policy::PageParams PriorRanking::Ranked(const policy::PageParams& prior) {
   if (!cached_ || prior.change_rate != prior_.change_rate || prior.recall != prior_.recall ||
       prior.false_rate != prior_.false_rate) {
+    ++fits_;
     const LearnedModel fit = Fit(InitLearning(prior), 1.0, options_);
     prior_ = prior;
     ranked_ = fit.params;  // the prior itself if the fit failed

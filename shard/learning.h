@@ -142,8 +142,12 @@ class PriorRanking {
   // (Δ, λ, ν) to rank by, with prior.importance.
   policy::PageParams Ranked(const policy::PageParams& prior);
 
+  // Fits made (priors whose answer was not kept), for tests.
+  uint64_t fits() const { return fits_; }
+
  private:
   LearningOptions options_;
+  uint64_t fits_ = 0;
   bool cached_ = false;
   policy::PageParams prior_;   // the last prior asked for
   policy::PageParams ranked_;  // its answer

@@ -239,6 +239,8 @@ class Shard {
 
   const StartupReport& startup() const { return startup_; }
   const ShardOptions& options() const { return options_; }
+  // Fits of never-crawled pages' priors made (PriorRanking), for tests.
+  uint64_t prior_fits() const { return prior_ranking_.fits(); }
   // Bytes of the in-memory tables (index, pages, URL text, hosts, leases);
   // RocksDB's own memory is not included.
   size_t MemoryBytes() const;
@@ -329,6 +331,14 @@ class Shard {
   // changes. The store keeps the fitted model; after a restart the page
   // ranks by it until its next crawl or refresh.
   void RankBySignalRate(PageId page, const PageSlot& slot, const PageView& indexed, double t);
+  // Whether a page of `host` that never learnt, with prior `model`, is
+  // indexed with `indexed` = IndexView(RankingModel(host, model, false))
+  // rescaled to some signal rate (WithSignalRate), rounded to float: its
+  // ranking model is its own prior's fit (not a pooled host prior), the
+  // host has no trusted model that IndexView puts in, and the view has
+  // signals. Every Upsert of such a page's model is of that form.
+  bool RanksByOwnPriorFit(HostId host, const policy::PageParams& model,
+                          const policy::PageParams& indexed) const;
   // The page has journaled signals or a lease its record lacks (from entry
   // `seq` on).
   void MarkUnfolded(PageId page, uint64_t seq);

@@ -180,14 +180,33 @@ void Shard::RankBySignalRate(PageId page, const PageSlot& slot, const PageView& 
   const double rate =
       pooled.has_value() ? *pooled : SignalRate(learning, slot.n_cis, open, options_.learning);
   const policy::PageParams model{slot.importance, slot.change_rate, slot.recall, slot.false_rate};
-  const policy::PageParams ranked =
-      WithSignalRate(RankingModel(indexed.host, model, learning.crawls > 0), rate);
+  const bool learnt = learning.crawls > 0;
+  policy::PageParams ranked;
+  if (!learnt && RanksByOwnPriorFit(indexed.host, model, indexed.params)) {
+    // The index holds the prior's fit at an earlier signal rate, and
+    // WithSignalRate keeps what it fitted (α and αβ): rescaling it spares a
+    // fit per refresh (the signal path's largest cost), to float precision.
+    ranked = WithSignalRate(indexed.params, rate);
+    ranked.importance = model.importance;
+  } else {
+    ranked = WithSignalRate(RankingModel(indexed.host, model, learnt), rate);
+  }
   if (!IndexableModel(ranked, options_.max_rate)) return;
   const policy::PageParams view = IndexView(indexed.host, ranked);
   if (!ChangedMeaningfully(indexed.params, view, options_.push_threshold)) {
     return;  // spares the index a re-key
   }
   index_.Upsert(page, view, indexed.host, last_crawl);
+}
+
+bool Shard::RanksByOwnPriorFit(HostId host, const policy::PageParams& model,
+                               const policy::PageParams& indexed) const {
+  // A default prior may rank by its host's pooled prior instead, and a host
+  // that learnt trust may have had its (λ, ν) swapped in (IndexView); a
+  // view without signals (negligible precision) keeps no rate to rescale.
+  if (host_priors_.IsDefault(model) || trust_.Has(host)) return false;
+  const double signal_rate = indexed.recall * indexed.change_rate + indexed.false_rate;
+  return signal_rate > 0.0 && std::isfinite(signal_rate);
 }
 
 int64_t Shard::RankedSignals(PageId page, int64_t n_cis) const {

@@ -291,6 +291,32 @@ TEST_F(ShardSignalsTest, SignalCountsRefreshTheSignalRate) {
   EXPECT_FLOAT_EQ(refreshed.estimate().false_rate(), 1e-3f);
 }
 
+// A never-crawled page is re-ranked at its refreshes by the fit of its
+// prior scaled to the new signal rate: the index's model is rescaled, not
+// the prior fitted again.
+TEST_F(ShardSignalsTest, RefreshesOfANeverCrawledPageDoNotRefitItsPrior) {
+  Upsert(
+      {Spec("https://a.com/", 1.0, 1e-3, 0.5, 1e-3), Spec("https://b.com/", 1.0, 2e-3, 0.3, 1e-4)});
+  const uint64_t fits = shard_->prior_fits();
+  now_ = 1100;
+  for (int i = 0; i < 8; ++i) {
+    Signals({MakeSignal("https://a.com/", 1001 + i), MakeSignal("https://b.com/", 1001 + i)});
+  }
+  EXPECT_EQ(shard_->prior_fits(), fits);  // 3 refreshes of each page
+  // As fitting again would rank it, to float precision: γ̂ at the 8th
+  // signal, with what the prior's fit says of α and αβ.
+  const LearningOptions& o = options_.learning;
+  const policy::PageParams prior{1.0, 1e-3, 0.5, 1e-3};
+  const policy::PageParams fit = Fit(InitLearning(prior), 1.0, o).params;
+  const UrlState a = State("https://a.com/");
+  EXPECT_EQ(a.signals_since_crawl(), 8u);
+  const double open = 1008 - a.last_crawl_time();  // T_DELAY is 0 here
+  const policy::PageParams exact = WithSignalRate(fit, SignalRate(InitLearning(prior), 8, open, o));
+  EXPECT_NEAR(a.ranked().change_rate(), exact.change_rate, 1e-6 * exact.change_rate);
+  EXPECT_NEAR(a.ranked().recall(), exact.recall, 1e-6);
+  EXPECT_NEAR(a.ranked().false_rate(), exact.false_rate, 1e-6 * exact.false_rate);
+}
+
 TEST_F(ShardSignalsTest, SignalsWhileLeasedCountAfterwards) {
   Add("https://a.com/");
   ASSERT_EQ(Lease(1).leases_size(), 1);
