@@ -16,9 +16,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "cluster/url.h"
 #include "shard/fuzz_input.h"
 #include "shard/shard.h"
 #include "shard/store/url_store.h"
@@ -76,9 +78,12 @@ class FuzzedShard {
       case 1:
         shard_->DeleteUrls(Parse<DeleteUrlsRequest>(data, len), now_).IgnoreError();
         break;
-      case 2:
-        shard_->IngestSignals(Parse<SignalBatch>(data, len), now_).IgnoreError();
+      case 2: {
+        const SignalBatch batch = Parse<SignalBatch>(data, len);
+        for (const Signal& signal : batch.signals()) CheckNormalForm(signal.url());
+        shard_->IngestSignals(batch, now_).IgnoreError();
         break;
+      }
       case 3:
         shard_->PeekTop(Parse<PeekTopRequest>(data, len), now_).IgnoreError();
         break;
@@ -108,6 +113,16 @@ class FuzzedShard {
           if (shard_->GetStats(now_).urls() != urls) std::abort();
         }
         break;
+    }
+  }
+
+  // What the signal path takes for a URL in normal form is one.
+  static void CheckNormalForm(const std::string& url) {
+    const std::optional<absl::string_view> host = cluster::NormalFormHost(url);
+    if (!host.has_value()) return;
+    const absl::StatusOr<cluster::NormalizedUrl> normalized = cluster::NormalizeUrl(url);
+    if (!normalized.ok() || normalized->spec() != url || normalized->host() != *host) {
+      std::abort();
     }
   }
 
