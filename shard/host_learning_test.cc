@@ -176,9 +176,9 @@ TEST(HostLearningTest, OptionsAreChecked) {
             std::string::npos);
 }
 
-TEST(HostLearningTest, StateIsAPlainStructOf108Bytes) {
+TEST(HostLearningTest, StateIsAPlainStructOf160Bytes) {
   static_assert(std::is_trivially_copyable<HostLearningState>::value);
-  EXPECT_EQ(sizeof(HostLearningState), 108u);
+  EXPECT_EQ(sizeof(HostLearningState), 160u);
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ bool HostPriorTable::Learn(HostId host, PageId page, double tau, int64_t n_cis, 
   } else {
     const PageId first = entry & ~kOnePage;
     if (first == page) return false;
-    state = HostLearningFromPage(learning_of(first), default_prior_);
+    state = HostLearningFromPage(learning_of(first), default_prior_, options_, host_options_);
   }
   if (!LearnFromCrawl(tau, n_cis, changed, t_delay, &state.pooled)) return false;
   if (h == nullptr) h = AddPooled(host, state);
@@ -102,7 +102,7 @@ void HostPriorTable::NotePage(HostId host, PageId page) {
 bool HostPriorTable::RemovePage(HostId host, PageId page, const LearningState& learning) {
   const uint32_t entry = Entry(host);
   if ((entry & kOnePage) == 0 || (entry & ~kOnePage) != page) return false;
-  HostLearningState state = HostLearningFromPage(learning, default_prior_);
+  HostLearningState state = HostLearningFromPage(learning, default_prior_, options_, host_options_);
   return Refit(host, &state, AddPooled(host, state));
 }
 
