@@ -23,23 +23,30 @@
 // Spread weight (HostLearningOptions::spread_weight): the weight also
 // shrinks with how unalike the host's pages are, as a normal–normal
 // shrinkage weighs a group mean. Each page with at least
-// spread_min_page_outcomes outcomes gives its own estimate x = log α̂,
-// α = (1 − λ)Δ the rate of the changes no signal announced (what the crawl
-// outcomes measure; it moves with Δ and with λ), fitted from its summaries
-// with the pooled state's prior at spread_prior_weight pseudo-crawls and
-// optimism 0, and that fit's variance v (LearnedModel::log_alpha_variance).
-// The between-page variance is estimated by DerSimonian and Laird's method
-// of moments with w = 1/v: Q = Σ w (x − x̄_w)², τ² = max(0, (Q − (N − 1)) /
-// (Σ w − Σ w² / Σ w)), the observed spread less what the per-page sampling
-// noise explains. One crawl's sampling variance is c = Σ n / Σ w (n the
-// pages' outcomes), and a prior of between-page variance τ² is worth
-// c / τ² crawls. The host prior's weight is that, between
+// spread_min_page_outcomes outcomes gives its own estimates of two
+// parameters, each with its sampling variance v:
+//   - x = log α̂, α = (1 − λ)Δ the rate of the changes no signal announced
+//     (what the crawl outcomes measure; it moves with Δ and with λ), fitted
+//     from the page's summaries with the pooled state's prior at
+//     spread_prior_weight pseudo-crawls and optimism 0; v from that fit's
+//     curvature (LearnedModel::log_alpha_variance);
+//   - x = log γ̂, γ = λΔ + ν the signal rate, γ̂ = (signals + w₀γ₀τ̄) /
+//     (signal time + w₀τ̄) with w₀ = spread_prior_weight and τ̄ the page's
+//     mean interval; v = 1 / (signals + w₀γ₀τ̄), a Poisson count's.
+// Per parameter, the between-page variance is estimated by DerSimonian and
+// Laird's method of moments with w = 1/v: Q = Σ w (x − x̄_w)²,
+// τ² = max(0, (Q − (N − 1)) / (Σ w − Σ w² / Σ w)), the observed spread less
+// what the pages' sampling noise explains. One outcome's sampling variance
+// is c = Σ n / Σ w (n the pages' outcomes), and a prior of between-page
+// variance τ² is worth c / τ² outcomes. The spread weight is the smaller
+// c / τ² of the two parameters (the one prior weight serves them all), and
+// the host prior's weight is that, clamped between
 // LearningOptions::prior_weight and the count-based weight above: a host of
 // alike pages keeps the count-based weight, one of unalike pages falls to
-// the base. The state keeps running sums (HostSpread), and a page's sample
-// is replaced at each of its outcomes (UpdateHostSpread), so per host it is
-// bounded and per page nothing is kept. With N < spread_min_pages samples
-// the count-based weight holds.
+// the base. A parameter with fewer than spread_min_pages samples, or with
+// τ² = 0, does not bound it. The state keeps running sums (HostSpread), and
+// a page's sample is replaced at each of its outcomes (UpdateHostSpread),
+// so per host it is bounded and per page nothing is kept.
 //
 // Optimism (LearningOptions::optimism): the host prior's extra pseudo-crawls
 // count as outcomes for the optimistic bound, whose level c / (1 + n)
@@ -47,11 +54,11 @@
 // than one that only has the population prior.
 //
 // Layout: HostLearningState is a plain struct of floats, doubles and
-// integers (160 bytes: the pooled LearningState, 92, 16 of the last fit and
-// 48 of the spread's sums), meant to be kept per host id and stored as its
-// bytes or field by field. The functions
-// are pure and thread-safe for distinct states; a state needs external
-// synchronisation if shared.
+// integers (208 bytes: the pooled LearningState, 92, 16 of the last fit, 4
+// of padding and 96 of the spread's sums), meant to be kept per host id and
+// stored as its bytes or field by field. The functions are pure and
+// thread-safe for distinct states; a state needs external synchronisation
+// if shared.
 #ifndef RECRAWL_SHARD_HOST_LEARNING_H_
 #define RECRAWL_SHARD_HOST_LEARNING_H_
 
