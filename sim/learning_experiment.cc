@@ -120,6 +120,11 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
       const std::string reference = learner.substr(0, learner.size() - suffix.size());
       if (IndexOf(e.policies, reference) >= 0) e.gaps.emplace_back(reference, learner);
     }
+    // The spread weight against the count-based one, paired.
+    const std::string spread = learner + "-SPREAD";
+    if (absl::EndsWith(learner, "-LEARN-HOST") && IndexOf(e.policies, spread) >= 0) {
+      e.gaps.emplace_back(spread, learner);
+    }
   }
   e.title = absl::StrFormat(
       "Learning: true parameters vs learnt online from the population prior; "
