@@ -83,6 +83,8 @@ struct HostLearningOptions {
   double outcomes_per_weight = 20.0;
   double max_prior_weight = 8.0;
   // The spread weight (see above): off, the weight is the count-based one.
+  // Off by default: in the simulator's host-structured worlds it loses
+  // against the count-based weight (docs/results.md, "Host pooling").
   bool spread_weight = false;
   // A page's outcomes before its own estimate counts in the spread.
   uint32_t spread_min_page_outcomes = 10;
