@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/parallel.h"
@@ -83,9 +84,9 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
                   "GREEDY-LEARN"};
   }
   for (const std::string& p : e.policies) {
-    if (p == "GREEDY-NCIS-LEARN-HOST" && !hosts.enabled()) {
+    if (absl::StartsWith(p, "GREEDY-NCIS-LEARN-HOST") && !hosts.enabled()) {
       return absl::InvalidArgumentError(
-          "--policies: GREEDY-NCIS-LEARN-HOST needs host structure (--pages_per_host)");
+          absl::StrCat("--policies: ", p, " needs host structure (--pages_per_host)"));
     }
     if (IsAnalytic(p)) {
       return absl::InvalidArgumentError(
@@ -111,13 +112,18 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
   }
   for (LearningSetting& s : e.settings) s.hosts = hosts;
   for (const std::string& learner : e.policies) {
-    for (const std::string suffix : {"-LEARN", "-LEARN-HOST"}) {
+    for (const std::string suffix : {"-LEARN", "-LEARN-HOST", "-LEARN-HOST-SPREAD"}) {
       if (learner.size() <= suffix.size() ||
           learner.compare(learner.size() - suffix.size(), suffix.size(), suffix) != 0) {
         continue;
       }
       const std::string reference = learner.substr(0, learner.size() - suffix.size());
       if (IndexOf(e.policies, reference) >= 0) e.gaps.emplace_back(reference, learner);
+    }
+    // The spread weight against the count-based one, paired.
+    const std::string spread = learner + "-SPREAD";
+    if (absl::EndsWith(learner, "-LEARN-HOST") && IndexOf(e.policies, spread) >= 0) {
+      e.gaps.emplace_back(spread, learner);
     }
   }
   e.title = absl::StrFormat(

@@ -65,8 +65,10 @@ std::vector<policy::PageParams> ShardDefaultPrior(const std::vector<policy::Page
 absl::StatusOr<std::unique_ptr<Scheduler>> Learning(const std::vector<policy::PageParams>& priors,
                                                     policy::CrawlPolicy valuation, bool learn,
                                                     ValueSchedulerOptions::Argmax argmax,
-                                                    const std::vector<int32_t>& hosts = {}) {
+                                                    const std::vector<int32_t>& hosts = {},
+                                                    bool spread_weight = false) {
   LearningSchedulerOptions options;
+  options.host.spread_weight = spread_weight;
   options.policy = valuation;
   options.learn = learn;
   options.argmax = argmax;
@@ -98,6 +100,7 @@ const std::vector<std::string>& PolicyNames() {
                                                           "STORMCRAWLER",
                                                           "GREEDY-NCIS-LEARN",
                                                           "GREEDY-NCIS-LEARN-HOST",
+                                                          "GREEDY-NCIS-LEARN-HOST-SPREAD",
                                                           "GREEDY-LEARN",
                                                           "GREEDY-NCIS-PRIOR",
                                                           "GREEDY-NCIS-LEARN-DEFAULT",
@@ -169,12 +172,13 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
   if (name == "GREEDY-NCIS-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax);
   }
-  if (name == "GREEDY-NCIS-LEARN-HOST") {
+  if (name == "GREEDY-NCIS-LEARN-HOST" || name == "GREEDY-NCIS-LEARN-HOST-SPREAD") {
     if (hosts.size() != pages.size()) {
       return absl::InvalidArgumentError(
-          "GREEDY-NCIS-LEARN-HOST needs the pages' hosts (learn --pages_per_host)");
+          absl::StrCat(name, " needs the pages' hosts (learn --pages_per_host)"));
     }
-    return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax, hosts);
+    return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax, hosts,
+                    name == "GREEDY-NCIS-LEARN-HOST-SPREAD");
   }
   if (name == "GREEDY-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::Greedy(), true, argmax);
