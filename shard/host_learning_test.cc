@@ -3,8 +3,6 @@
 #include <cmath>
 #include <cstring>
 #include <random>
-#include <utility>
-#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -138,114 +136,6 @@ TEST(HostLearningTest, OwnOutcomesOutweighTheHostPrior) {
   EXPECT_GT(m.estimate.change_rate, 0.8);
 }
 
-// A host of `pages.size()` pages, each page `outcomes` simulated outcomes
-// of its own parameters, interleaved, pooled with the spread updated.
-struct SpreadHost {
-  HostLearningState host;
-  std::vector<LearningState> pages;
-};
-
-SpreadHost LearnSpreadHost(const std::vector<policy::PageParams>& truths, int outcomes,
-                           const HostLearningOptions& o, uint64_t seed) {
-  SpreadHost out{InitHostLearning(kPopulation),
-                 std::vector<LearningState>(truths.size(), InitLearning(kPopulation))};
-  std::mt19937_64 rng(seed);
-  for (int k = 0; k < outcomes; ++k) {
-    for (size_t i = 0; i < truths.size(); ++i) {
-      const Outcome x = SimulateInterval(truths[i], rng);
-      const LearningState before = out.pages[i];
-      EXPECT_TRUE(LearnFromCrawl(x.tau, x.signals, x.changed, 0.0, &out.pages[i]));
-      EXPECT_NE(
-          LearnHostFromCrawl(x.tau, x.signals, x.changed, 0.0, LearningOptions(), o, &out.host),
-          HostUpdate::kRejected);
-      UpdateHostSpread(before, out.pages[i], LearningOptions(), o, &out.host);
-    }
-  }
-  return out;
-}
-
-HostLearningOptions SpreadOptions() {
-  HostLearningOptions o;
-  o.spread_weight = true;
-  return o;
-}
-
-TEST(HostLearningTest, AlikePagesKeepTheCountBasedWeight) {
-  const HostLearningOptions o = SpreadOptions();
-  const SpreadHost h =
-      LearnSpreadHost(std::vector<policy::PageParams>(20, Params(0.2, 0.6, 0.05)), 60, o, 11);
-  EXPECT_EQ(h.host.spread.change.pages, 20u);
-  EXPECT_EQ(h.host.spread.signal.pages, 20u);
-  // 1200 outcomes: the count-based weight is at its bound, and pages whose
-  // estimates differ only by sampling noise leave it there or near it.
-  HostLearningOptions count_only = o;
-  count_only.spread_weight = false;
-  EXPECT_DOUBLE_EQ(HostPriorWeight(h.host, LearningOptions(), count_only), o.max_prior_weight);
-  EXPECT_GE(HostPriorWeight(h.host, LearningOptions(), o), 0.9 * o.max_prior_weight);
-}
-
-TEST(HostLearningTest, UnalikePagesFallToTheBaseWeight) {
-  const HostLearningOptions o = SpreadOptions();
-  std::vector<policy::PageParams> truths;
-  // Change rates over a factor 300, signal rates with them.
-  for (int i = 0; i < 20; ++i) truths.push_back(Params(0.01 * std::pow(1.35, i), 0.6, 0.05));
-  const SpreadHost h = LearnSpreadHost(truths, 60, o, 11);
-  double between = 0.0;
-  double per_outcome = 0.0;
-  ASSERT_TRUE(SpreadVariances(h.host.spread.change, o.spread_min_pages, &between, &per_outcome));
-  // log α spreads with log Δ, whose variance here is (log 1.35)² · 35 = 3.2.
-  EXPECT_GT(between, 1.5);
-  EXPECT_LT(between, 6.0);
-  EXPECT_LT(HostPriorWeight(h.host, LearningOptions(), o), LearningOptions().prior_weight + 0.5);
-  EXPECT_GE(HostPriorWeight(h.host, LearningOptions(), o), LearningOptions().prior_weight);
-}
-
-TEST(HostLearningTest, SpreadSumsAreThoseOfThePagesCurrentStates) {
-  const HostLearningOptions o = SpreadOptions();
-  std::vector<policy::PageParams> truths;
-  for (int i = 0; i < 6; ++i) truths.push_back(Params(0.05 * (1 + i), 0.3 + 0.1 * i, 0.02));
-  const SpreadHost h = LearnSpreadHost(truths, 30, o, 3);
-  // The running sums, each page's sample replaced at each outcome, equal
-  // the sums of the pages' last samples.
-  HostLearningState fresh = InitHostLearning(kPopulation);
-  for (const LearningState& page : h.pages) {
-    UpdateHostSpread(InitLearning(kPopulation), page, LearningOptions(), o, &fresh);
-  }
-  for (auto [a, b] : {std::make_pair(h.host.spread.change, fresh.spread.change),
-                      std::make_pair(h.host.spread.signal, fresh.spread.signal)}) {
-    EXPECT_EQ(a.pages, 6u);
-    EXPECT_EQ(a.pages, b.pages);
-    EXPECT_NEAR(a.weights, b.weights, 1e-9 * b.weights);
-    EXPECT_NEAR(a.weighted_sum, b.weighted_sum, 1e-9 * std::abs(b.weighted_sum) + 1e-9);
-    EXPECT_NEAR(a.weighted_squares, b.weighted_squares, 1e-9 * b.weighted_squares + 1e-9);
-    EXPECT_NEAR(a.squared_weights, b.squared_weights, 1e-9 * b.squared_weights);
-    EXPECT_DOUBLE_EQ(a.outcomes, 180.0);
-  }
-  // Pages that leave take their samples out; a host built from one page has
-  // that page's sample.
-  HostLearningState left = h.host;
-  for (const LearningState& page : h.pages) {
-    UpdateHostSpread(page, InitLearning(kPopulation), LearningOptions(), o, &left);
-  }
-  EXPECT_EQ(left.spread.change.pages, 0u);
-  EXPECT_EQ(left.spread.signal.weights, 0.0);
-  const HostLearningState one = HostLearningFromPage(h.pages[0], kPopulation, LearningOptions(), o);
-  EXPECT_EQ(one.spread.change.pages, 1u);
-  EXPECT_EQ(one.pooled.crawls, 30u);
-  // Fewer than spread_min_pages samples: the count-based weight.
-  double between = 0.0;
-  double per_outcome = 0.0;
-  EXPECT_FALSE(SpreadVariances(one.spread.change, o.spread_min_pages, &between, &per_outcome));
-  EXPECT_TRUE(std::isinf(HostSpreadWeight(one, o)));
-}
-
-TEST(HostLearningTest, SpreadIsNotKeptWhenOff) {
-  const SpreadHost h = LearnSpreadHost(std::vector<policy::PageParams>(5, Params(0.2, 0.6, 0.05)),
-                                       30, HostLearningOptions(), 2);
-  EXPECT_EQ(h.host.spread.change.pages, 0u);
-  EXPECT_EQ(h.host.spread.signal.pages, 0u);
-}
-
 TEST(HostLearningTest, BadInputIsRejectedAndLeavesTheState) {
   HostLearningState host = InitHostLearning(kPopulation);
   ASSERT_EQ(LearnHostFromCrawl(1.0, 1, true, 0.0, LearningOptions(), HostLearningOptions(), &host),
@@ -284,24 +174,11 @@ TEST(HostLearningTest, OptionsAreChecked) {
   o.outcomes_per_weight = 0.0;
   EXPECT_NE(CheckHostLearningOptions(o, base).message().find("outcomes_per_weight"),
             std::string::npos);
-  o = SpreadOptions();
-  EXPECT_TRUE(CheckHostLearningOptions(o, base).ok());
-  o.spread_min_pages = 1;
-  EXPECT_NE(CheckHostLearningOptions(o, base).message().find("spread_min_pages"),
-            std::string::npos);
-  o = SpreadOptions();
-  o.spread_min_page_outcomes = 0;
-  EXPECT_NE(CheckHostLearningOptions(o, base).message().find("spread_min_page_outcomes"),
-            std::string::npos);
-  o = SpreadOptions();
-  o.spread_prior_weight = std::nan("");
-  EXPECT_NE(CheckHostLearningOptions(o, base).message().find("spread_prior_weight"),
-            std::string::npos);
 }
 
-TEST(HostLearningTest, StateIsAPlainStructOf208Bytes) {
+TEST(HostLearningTest, StateIsAPlainStructOf108Bytes) {
   static_assert(std::is_trivially_copyable<HostLearningState>::value);
-  EXPECT_EQ(sizeof(HostLearningState), 208u);
+  EXPECT_EQ(sizeof(HostLearningState), 108u);
 }
 
 }  // namespace

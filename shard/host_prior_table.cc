@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,29 +9,6 @@
 
 namespace recrawl {
 namespace shard {
-namespace {
-
-void SpreadToRecord(const SpreadSums& sums, SpreadRecord* record) {
-  record->set_pages(sums.pages);
-  record->set_weights(sums.weights);
-  record->set_weighted_sum(sums.weighted_sum);
-  record->set_weighted_squares(sums.weighted_squares);
-  record->set_squared_weights(sums.squared_weights);
-  record->set_outcomes(sums.outcomes);
-}
-
-SpreadSums SpreadFromRecord(const SpreadRecord& record) {
-  SpreadSums sums;
-  sums.pages = record.pages();
-  sums.weights = record.weights();
-  sums.weighted_sum = record.weighted_sum();
-  sums.weighted_squares = record.weighted_squares();
-  sums.squared_weights = record.squared_weights();
-  sums.outcomes = record.outcomes();
-  return sums;
-}
-
-}  // namespace
 
 HostPriorTable::HostPriorTable(const policy::PageParams& default_prior,
                                const LearningOptions& options,
@@ -55,7 +31,6 @@ HostLearningState HostPriorTable::Expand(const Host& h) const {
   state.recall = h.recall;
   state.false_rate = h.false_rate;
   state.fitted_outcomes = h.fitted_outcomes;
-  if (host_options_.spread_weight) state.spread = spread_[&h - pooled_.data()];
   return state;
 }
 
@@ -67,7 +42,6 @@ void HostPriorTable::Compact(const HostLearningState& state, Host* h) {
   h->recall = state.recall;
   h->false_rate = state.false_rate;
   h->fitted_outcomes = state.fitted_outcomes;
-  if (host_options_.spread_weight) spread_[h - pooled_.data()] = state.spread;
 }
 
 const HostPriorTable::Host* HostPriorTable::Pooled(HostId host) const {
@@ -82,7 +56,6 @@ HostPriorTable::Host* HostPriorTable::MutablePooled(HostId host) {
 
 HostPriorTable::Host* HostPriorTable::AddPooled(HostId host, const HostLearningState& state) {
   Host& h = pooled_.emplace_back();
-  if (host_options_.spread_weight) spread_.emplace_back();
   Compact(state, &h);
   h.unwritten = true;
   MutableEntry(host) = static_cast<uint32_t>(pooled_.size());
@@ -114,16 +87,9 @@ bool HostPriorTable::Learn(HostId host, PageId page, double tau, int64_t n_cis, 
   } else {
     const PageId first = entry & ~kOnePage;
     if (first == page) return false;
-    state = HostLearningFromPage(learning_of(first), default_prior_, options_, host_options_);
+    state = HostLearningFromPage(learning_of(first), default_prior_);
   }
   if (!LearnFromCrawl(tau, n_cis, changed, t_delay, &state.pooled)) return false;
-  if (host_options_.spread_weight) {
-    const LearningState before = learning_of(page);
-    LearningState after = before;
-    if (LearnFromCrawl(tau, n_cis, changed, t_delay, &after)) {
-      UpdateHostSpread(before, after, options_, host_options_, &state);
-    }
-  }
   if (h == nullptr) h = AddPooled(host, state);
   h->unwritten = true;
   return Refit(host, &state, h);
@@ -135,19 +101,8 @@ void HostPriorTable::NotePage(HostId host, PageId page) {
 
 bool HostPriorTable::RemovePage(HostId host, PageId page, const LearningState& learning) {
   const uint32_t entry = Entry(host);
-  if (Host* h = MutablePooled(host); h != nullptr) {
-    if (host_options_.spread_weight) {
-      HostLearningState state = Expand(*h);
-      UpdateHostSpread(learning, InitLearning(default_prior_), options_, host_options_, &state);
-      Compact(state, h);
-      h->unwritten = true;
-    }
-    return false;
-  }
   if ((entry & kOnePage) == 0 || (entry & ~kOnePage) != page) return false;
-  HostLearningState state = HostLearningFromPage(learning, default_prior_, options_, host_options_);
-  // The outcomes stay; the page's spread sample leaves with it.
-  UpdateHostSpread(learning, InitLearning(default_prior_), options_, host_options_, &state);
+  HostLearningState state = HostLearningFromPage(learning, default_prior_);
   return Refit(host, &state, AddPooled(host, state));
 }
 
@@ -212,10 +167,6 @@ bool HostPriorTable::ToRecord(HostId host, HostLearningRecord* record) const {
   record->set_recall(s.recall);
   record->set_false_rate(s.false_rate);
   record->set_fitted_outcomes(s.fitted_outcomes);
-  if (host_options_.spread_weight) {
-    SpreadToRecord(s.spread.change, record->mutable_change_spread());
-    SpreadToRecord(s.spread.signal, record->mutable_signal_spread());
-  }
   return true;
 }
 
@@ -232,19 +183,6 @@ absl::Status HostPriorTable::Restore(HostId host, const HostLearningRecord& reco
     return absl::InvalidArgumentError(
         absl::StrCat("host_learning: prior (", s.change_rate, ", ", s.recall, ", ", s.false_rate,
                      ") after ", s.fitted_outcomes, " of ", s.pooled.crawls, " outcomes"));
-  }
-  if (host_options_.spread_weight) {
-    for (auto [sums, field, name] :
-         {std::make_tuple(&s.spread.change, &record.change_spread(), "change_spread"),
-          std::make_tuple(&s.spread.signal, &record.signal_spread(), "signal_spread")}) {
-      *sums = SpreadFromRecord(*field);
-      if (!std::isfinite(sums->weights) || !std::isfinite(sums->weighted_sum) ||
-          !std::isfinite(sums->weighted_squares) || !std::isfinite(sums->squared_weights) ||
-          !std::isfinite(sums->outcomes)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("host_learning: ", name, " has a sum that is not finite"));
-      }
-    }
   }
   Host* h = MutablePooled(host);
   if (h == nullptr) h = AddPooled(host, s);
@@ -276,7 +214,6 @@ void HostPriorTable::MarkWritten(HostId host) {
 
 size_t HostPriorTable::MemoryBytes() const {
   return entries_.capacity() * sizeof(uint32_t) + pooled_.capacity() * sizeof(Host) +
-         spread_.capacity() * sizeof(HostSpread) +
          new_page_.capacity() * (1 + sizeof(std::pair<HostId, policy::PageParams>));
 }
 

@@ -19,22 +19,15 @@
 // A host with one crawled page gets no host prior, for that page (which
 // would count its own outcomes twice) nor for new pages of the host.
 //
-// With HostLearningOptions::spread_weight each outcome also replaces its
-// page's sample in the host's spread (UpdateHostSpread, from the page's
-// stored state before it and that state with the outcome learnt), and a
-// pooled host's page that is removed takes its sample out.
-//
 // State: 4 bytes per host id (an index, dense by HostId), 100 bytes per
 // host with outcomes on two pages or more (HostLearningState without the
 // pooled prior, which is the default for every host, and a flag, in one
-// array), 96 more with spread_weight (its HostSpread, in a parallel array)
-// and ~40 more per fitted host (its new-page model, in a hash map). Persistence: the caller writes
-// a pooled host's state (ToRecord) into its HostRecord when Learn or RemovePage reports a refit
+// array), and ~40 more per fitted host (its new-page model, in a hash
+// map). Persistence: the caller writes a pooled host's state (ToRecord)
+// into its HostRecord when Learn or RemovePage reports a refit
 // (O(log n + n/1024) times for n outcomes) and every host learnt since its
 // last write at a graceful stop (TakeUnwritten); a crash loses what the
-// host learnt since its last refit, which only delays it (the spread's
-// sums may then keep or miss a sample of a page crawled since, until that
-// page's next outcome replaces it). A host with one
+// host learnt since its last refit, which only delays it. A host with one
 // crawled page has nothing to write: a restart finds its page again
 // (NotePage).
 //
@@ -80,8 +73,7 @@ class HostPriorTable {
   void NotePage(HostId host, PageId page);
   // Before `page` of `host` is removed, with its state: if the host's
   // outcomes are that page's alone, the host is pooled from them (its id
-  // may be reused). True when that fitted the host (write its record). A
-  // pooled host keeps the page's outcomes but not its spread sample.
+  // may be reused). True when that fitted the host (write its record).
   bool RemovePage(HostId host, PageId page, const LearningState& learning);
 
   // Whether `prior` is the shard's default, which the host prior replaces.
@@ -128,7 +120,7 @@ class HostPriorTable {
     bool unwritten;  // learnt since its last write
   };
   HostLearningState Expand(const Host& h) const;
-  void Compact(const HostLearningState& state, Host* h);
+  static void Compact(const HostLearningState& state, Host* h);
   // entries_[host]: 0 (no outcome), kOnePage | page (the host's outcomes
   // are that page's), or 1 + the host's index in pooled_.
   static constexpr uint32_t kOnePage = uint32_t{1} << 31;
@@ -152,8 +144,6 @@ class HostPriorTable {
   HostLearningOptions host_options_;
   std::vector<uint32_t> entries_;
   std::vector<Host> pooled_;
-  // spread_[i]: pooled_[i]'s spread (with spread_weight only).
-  std::vector<HostSpread> spread_;
   // NewPageModel's answer for each fitted host, made at each refit.
   absl::flat_hash_map<HostId, policy::PageParams> new_page_;
 };

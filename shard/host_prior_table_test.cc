@@ -1,6 +1,5 @@
 #include "shard/host_prior_table.h"
 
-#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -84,73 +83,6 @@ TEST(HostPriorTableTest, RestoresWhatItWroteAndRejectsInconsistentRecords) {
   bad.set_fitted_outcomes(record.pooled().crawls() + 1);
   EXPECT_FALSE(restored.Restore(10, bad).ok());
   EXPECT_FALSE(restored.Fitted(10));
-}
-
-HostLearningOptions SpreadOptions() {
-  HostLearningOptions o;
-  o.spread_weight = true;
-  return o;
-}
-
-// Outcome i of page p of a host whose pages differ: page p's 40 intervals
-// of 1800 s found a change in 1, 2, 4, ..., 39 of them.
-bool Changed(int p, int i) {
-  constexpr int kChanged[8] = {1, 2, 4, 8, 16, 28, 36, 39};
-  return i < kChanged[p];
-}
-
-// The table keeps each page's spread sample as a learner that replaces it
-// at each outcome does, writes it with the host and restores it: the
-// restored table fits pages with the same weight.
-TEST(HostPriorTableTest, KeepsAndRestoresThePagesSpread) {
-  const HostLearningOptions o = SpreadOptions();
-  HostPriorTable table(kDefault, LearningOptions(), o);
-  HostPriorTable count_only(kDefault, LearningOptions(), HostLearningOptions());
-  HostLearningState reference = InitHostLearning(kDefault);
-  Pages pages;
-  Pages count_pages;
-  for (int i = 0; i < 40; ++i) {
-    for (int p = 0; p < 8; ++p) {
-      const bool changed = Changed(p, i);
-      const LearningState before = pages.State(p);
-      pages.Learn(&table, 6, p, 1800.0, 0, changed);
-      count_pages.Learn(&count_only, 6, p, 1800.0, 0, changed);
-      LearnHostFromCrawl(1800.0, 0, changed, 0.0, LearningOptions(), o, &reference);
-      UpdateHostSpread(before, pages.State(p), LearningOptions(), o, &reference);
-    }
-  }
-  HostLearningRecord record;
-  ASSERT_TRUE(table.ToRecord(6, &record));
-  EXPECT_EQ(record.change_spread().pages(), 8u);
-  EXPECT_EQ(record.change_spread().pages(), reference.spread.change.pages);
-  EXPECT_DOUBLE_EQ(record.change_spread().weighted_sum(), reference.spread.change.weighted_sum);
-  EXPECT_DOUBLE_EQ(record.signal_spread().outcomes(), 320.0);
-  // These pages differ: the spread lowers the weight below the count's.
-  const double weight = HostPriorWeight(reference, LearningOptions(), o);
-  EXPECT_LT(weight, HostPriorWeight(reference, LearningOptions(), HostLearningOptions()));
-  const LearningState page = InitLearning(kDefault);
-  const std::optional<LearnedModel> fit = table.FitPage(6, 1.0, page);
-  const std::optional<LearnedModel> by_count = count_only.FitPage(6, 1.0, page);
-  ASSERT_TRUE(fit.has_value() && by_count.has_value());
-  EXPECT_NE(fit->params.change_rate, by_count->params.change_rate);
-
-  HostPriorTable restored(kDefault, LearningOptions(), o);
-  ASSERT_TRUE(restored.Restore(6, record).ok());
-  const std::optional<LearnedModel> again = restored.FitPage(6, 1.0, page);
-  ASSERT_TRUE(again.has_value());
-  EXPECT_EQ(again->params.change_rate, fit->params.change_rate);
-  EXPECT_EQ(again->params.recall, fit->params.recall);
-  EXPECT_EQ(*restored.SignalRate(6, page, 0, 0.0), *table.SignalRate(6, page, 0, 0.0));
-  HostLearningRecord bad = record;
-  bad.mutable_signal_spread()->set_weights(std::nan(""));
-  EXPECT_NE(std::string(restored.Restore(7, bad).message()).find("signal_spread"),
-            std::string::npos);
-
-  // A removed page takes its sample out.
-  EXPECT_FALSE(table.RemovePage(6, 3, pages.State(3)));
-  ASSERT_TRUE(table.ToRecord(6, &record));
-  EXPECT_EQ(record.change_spread().pages(), 7u);
-  EXPECT_EQ(table.TakeUnwritten(), std::vector<HostId>{6});
 }
 
 // A host's pooled state is made at its second page with an outcome, from

@@ -336,18 +336,6 @@ LearnedModel Fit(const LearningState& state, double importance, const LearningOp
   const policy::SignalModelParams fit = policy::SignalModelParamsFromFit(theta[0], theta[1], gamma);
   model.alpha = theta[0];
   model.log_signal_factor = theta[1];
-  {
-    const double haa = -e.hessian[0], hak = -e.hessian[1], hkk = -e.hessian[2];
-    const double det = haa * hkk - hak * hak;
-    const bool kappa_free = theta[1] > lo[1] && theta[1] < hi[1];
-    double alpha_variance = kInf;
-    if (kappa_free && hkk > 0.0 && det > 1e-12 * haa * hkk) {
-      alpha_variance = hkk / det;
-    } else if (haa > 0.0) {
-      alpha_variance = 1.0 / haa;
-    }
-    model.log_alpha_variance = alpha_variance / (theta[0] * theta[0]);
-  }
   model.signal_rate = gamma;
   model.ok = converged && Finite(fit);
   if (!model.ok) {

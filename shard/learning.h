@@ -101,10 +101,6 @@ struct LearnedModel {
   double alpha = 0.0;
   double log_signal_factor = 0.0;  // αβ
   double signal_rate = 0.0;        // γ
-  // Variance of log α̂ from the curvature of the penalised log-likelihood
-  // at the fit ([−∇²ℓ]⁻¹ of α over α², the prior's pseudo-crawls
-  // included; αβ held at a bound counts as known); +∞ without curvature.
-  double log_alpha_variance = 0.0;
   // False if the fit did not converge to finite values (then `params` is
   // the prior).
   bool ok = false;

@@ -5,7 +5,6 @@
 #include <limits>
 #include <memory>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/parallel.h"
@@ -84,9 +83,9 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
                   "GREEDY-LEARN"};
   }
   for (const std::string& p : e.policies) {
-    if (absl::StartsWith(p, "GREEDY-NCIS-LEARN-HOST") && !hosts.enabled()) {
+    if (p == "GREEDY-NCIS-LEARN-HOST" && !hosts.enabled()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--policies: ", p, " needs host structure (--pages_per_host)"));
+          "--policies: GREEDY-NCIS-LEARN-HOST needs host structure (--pages_per_host)");
     }
     if (IsAnalytic(p)) {
       return absl::InvalidArgumentError(
@@ -112,18 +111,13 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
   }
   for (LearningSetting& s : e.settings) s.hosts = hosts;
   for (const std::string& learner : e.policies) {
-    for (const std::string suffix : {"-LEARN", "-LEARN-HOST", "-LEARN-HOST-SPREAD"}) {
+    for (const std::string suffix : {"-LEARN", "-LEARN-HOST"}) {
       if (learner.size() <= suffix.size() ||
           learner.compare(learner.size() - suffix.size(), suffix.size(), suffix) != 0) {
         continue;
       }
       const std::string reference = learner.substr(0, learner.size() - suffix.size());
       if (IndexOf(e.policies, reference) >= 0) e.gaps.emplace_back(reference, learner);
-    }
-    // The spread weight against the count-based one, paired.
-    const std::string spread = learner + "-SPREAD";
-    if (absl::EndsWith(learner, "-LEARN-HOST") && IndexOf(e.policies, spread) >= 0) {
-      e.gaps.emplace_back(spread, learner);
     }
   }
   e.title = absl::StrFormat(

@@ -57,12 +57,10 @@ struct LearningExperiment {
 // counts, policies and horizon. Default policies: GREEDY-NCIS,
 // GREEDY-NCIS-LEARN, GREEDY-NCIS-PRIOR, GREEDY, GREEDY-LEARN, and
 // GREEDY-NCIS-LEARN-HOST after GREEDY-NCIS-LEARN when `hosts` is enabled;
-// gaps of each -LEARN, -LEARN-HOST and -LEARN-HOST-SPREAD policy to its
-// true-parameter policy when both are run, and of X-LEARN-HOST-SPREAD to
-// X-LEARN-HOST (spread weight − count-based weight) when both are. `hosts`
-// gives every world host structure (world.h, AddHostStructure);
-// InvalidArgument if it is invalid, or if a -LEARN-HOST policy is asked
-// for without it.
+// gaps of each -LEARN and -LEARN-HOST policy to its true-parameter policy
+// when both are run. `hosts` gives every world host structure
+// (world.h, AddHostStructure); InvalidArgument if it is invalid, or if
+// GREEDY-NCIS-LEARN-HOST is asked for without it.
 absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string>& worlds,
                                                    const ExperimentOverrides& overrides,
                                                    const HostStructure& hosts = {});

@@ -91,17 +91,6 @@ TEST(LearningExperimentTest, HostStructureAddsTheHostPooledLearner) {
   ExperimentOverrides o;
   o.policies = {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST"};
   EXPECT_FALSE(LearnExperiment({"fig6"}, o).ok());
-  o.policies = {"GREEDY-NCIS-LEARN-HOST-SPREAD"};
-  EXPECT_FALSE(LearnExperiment({"fig6"}, o).ok());
-  // The spread weight against the true parameters and the count-based weight.
-  o.policies = {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST", "GREEDY-NCIS-LEARN-HOST-SPREAD"};
-  e = LearnExperiment({"fig6"}, o, hosts);
-  ASSERT_TRUE(e.ok()) << e.status();
-  const std::vector<std::pair<std::string, std::string>> gaps = {
-      {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST"},
-      {"GREEDY-NCIS-LEARN-HOST-SPREAD", "GREEDY-NCIS-LEARN-HOST"},
-      {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST-SPREAD"}};
-  EXPECT_EQ(e->gaps, gaps);
   hosts.noise = -1;
   EXPECT_FALSE(LearnExperiment({"fig6"}, {}, hosts).ok());
 }

@@ -145,14 +145,9 @@ void LearningScheduler::OnCrawl(int page, double t, bool changed) {
   // App. E: the outcome z = changed over (τ_elap, n_cis) enters the
   // likelihood of θ = (α, αβ); the fit is its maximum with the prior's
   // pseudo-crawls. t_delay = 0: no signal is discarded here.
-  const shard::LearningState before = learning_[page];
   if (!shard::LearnFromCrawl(tau, n_cis, changed, /*t_delay=*/0.0, &learning_[page])) {
     ++rejected_;
     return;
-  }
-  if (options_.host_pooling) {
-    shard::UpdateHostSpread(before, learning_[page], options_.learning, options_.host,
-                            &host_[host_of_[page]]);
   }
   // The same outcome pooled into the host (the page's own state accepted
   // it, so the host's does).

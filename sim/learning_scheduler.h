@@ -27,9 +27,6 @@
 // When a host's fit is recomputed, every page of the host is refitted with
 // the new prior and re-ranked if its model moved by more than the push
 // threshold: pages not crawled yet start from what their host has shown.
-// With HostLearningOptions::spread_weight each outcome also replaces its
-// page's sample in the host's spread (shard::UpdateHostSpread), which the
-// prior's weight at the page's next fit follows.
 #ifndef RECRAWL_SIM_LEARNING_SCHEDULER_H_
 #define RECRAWL_SIM_LEARNING_SCHEDULER_H_
 

@@ -1,6 +1,5 @@
 #include "sim/learning_scheduler.h"
 
-#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -138,48 +137,6 @@ TEST(LearningSchedulerTest, HostPoolingGivesPagesTheirHostsFit) {
   }
 }
 
-// The spread weight's samples follow the pages: each page with
-// spread_min_page_outcomes outcomes or more has its sample in its host's
-// sums, and hosts whose pages are alike are given more weight than hosts
-// whose pages differ widely.
-TEST(LearningSchedulerTest, SpreadWeightFollowsHowAlikeAHostsPagesAre) {
-  double mean_weight[2] = {0.0, 0.0};
-  for (int k = 0; k < 2; ++k) {
-    const WorldConfig c = NoisyWorld(400, 150);
-    Instance inst = GenerateInstance(c, 5, 0);
-    HostStructure hosts;
-    hosts.mean_pages_per_host = 50;
-    hosts.noise = k == 0 ? 0.0 : 1.5;
-    AddHostStructure(hosts, 5, 0, &inst);
-    const Realization world = Realize(c, inst, 5, 0);
-    LearningSchedulerOptions options;
-    options.host_pooling = true;
-    options.host.spread_weight = true;
-    auto learner = LearningScheduler::Create(Flat(inst.pages, 0.5, 0.5, 0.35), options, inst.host);
-    ASSERT_TRUE(learner.ok()) << learner.status();
-    RunScheduler(world, c.num_pages, **learner);
-    const int num_hosts = *std::max_element(inst.host.begin(), inst.host.end()) + 1;
-    std::vector<uint32_t> sampled(num_hosts, 0);
-    for (int i = 0; i < c.num_pages; ++i) {
-      sampled[inst.host[i]] +=
-          (*learner)->Learning(i).crawls >= options.host.spread_min_page_outcomes;
-    }
-    int fitted = 0;
-    for (int h = 0; h < num_hosts; ++h) {
-      const shard::HostLearningState& host = (*learner)->Host(h);
-      EXPECT_EQ(host.spread.change.pages, sampled[h]) << "host " << h;
-      EXPECT_EQ(host.spread.signal.pages, sampled[h]) << "host " << h;
-      if (host.fitted_outcomes == 0 || sampled[h] < 10) continue;
-      ++fitted;
-      mean_weight[k] += shard::HostPriorWeight(host, options.learning, options.host);
-    }
-    ASSERT_GT(fitted, 2);
-    mean_weight[k] /= fitted;
-  }
-  EXPECT_GT(mean_weight[0], 6.0);
-  EXPECT_LT(mean_weight[1], 4.0);
-}
-
 TEST(LearningSchedulerTest, HostPoolingNeedsOneHostPerPage) {
   const std::vector<policy::PageParams> prior(3, {1.0, 0.5, 0.5, 0.35});
   LearningSchedulerOptions options;
@@ -191,10 +148,6 @@ TEST(LearningSchedulerTest, HostPoolingNeedsOneHostPerPage) {
   EXPECT_FALSE(LearningScheduler::Create(prior, options, {0, 1, 0}).ok());
   EXPECT_FALSE(MakeScheduler("GREEDY-NCIS-LEARN-HOST", prior, 100).ok());
   EXPECT_TRUE(MakeScheduler("GREEDY-NCIS-LEARN-HOST", prior, 100,
-                            ValueSchedulerOptions::Argmax::kLazyBound, {0, 0, 1})
-                  .ok());
-  EXPECT_FALSE(MakeScheduler("GREEDY-NCIS-LEARN-HOST-SPREAD", prior, 100).ok());
-  EXPECT_TRUE(MakeScheduler("GREEDY-NCIS-LEARN-HOST-SPREAD", prior, 100,
                             ValueSchedulerOptions::Argmax::kLazyBound, {0, 0, 1})
                   .ok());
 }

@@ -65,10 +65,8 @@ std::vector<policy::PageParams> ShardDefaultPrior(const std::vector<policy::Page
 absl::StatusOr<std::unique_ptr<Scheduler>> Learning(const std::vector<policy::PageParams>& priors,
                                                     policy::CrawlPolicy valuation, bool learn,
                                                     ValueSchedulerOptions::Argmax argmax,
-                                                    const std::vector<int32_t>& hosts = {},
-                                                    bool spread_weight = false) {
+                                                    const std::vector<int32_t>& hosts = {}) {
   LearningSchedulerOptions options;
-  options.host.spread_weight = spread_weight;
   options.policy = valuation;
   options.learn = learn;
   options.argmax = argmax;
@@ -100,7 +98,6 @@ const std::vector<std::string>& PolicyNames() {
                                                           "STORMCRAWLER",
                                                           "GREEDY-NCIS-LEARN",
                                                           "GREEDY-NCIS-LEARN-HOST",
-                                                          "GREEDY-NCIS-LEARN-HOST-SPREAD",
                                                           "GREEDY-LEARN",
                                                           "GREEDY-NCIS-PRIOR",
                                                           "GREEDY-NCIS-LEARN-DEFAULT",
@@ -172,13 +169,12 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
   if (name == "GREEDY-NCIS-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax);
   }
-  if (name == "GREEDY-NCIS-LEARN-HOST" || name == "GREEDY-NCIS-LEARN-HOST-SPREAD") {
+  if (name == "GREEDY-NCIS-LEARN-HOST") {
     if (hosts.size() != pages.size()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(name, " needs the pages' hosts (learn --pages_per_host)"));
+          "GREEDY-NCIS-LEARN-HOST needs the pages' hosts (learn --pages_per_host)");
     }
-    return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax, hosts,
-                    name == "GREEDY-NCIS-LEARN-HOST-SPREAD");
+    return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax, hosts);
   }
   if (name == "GREEDY-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::Greedy(), true, argmax);

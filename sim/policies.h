@@ -12,9 +12,6 @@
 //   GREEDY-NCIS-LEARN-HOST  GREEDY-NCIS-LEARN whose pages are fitted with
 //                    their host's pooled fit as prior (shard/host_learning.h);
 //                    needs the pages' host ids
-//   GREEDY-NCIS-LEARN-HOST-SPREAD  GREEDY-NCIS-LEARN-HOST whose host prior's
-//                    weight also shrinks with the spread of the host's pages
-//                    (HostLearningOptions::spread_weight)
 //   GREEDY-LEARN     the same learning, ranked by the GREEDY value
 //   GREEDY-NCIS-PRIOR  GREEDY-NCIS on the population prior, never learning
 //   GREEDY-NCIS-LEARN-DEFAULT  GREEDY-NCIS-LEARN from the shard's default
@@ -48,7 +45,7 @@ bool IsAnalytic(const std::string& name);
 // (raw importance), at bandwidth R (the rate-based policies plan for R; the
 // value-based ones adapt to any slot times). The learning policies use only
 // the pages' importance and the population means of their (Δ, λ, ν);
-// `hosts` (page i's host id, or empty) is used by GREEDY-NCIS-LEARN-HOST(-SPREAD) only,
+// `hosts` (page i's host id, or empty) is used by GREEDY-NCIS-LEARN-HOST only,
 // which fails without one per page.
 absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
     const std::string& name, const std::vector<policy::PageParams>& pages, double bandwidth,
