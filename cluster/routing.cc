@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "cluster/url.h"
@@ -77,28 +78,41 @@ absl::StatusOr<int> ShardOfUrl(absl::string_view url, Routing routing, int num_s
   return OwnerOfHost(normalized->host(), routing, num_shards);
 }
 
+HostOwnerCache::HostOwnerCache(Routing routing, int num_shards, size_t max_hosts)
+    : routing_(routing),
+      num_shards_(num_shards),
+      max_per_stripe_(std::max<size_t>(1, max_hosts / kStripes)),
+      stripes_(new Stripe[kStripes]) {}
+
+int32_t HostOwnerCache::OwnerOf(absl::string_view host) {
+  if (num_shards_ <= 1) return 0;
+  // One hash: its top bits pick the stripe, whose table uses its low ones.
+  const size_t hash = absl::Hash<absl::string_view>{}(host);
+  Stripe& stripe = stripes_[hash >> 58];
+  {
+    absl::MutexLock lock(&stripe.mu);
+    if (auto it = stripe.owners.find(host, hash); it != stripe.owners.end()) return it->second;
+  }
+  computed_.fetch_add(1, std::memory_order_relaxed);
+  const int32_t owner = OwnerOfHost(host, routing_, num_shards_);
+  absl::MutexLock lock(&stripe.mu);
+  if (stripe.owners.size() >= max_per_stripe_) stripe.owners.clear();
+  stripe.owners.emplace(host, owner);
+  return owner;
+}
+
 ShardRouter::ShardRouter(Routing routing, int num_shards, size_t max_hosts)
-    : routing_(routing), num_shards_(num_shards), max_hosts_(std::max<size_t>(max_hosts, 1)) {}
+    : own_(std::make_unique<HostOwnerCache>(routing, num_shards, max_hosts)), owners_(own_.get()) {}
 
 absl::StatusOr<int> ShardRouter::ShardOf(absl::string_view url) {
   // Most URLs come in normal form, and their host is found without
   // normalising them.
-  absl::string_view host;
-  absl::StatusOr<NormalizedUrl> normalized;
-  if (std::optional<absl::string_view> normal_host = NormalFormHost(url)) {
-    host = *normal_host;
-  } else {
-    normalized = NormalizeUrl(url);
-    if (!normalized.ok()) return normalized.status();
-    host = normalized->host();
+  if (std::optional<absl::string_view> host = NormalFormHost(url)) {
+    return owners_->OwnerOf(*host);
   }
-  if (num_shards_ <= 1) return 0;
-  if (auto it = owner_of_host_.find(host); it != owner_of_host_.end()) return it->second;
-  ++lookups_;
-  const int32_t owner = OwnerOfHost(host, routing_, num_shards_);
-  if (owner_of_host_.size() >= max_hosts_) owner_of_host_.clear();
-  owner_of_host_.emplace(host, owner);
-  return owner;
+  absl::StatusOr<NormalizedUrl> normalized = NormalizeUrl(url);
+  if (!normalized.ok()) return normalized.status();
+  return owners_->OwnerOf(normalized->host());
 }
 
 }  // namespace cluster

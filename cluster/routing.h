@@ -20,13 +20,16 @@
 #ifndef RECRAWL_CLUSTER_ROUTING_H_
 #define RECRAWL_CLUSTER_ROUTING_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 
 namespace recrawl {
 namespace cluster {
@@ -56,26 +59,57 @@ std::string RoutingKey(absl::string_view host, Routing routing);
 // The shard owning `host`'s URLs, in [0, num_shards). Thread-safe.
 int32_t OwnerOfHost(absl::string_view host, Routing routing, int32_t num_shards);
 
-// ShardOfUrl with the owners of the hosts it met last remembered: a stream
-// of signals or a batch of reports meets the same hosts again and again,
-// and the rule's public-suffix lookup and hash cost more than normalising
-// the URL. Routes exactly as ShardOfUrl. Holds up to `max_hosts` hosts
-// (~50 bytes each plus the name), forgetting them all when full. Not
-// thread-safe: one per stream or call.
+// The owners of the hosts met so far (OwnerOfHost), shared by every stream
+// and call of a process: the rule's public-suffix lookup and hash cost ten
+// times a remembered answer, and a stream over many sites (a gateway's, a
+// sitemap poller's) meets more hosts than one stream could keep for itself.
+// Holds up to about `max_hosts` hosts (~60 bytes each plus the name) in 64
+// stripes, each forgetting its hosts when it is full. Thread-safe: a lookup
+// locks one stripe.
+class HostOwnerCache {
+ public:
+  HostOwnerCache(Routing routing, int num_shards, size_t max_hosts = size_t{1} << 18);
+  HostOwnerCache(const HostOwnerCache&) = delete;
+  HostOwnerCache& operator=(const HostOwnerCache&) = delete;
+
+  // OwnerOfHost(host, routing, num_shards).
+  int32_t OwnerOf(absl::string_view host);
+  Routing routing() const { return routing_; }
+  int num_shards() const { return num_shards_; }
+  // Hosts whose owner was computed rather than remembered.
+  uint64_t computed() const { return computed_.load(std::memory_order_relaxed); }
+
+ private:
+  static constexpr size_t kStripes = 64;  // the hash's top 6 bits
+  struct Stripe {
+    absl::Mutex mu;
+    absl::flat_hash_map<std::string, int32_t> owners ABSL_GUARDED_BY(mu);
+  };
+  const Routing routing_;
+  const int num_shards_;
+  const size_t max_per_stripe_;
+  std::atomic<uint64_t> computed_{0};
+  std::unique_ptr<Stripe[]> stripes_;
+};
+
+// ShardOfUrl with the hosts' owners from a HostOwnerCache: a URL in normal
+// form (NormalFormHost) is routed without normalising it. Routes exactly as
+// ShardOfUrl. Not thread-safe (one per stream or call); the cache it uses
+// is.
 class ShardRouter {
  public:
+  // Uses `owners`, which must outlive the router.
+  explicit ShardRouter(HostOwnerCache* owners) : owners_(owners) {}
+  // With a cache of its own of up to `max_hosts` hosts.
   ShardRouter(Routing routing, int num_shards, size_t max_hosts = size_t{1} << 14);
   // ShardOfUrl(url, routing, num_shards).
   absl::StatusOr<int> ShardOf(absl::string_view url);
-  // Hosts whose owner was computed rather than remembered (for tests).
-  uint64_t lookups() const { return lookups_; }
+  // Hosts whose owner its cache computed rather than remembered (for tests).
+  uint64_t lookups() const { return owners_->computed(); }
 
  private:
-  Routing routing_;
-  int num_shards_;
-  size_t max_hosts_;
-  uint64_t lookups_ = 0;
-  absl::flat_hash_map<std::string, int32_t> owner_of_host_;
+  std::unique_ptr<HostOwnerCache> own_;
+  HostOwnerCache* owners_;
 };
 
 }  // namespace cluster

@@ -1,4 +1,7 @@
+#include <atomic>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cluster/routing.h"
@@ -37,17 +40,20 @@ TEST(ShardOfUrlTest, BadInputNamesTheField) {
 
 // The router routes as ShardOfUrl, whether a host's owner is remembered,
 // computed afresh, or forgotten when the cache filled up; a host met again
-// costs no lookup.
+// costs no lookup while it is remembered, and at most about max_hosts are.
 TEST(ShardRouterTest, RoutesAsShardOfUrlAndLooksUpEachHostOnce) {
   for (Routing routing : {Routing::kSite, Routing::kHost}) {
-    ShardRouter router(routing, 7, /*max_hosts=*/8);
+    ShardRouter small(routing, 7, /*max_hosts=*/64);  // one host a stripe
+    ShardRouter large(routing, 7);
     for (int round = 0; round < 2; ++round) {
-      for (int h = 0; h < 20; ++h) {
+      for (int h = 0; h < 2000; ++h) {
         const std::string url = absl::StrCat("https://Host", h, ".site", h % 5, ".example.co.uk/p");
-        EXPECT_EQ(*router.ShardOf(url), *ShardOfUrl(url, routing, 7)) << url;
+        EXPECT_EQ(*small.ShardOf(url), *ShardOfUrl(url, routing, 7)) << url;
+        EXPECT_EQ(*large.ShardOf(url), *ShardOfUrl(url, routing, 7)) << url;
       }
     }
-    EXPECT_EQ(router.lookups(), 40u);  // 8 hosts remembered at most
+    EXPECT_GE(small.lookups(), 4000u - 64u);
+    EXPECT_EQ(large.lookups(), 2000u);
   }
   ShardRouter router(Routing::kSite, 7);
   for (int i = 0; i < 100; ++i) {
@@ -58,6 +64,33 @@ TEST(ShardRouterTest, RoutesAsShardOfUrlAndLooksUpEachHostOnce) {
   EXPECT_EQ(router.ShardOf("gopher://x").status(),
             ShardOfUrl("gopher://x", Routing::kSite, 7).status());
   EXPECT_EQ(*ShardRouter(Routing::kSite, 1).ShardOf("https://a.example/"), 0);
+}
+
+// Routers sharing a HostOwnerCache (one per stream, from several threads)
+// compute each host's owner once between them and route as ShardOfUrl.
+TEST(ShardRouterTest, RoutersSharingACacheComputeEachHostOnce) {
+  HostOwnerCache owners(Routing::kSite, 5);
+  std::vector<std::string> urls;
+  for (int h = 0; h < 1000; ++h) {
+    urls.push_back(absl::StrCat("https://www.site", h, ".example.com/page"));
+  }
+  ShardRouter first(&owners);
+  for (const std::string& url : urls) ASSERT_TRUE(first.ShardOf(url).ok());
+  EXPECT_EQ(owners.computed(), 1000u);
+
+  std::vector<std::thread> streams;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    streams.emplace_back([&owners, &urls, &wrong] {
+      ShardRouter router(&owners);
+      for (const std::string& url : urls) {
+        if (*router.ShardOf(url) != *ShardOfUrl(url, Routing::kSite, 5)) ++wrong;
+      }
+    });
+  }
+  for (std::thread& stream : streams) stream.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(owners.computed(), 1000u);
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(coordinator::Coordinator* core, c
       metrics_(metrics),
       options_(options),
       num_shards_(core->directory().num_shards()),
+      host_owners_(options.routing, num_shards_),
       signal_streams_(channels, num_shards_),
       health_(core, &mu_, clock, channels, options.probe_deadline),
       scatter_{channels, num_shards_, options.shard_batch_deadline,
@@ -210,7 +211,7 @@ grpc::Status CoordinatorServiceImpl::ReportCrawls(grpc::ServerContext* context,
   if (status.ok()) status = CheckBatchSize("reports", request->reports_size());
   if (!status.ok()) return status;
   BatchResult* result = response->mutable_result();
-  cluster::ShardRouter router(options_.routing, num_shards_);
+  cluster::ShardRouter router(&host_owners_);
   auto shard_of = [&](int i) -> absl::StatusOr<int> {
     const CrawlReport& report = request->reports(i);
     switch (report.target_case()) {
@@ -272,7 +273,7 @@ grpc::Status CoordinatorServiceImpl::StreamSignals(
   // AwaitDrained returned.
   auto acks = std::make_shared<OrderedSignalAcks>(
       [stream](const SignalBatchAck& ack) { return stream->Write(ack); });
-  cluster::ShardRouter router(options_.routing, num_shards_);
+  cluster::ShardRouter router(&host_owners_);
   SignalBatch batch;
   // Each shard's part, reused: the signals moved into it are swapped with
   // the cleared ones it kept, which the next batch is read into, so that
@@ -419,7 +420,7 @@ grpc::Status CoordinatorServiceImpl::UpsertUrls(grpc::ServerContext* context,
   if (!status.ok()) return status;
   UpsertUrlsRequest base;
   base.set_sync(request->sync());
-  cluster::ShardRouter router(options_.routing, num_shards_);
+  cluster::ShardRouter router(&host_owners_);
   const auto calls = scatter_.Run<UpsertUrlsRequest, UpsertUrlsResponse>(
       request->urls_size(),
       [&](int i) {
@@ -490,7 +491,7 @@ grpc::Status CoordinatorServiceImpl::DeleteUrls(grpc::ServerContext* context,
   if (!status.ok()) return status;
   DeleteUrlsRequest base;
   base.set_sync(request->sync());
-  cluster::ShardRouter router(options_.routing, num_shards_);
+  cluster::ShardRouter router(&host_owners_);
   scatter_.Run<DeleteUrlsRequest, DeleteUrlsResponse>(
       request->urls_size(), [&](int i) { return router.ShardOf(request->urls(i)); }, base,
       [&](int i, DeleteUrlsRequest* part) { part->add_urls(request->urls(i)); },

@@ -139,6 +139,8 @@ class CoordinatorServiceImpl final : public CoordinatorService::Service {
   CoordinatorMetrics* const metrics_;
   const CoordinatorServiceOptions options_;
   const int num_shards_;
+  // The hosts' owners, for every stream's and call's ShardRouter.
+  cluster::HostOwnerCache host_owners_;
   ShardSignalStreams signal_streams_;
 
   absl::Mutex mu_;
