@@ -93,6 +93,20 @@ TEST(ShardRouterTest, RoutersSharingACacheComputeEachHostOnce) {
   EXPECT_EQ(owners.computed(), 1000u);
 }
 
+// At its default size the shared cache keeps the hosts of a stream over
+// 100,000 sites: meeting them all again computes no owner (a router's own
+// default cache of 2^14 would compute nearly all of them again).
+TEST(ShardRouterTest, TheSharedCacheKeepsAHundredThousandHosts) {
+  HostOwnerCache owners(Routing::kSite, 16);
+  ShardRouter router(&owners);
+  for (int round = 0; round < 2; ++round) {
+    for (int h = 0; h < 100000; ++h) {
+      ASSERT_TRUE(router.ShardOf(absl::StrCat("https://www.site", h, ".example.com/")).ok());
+    }
+  }
+  EXPECT_EQ(owners.computed(), 100000u);
+}
+
 }  // namespace
 }  // namespace cluster
 }  // namespace recrawl
