@@ -94,8 +94,7 @@ class HostOwnerCache {
 
 // ShardOfUrl with the hosts' owners from a HostOwnerCache: a URL in normal
 // form (NormalFormHost) is routed without normalising it. Routes exactly as
-// ShardOfUrl. Not thread-safe (one per stream or call); the cache it uses
-// is.
+// ShardOfUrl. Thread-safe, as its cache is.
 class ShardRouter {
  public:
   // Uses `owners`, which must outlive the router.
