@@ -416,6 +416,8 @@ class Shard {
   // came in normal form (cluster::NormalFormHost) is not normalised unless
   // it must be registered; `url` holds the others' normalisation.
   struct SignalLookup {
+    // The URL has an id: it came in normal form or normalised without error.
+    bool has_id() const { return normal_form || url.ok(); }
     bool normal_form = false;
     cluster::UrlId id = 0;
     PageId page = kNoPage;

@@ -45,7 +45,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
     pages_.Prefetch(lookup.id);
   }
   for (SignalLookup& lookup : signal_lookups_) {
-    if (!lookup.normal_form && !lookup.url.ok()) continue;
+    if (!lookup.has_id()) continue;
     lookup.page = pages_.Find(lookup.id);
     if (lookup.page == kNoPage) continue;
     __builtin_prefetch(&pages_[lookup.page]);
@@ -54,7 +54,7 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
   for (int i = 0; i < batch.signals_size(); ++i) {
     const Signal& signal = batch.signals(i);
     SignalLookup& lookup = signal_lookups_[i];
-    if (!lookup.normal_form && !lookup.url.ok()) {
+    if (!lookup.has_id()) {
       cluster::AddRejection(i, lookup.url.status(), result);
       continue;
     }
