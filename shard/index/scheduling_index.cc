@@ -245,6 +245,34 @@ void SchedulingIndex::Refine(Page& p, const policy::PageModel& b, double t, cons
   p.iota_lb = std::max(p.iota_lb, FloorFloat(iota));
 }
 
+// A model update (a report's new estimate) moves the crossing of key_level_
+// only a little. As V grows with τ_eff (Lemma 1), any ι with V_new(ι) <
+// key_level_ is a lower bound on the new crossing: ι_old (the bound under
+// the old model) is tried, then ι_old / 2, and Refine steps on from the
+// first that is one. Otherwise the bound starts again from 0 and the page
+// wakes at once to solve for it, as a new page does.
+void SchedulingIndex::CarryBound(Page& p, float old_iota) {
+  if (!(old_iota > 0.0f) || std::isinf(old_iota) || needs_rebuild_ || !(key_level_ > 0.0)) return;
+  const policy::PageModel b = Belief(p);
+  // Only where V is a function of ι between signals (KeyOf's last case,
+  // and the cases without signals).
+  if (b.signals_informative() && p.n_cis > 0 && (b.false_rate() <= 0.0 || b.alpha() <= 0.0)) {
+    return;
+  }
+  const double shift = EffectiveElapsed(p, b, p.last_crawl);
+  for (double iota = old_iota; iota > shift; iota *= 0.5) {
+    const double at = p.last_crawl + iota - shift;
+    ++stats_.valuations;
+    const Valuation v = ValueWithGrowth(p, b, at);
+    if (v.value < key_level_) {
+      ++stats_.carried_bounds;
+      Refine(p, b, at, v, /*solve=*/true);
+      return;
+    }
+    if (iota < old_iota) return;
+  }
+}
+
 void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params, HostId host,
                              double last_crawl) {
   // Validates (throws on an invalid model, as BruteForceIndex does).
@@ -261,9 +289,11 @@ void SchedulingIndex::Upsert(PageId id, const policy::PageParams& params, HostId
   p.recall = static_cast<float>(params.recall);
   p.false_rate = static_cast<float>(params.false_rate);
   p.host = host;
+  const float old_iota = p.iota_lb;
   p.iota_lb = 0.0f;  // the learnt bound was for the old model
   ForgetBelief(id);
   hosts_.Get(host);
+  if (!is_new && previous != kLeased) CarryBound(p, old_iota);
   if (is_new) {
     p.last_crawl = last_crawl;
     p.n_cis = 0;

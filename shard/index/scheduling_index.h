@@ -16,7 +16,9 @@
 //     exact to first order: Lemma 3's dV/dι) and kept across crawls, so a
 //     crawl re-keys a page at t + ι_i without valuing it, a signal moves
 //     the key earlier by β, and a page wakes once per crawl (entries are
-//     deleted lazily: no queue move writes into the pages);
+//     deleted lazily: no queue move writes into the pages). A new model
+//     for the page (a learnt estimate after a crawl) keeps ι_i where it is
+//     still a lower bound under the new model (CarryBound);
 //   * the candidates (V ≥ Λ when they woke) in a CandidatePool, which bounds
 //     each value by its last exact value and a bound on dV/dτ_eff (App. F's
 //     tiers in miniature); PickTop values exactly only the candidates
@@ -93,6 +95,8 @@ class SchedulingIndex : public CrawlIndex {
     // within the signal count its key allows for).
     uint64_t signal_rekeys = 0;
     uint64_t compactions = 0;  // stale queue entries dropped (Compact)
+    // Model updates whose page kept its due-time bound (CarryBound).
+    uint64_t carried_bounds = 0;
   };
 
   explicit SchedulingIndex(const policy::CrawlPolicy& policy = policy::CrawlPolicy::GreedyNcis());
@@ -244,6 +248,10 @@ class SchedulingIndex : public CrawlIndex {
   // `solve`, steps on from there (one valuation a step, counted) until the
   // page would be admitted when it next wakes.
   void Refine(Page& p, const policy::PageModel& b, double t, const Valuation& v, bool solve);
+  // After a known page's model changed (p holds the new one): sets
+  // p.iota_lb from `old_iota`, its bound under the old model, where that is
+  // still a lower bound under the new one (one valuation, then Refine's).
+  void CarryBound(Page& p, float old_iota);
 
   void Wake(PageId id, double t, std::vector<PageId>* deferred);
   void Drain(double t);

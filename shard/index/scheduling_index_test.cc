@@ -172,7 +172,17 @@ void RunRandomEvents(uint64_t seed, int pages, int hosts, int steps,
       ExpectSamePicks(want, got, t);
       if (::testing::Test::HasFailure()) return;
       if (!want.empty()) {
-        for (CrawlIndex* x : pair.both()) x->RecordCrawl(want[0].page, t);
+        const PageId crawled = want[0].page;
+        for (CrawlIndex* x : pair.both()) x->RecordCrawl(crawled, t);
+        if (u(rng) < 0.5) {
+          // A learning shard's report: the estimate moves a little.
+          const std::optional<PageView> view = pair.oracle.View(crawled);
+          policy::PageParams p = view->params;
+          p.change_rate *= 0.8 + 0.45 * u(rng);
+          p.recall = std::min(1.0, p.recall * (0.8 + 0.45 * u(rng)));
+          p.false_rate *= 0.8 + 0.45 * u(rng);
+          for (CrawlIndex* x : pair.both()) x->Upsert(crawled, p, view->host, t);
+        }
       }
     }
     ASSERT_EQ(pair.oracle.size(), pair.index.size());

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "policy/crawl_policy.h"
@@ -115,6 +116,53 @@ TEST(SchedulingIndexWorkTest, InterleavedCallsMoveEntriesLinearly) {
       static_cast<unsigned long long>(index.queue_work().rewrite_moves),
       static_cast<unsigned long long>(index.queue_work().growth_copies),
       static_cast<unsigned long long>(index.queue_work().split_moves));
+}
+
+// A learning shard re-estimates a page's model at each of its crawls and
+// upserts it. The page's due-time bound carries over to the new model where
+// it is still a lower bound (SchedulingIndex::CarryBound), so the page is
+// not woken at once to solve for it again: in steady state a crawl costs
+// about one wake-up, as without the updates (two without the carry).
+TEST(SchedulingIndexWorkTest, LearntUpdatesAfterCrawlsKeepOneWakeACrawl) {
+  constexpr int kPages = 20000;
+  constexpr int kPicksPerStep = 10;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SchedulingIndex index;
+  std::vector<policy::PageParams> params(kPages);
+  for (PageId id = 0; id < kPages; ++id) {
+    params[id].importance = 0.5 + u(rng);
+    params[id].change_rate = 0.05 + 0.1 * u(rng);
+    params[id].recall = 0.5 * u(rng);
+    params[id].false_rate = 0.01 * u(rng);
+    index.Upsert(id, params[id], id % 1000, -100.0 * u(rng));
+  }
+  // 1000 picks a unit of time: each page crawled every ~20 units, ~25
+  // crawls a page over the run; counted over the last 15.
+  double t = 0.0;
+  SchedulingIndex::Stats before;
+  uint64_t crawls = 0;
+  for (int step = 0; step < 50000; ++step) {
+    t += kPicksPerStep / 1000.0;
+    if (step == 20000) before = index.stats();
+    for (const PickedPage& p : index.PickTop(t, kPicksPerStep)) {
+      index.RecordCrawl(p.page, t);
+      policy::PageParams& m = params[p.page];
+      m.change_rate *= 0.9 + 0.2 * u(rng);
+      m.recall = std::min(1.0, m.recall * (0.9 + 0.2 * u(rng)));
+      m.false_rate *= 0.9 + 0.2 * u(rng);
+      index.Upsert(p.page, m, p.page % 1000, t);
+      if (step >= 20000) ++crawls;
+    }
+  }
+  const SchedulingIndex::Stats& after = index.stats();
+  const double wakeups = static_cast<double>(after.wakeups - before.wakeups) / crawls;
+  const double valuations = static_cast<double>(after.valuations - before.valuations) / crawls;
+  const double carried = static_cast<double>(after.carried_bounds - before.carried_bounds) / crawls;
+  std::printf("per crawl: %.2f wake-ups, %.2f valuations, %.2f bounds carried\n", wakeups,
+              valuations, carried);
+  EXPECT_GT(carried, 0.8);
+  EXPECT_LT(wakeups, 1.5);
 }
 
 }  // namespace
