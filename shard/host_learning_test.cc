@@ -161,7 +161,9 @@ TEST(HostLearningTest, PageLeansOnTheHostsAlphaMoreThanOnItsSignalRate) {
   for (int k = 0; k < 6; ++k) ASSERT_TRUE(LearnFromCrawl(2.0, 3, true, 0.0, &page));
   LearningOptions no_optimism;
   no_optimism.optimism = 0.0;
-  HostLearningOptions one;  // 8 and 8
+  HostLearningOptions one;
+  one.max_prior_weight = 8.0;
+  one.max_signal_prior_weight = 8.0;
   HostLearningOptions split = one;
   split.max_prior_weight = 64.0;
   split.max_signal_prior_weight = 4.0;

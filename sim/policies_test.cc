@@ -169,7 +169,6 @@ TEST(PoliciesTest, HostPriorWeightVariantOfTheDefaultsCrawlsAsTheDefault) {
   AddHostStructure(hosts, 4, 0, &inst);
   Realization world = Realize(c, inst, 4, 0);
   const shard::HostLearningOptions defaults;
-  ASSERT_EQ(defaults.max_prior_weight, defaults.max_signal_prior_weight);
   const std::string same = absl::StrCat("GREEDY-NCIS-LEARN-HOST-A", defaults.max_prior_weight, "-G",
                                         defaults.max_signal_prior_weight);
   std::vector<CrawlLog> logs;
