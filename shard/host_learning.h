@@ -54,10 +54,13 @@ struct HostLearningOptions {
   uint32_t max_refit_interval = 1024;
   // Host outcomes per pseudo-crawl the host prior gains over
   // LearningOptions::prior_weight and signal_prior_weight, and the bounds
-  // of its weights: in the likelihood of α and αβ, and for γ.
+  // of its weights: in the likelihood of α and αβ, and for γ. A γ bound of
+  // 4 rather than 8 gained 0.04–0.05 points at m = 1000 in the simulator
+  // and lost nothing at m = 10000; larger likelihood bounds (16–128) lost
+  // (docs/results.md, "Host pooling", "Separate weights").
   double outcomes_per_weight = 20.0;
   double max_prior_weight = 8.0;
-  double max_signal_prior_weight = 8.0;
+  double max_signal_prior_weight = 4.0;
 };
 
 // InvalidArgument naming the field: min_outcomes or min_refit_interval 0,
