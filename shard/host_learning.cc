@@ -14,6 +14,13 @@ uint32_t NextRefit(uint32_t fitted, const HostLearningOptions& o) {
   return fitted + step;
 }
 
+// `base` grown by the host's fitted outcomes, bounded by `max`.
+double GrownWeight(double base, double max, const HostLearningState& host,
+                   const HostLearningOptions& o) {
+  const double extra = std::max(max - base, 0.0);
+  return base + std::min(host.fitted_outcomes / o.outcomes_per_weight, extra);
+}
+
 }  // namespace
 
 absl::Status CheckHostLearningOptions(const HostLearningOptions& o, const LearningOptions& base) {
@@ -30,6 +37,12 @@ absl::Status CheckHostLearningOptions(const HostLearningOptions& o, const Learni
   if (!(o.max_prior_weight >= base.prior_weight) || !std::isfinite(o.max_prior_weight)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_prior_weight must be finite and at least prior_weight (", base.prior_weight, ")"));
+  }
+  if (!(o.max_signal_prior_weight >= base.signal_prior_weight) ||
+      !std::isfinite(o.max_signal_prior_weight)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_signal_prior_weight must be finite and at least signal_prior_weight (",
+                     base.signal_prior_weight, ")"));
   }
   return absl::OkStatus();
 }
@@ -83,9 +96,13 @@ policy::PageParams HostPrior(const HostLearningState& host) {
 
 double HostPriorWeight(const HostLearningState& host, const LearningOptions& options,
                        const HostLearningOptions& host_options) {
-  const double extra = std::max(host_options.max_prior_weight - options.prior_weight, 0.0);
-  return options.prior_weight +
-         std::min(host.fitted_outcomes / host_options.outcomes_per_weight, extra);
+  return GrownWeight(options.prior_weight, host_options.max_prior_weight, host, host_options);
+}
+
+double HostSignalPriorWeight(const HostLearningState& host, const LearningOptions& options,
+                             const HostLearningOptions& host_options) {
+  return GrownWeight(options.signal_prior_weight, host_options.max_signal_prior_weight, host,
+                     host_options);
 }
 
 LearningOptions PageLearningOptions(const LearningState& page, const HostLearningState& host,
@@ -93,6 +110,7 @@ LearningOptions PageLearningOptions(const LearningState& page, const HostLearnin
                                     const HostLearningOptions& host_options) {
   LearningOptions out = options;
   out.prior_weight = HostPriorWeight(host, options, host_options);
+  out.signal_prior_weight = HostSignalPriorWeight(host, options, host_options);
   const double extra = out.prior_weight - options.prior_weight;
   // Fit's level is optimism / (1 + crawls).
   out.optimism = options.optimism * (1.0 + page.crawls) / (1.0 + page.crawls + extra);

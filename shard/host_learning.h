@@ -16,10 +16,14 @@
 //
 // Strength of the host prior: the page's fit counts it as
 // `prior_weight + min(n_h / outcomes_per_weight, max_prior_weight −
-// prior_weight)` pseudo-crawls (LearningOptions::prior_weight before the
-// host has been fitted), n_h the host outcomes at its last fit. The weight
-// grows with the host's evidence and is bounded by max_prior_weight.
-// Optimism (LearningOptions::optimism): the host prior's extra pseudo-crawls
+// prior_weight)` pseudo-crawls in the likelihood of α and αβ
+// (LearningOptions::prior_weight before the host has been fitted), n_h the
+// host outcomes at its last fit, and its signal rate γ_h as
+// `signal_prior_weight + min(n_h / outcomes_per_weight,
+// max_signal_prior_weight − signal_prior_weight)` pseudo-intervals. Each
+// weight grows with the host's evidence and is bounded by its own maximum:
+// a page learns γ from every signal, α and αβ only from crawl outcomes.
+// Optimism (LearningOptions::optimism): the likelihood's extra pseudo-crawls
 // count as outcomes for the optimistic bound, whose level c / (1 + n)
 // becomes c / (1 + n + extra): a page of a well-learnt host is explored less
 // than one that only has the population prior.
@@ -49,14 +53,20 @@ struct HostLearningOptions {
   uint32_t min_refit_interval = 8;
   uint32_t max_refit_interval = 1024;
   // Host outcomes per pseudo-crawl the host prior gains over
-  // LearningOptions::prior_weight, and the bound on its weight.
+  // LearningOptions::prior_weight and signal_prior_weight, and the bounds
+  // of its weights: in the likelihood of α and αβ, and for γ. A γ bound of
+  // 4 rather than 8 gained 0.04–0.05 points at m = 1000 in the simulator
+  // and lost nothing at m = 10000; larger likelihood bounds (16–128) lost
+  // (docs/results.md, "Host pooling", "Separate weights").
   double outcomes_per_weight = 20.0;
   double max_prior_weight = 8.0;
+  double max_signal_prior_weight = 4.0;
 };
 
 // InvalidArgument naming the field: min_outcomes or min_refit_interval 0,
-// max_refit_interval < min_refit_interval, outcomes_per_weight not > 0 or
-// max_prior_weight < base.prior_weight (or not finite).
+// max_refit_interval < min_refit_interval, outcomes_per_weight not > 0,
+// max_prior_weight < base.prior_weight or max_signal_prior_weight <
+// base.signal_prior_weight (or either not finite).
 absl::Status CheckHostLearningOptions(const HostLearningOptions& options,
                                       const LearningOptions& base);
 
@@ -104,13 +114,19 @@ HostLearningState HostLearningFromPage(const LearningState& page,
 // The host prior, with importance 0.
 policy::PageParams HostPrior(const HostLearningState& host);
 
-// How many pseudo-crawls the host prior is worth (see above).
+// How many pseudo-crawls the host prior is worth in the likelihood of α
+// and αβ (see above).
 double HostPriorWeight(const HostLearningState& host, const LearningOptions& options,
                        const HostLearningOptions& host_options);
 
+// How many pseudo-intervals the host prior's γ_h is worth (see above).
+double HostSignalPriorWeight(const HostLearningState& host, const LearningOptions& options,
+                             const HostLearningOptions& host_options);
+
 // `options` for fitting `page` with the host prior: prior_weight =
-// HostPriorWeight, optimism scaled so that its level is
-// c / (1 + page.crawls + extra pseudo-crawls).
+// HostPriorWeight, signal_prior_weight = HostSignalPriorWeight, optimism
+// scaled so that its level is c / (1 + page.crawls + extra pseudo-crawls
+// of the likelihood).
 LearningOptions PageLearningOptions(const LearningState& page, const HostLearningState& host,
                                     const LearningOptions& options,
                                     const HostLearningOptions& host_options);

@@ -117,6 +117,69 @@ TEST(HostLearningTest, WeightGrowsWithEvidenceAndIsBounded) {
   EXPECT_DOUBLE_EQ(fit.optimism / (1.0 + page.crawls), base.optimism / (1.0 + extra));
 }
 
+TEST(HostLearningTest, SignalRateWeightHasItsOwnBound) {
+  HostLearningState host = InitHostLearning(kPopulation);
+  const LearningOptions base;
+  HostLearningOptions o;
+  o.max_prior_weight = 64.0;
+  o.max_signal_prior_weight = 4.0;
+  EXPECT_DOUBLE_EQ(HostSignalPriorWeight(host, base, o), base.signal_prior_weight);
+  host.fitted_outcomes = 10;
+  EXPECT_DOUBLE_EQ(HostPriorWeight(host, base, o), base.prior_weight + 0.5);
+  EXPECT_DOUBLE_EQ(HostSignalPriorWeight(host, base, o), base.signal_prior_weight + 0.5);
+  host.fitted_outcomes = 1000000;
+  EXPECT_DOUBLE_EQ(HostPriorWeight(host, base, o), 64.0);
+  EXPECT_DOUBLE_EQ(HostSignalPriorWeight(host, base, o), 4.0);
+  // Both reach the page's fit; the optimistic bound counts the likelihood's
+  // extra pseudo-crawls.
+  LearningState page = InitLearning(kPopulation);
+  ASSERT_TRUE(LearnFromCrawl(1.0, 2, true, 0.0, &page));
+  const LearningOptions fit = PageLearningOptions(page, host, base, o);
+  EXPECT_DOUBLE_EQ(fit.prior_weight, 64.0);
+  EXPECT_DOUBLE_EQ(fit.signal_prior_weight, 4.0);
+  EXPECT_DOUBLE_EQ(fit.optimism / (1.0 + page.crawls),
+                   base.optimism / (1.0 + page.crawls + 64.0 - base.prior_weight));
+}
+
+// A page with few outcomes of its own, unlike its host's: a prior worth
+// more in the likelihood than in γ̂ pulls its α nearer the host's, and its γ
+// less near, than one weight for both does.
+TEST(HostLearningTest, PageLeansOnTheHostsAlphaMoreThanOnItsSignalRate) {
+  const policy::PageParams host_truth = Params(0.1, 0.8, 0.02);  // α = 0.02, γ = 0.1
+  HostLearningState host = InitHostLearning(kPopulation);
+  std::mt19937_64 rng(13);
+  for (int k = 0; k < 2000; ++k) {
+    const Outcome o = SimulateInterval(host_truth, rng);
+    LearnHostFromCrawl(o.tau, o.signals, o.changed, 0.0, LearningOptions(), HostLearningOptions(),
+                       &host);
+  }
+  const double host_alpha = (1.0 - host.recall) * host.change_rate;
+  const double host_gamma = host.recall * host.change_rate + host.false_rate;
+  // Six crawls 2 apart, each changed, 3 signals in each: α and γ far above
+  // the host's.
+  LearningState page = InitLearning(kPopulation);
+  for (int k = 0; k < 6; ++k) ASSERT_TRUE(LearnFromCrawl(2.0, 3, true, 0.0, &page));
+  LearningOptions no_optimism;
+  no_optimism.optimism = 0.0;
+  HostLearningOptions one;
+  one.max_prior_weight = 8.0;
+  one.max_signal_prior_weight = 8.0;
+  HostLearningOptions split = one;
+  split.max_prior_weight = 64.0;
+  split.max_signal_prior_weight = 4.0;
+  LearningState a = page, b = page;
+  const LearnedModel equal = FitPage(host, 1.0, no_optimism, one, &a);
+  const LearnedModel leaning = FitPage(host, 1.0, no_optimism, split, &b);
+  ASSERT_TRUE(equal.ok && leaning.ok);
+  ASSERT_GT(equal.alpha, host_alpha);
+  ASSERT_GT(equal.signal_rate, host_gamma);
+  EXPECT_LT(leaning.alpha, equal.alpha);  // nearer the host's α
+  EXPECT_GT(leaning.alpha, host_alpha);
+  EXPECT_GT(leaning.signal_rate, equal.signal_rate);  // nearer the page's own γ
+  // Relative to the host, α has moved further towards it than γ.
+  EXPECT_LT(std::log(leaning.alpha / host_alpha), std::log(leaning.signal_rate / host_gamma));
+}
+
 TEST(HostLearningTest, OwnOutcomesOutweighTheHostPrior) {
   // The host says Δ ≈ 0.05; this page changes at every crawl of length 1.
   HostLearningState host = InitHostLearning(kPopulation);
@@ -169,6 +232,13 @@ TEST(HostLearningTest, OptionsAreChecked) {
   o = HostLearningOptions();
   o.max_prior_weight = 1.0;
   EXPECT_NE(CheckHostLearningOptions(o, base).message().find("max_prior_weight"),
+            std::string::npos);
+  o = HostLearningOptions();
+  o.max_signal_prior_weight = 2.0;
+  EXPECT_NE(CheckHostLearningOptions(o, base).message().find("max_signal_prior_weight"),
+            std::string::npos);
+  o.max_signal_prior_weight = HUGE_VAL;
+  EXPECT_NE(CheckHostLearningOptions(o, base).message().find("max_signal_prior_weight"),
             std::string::npos);
   o = HostLearningOptions();
   o.outcomes_per_weight = 0.0;

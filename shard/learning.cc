@@ -121,7 +121,7 @@ Likelihood BuildLikelihood(const LearningState& s, const LearningOptions& option
     }
   }
 
-  // The prior's pseudo-crawls.
+  // The prior's pseudo-crawls (γ₀'s pseudo-intervals are SignalRate's).
   const double w = options.prior_weight;
   const double half = w / 2;
   if (w > 0.0) {
@@ -195,13 +195,15 @@ bool Finite(const policy::SignalModelParams& p) {
 // SignalRate with the prior already derived.
 double SignalRateWith(const LearningState& state, const PriorData& prior, double open_signals,
                       double open_time, const LearningOptions& options) {
-  // γ̂ from the signal count, with γ₀ over prior_weight pseudo-intervals.
+  // γ̂ from the signal count, with γ₀ over signal_prior_weight
+  // pseudo-intervals.
   double signals = double{state.signals} + std::max(open_signals, 0.0);
   double time = double{state.signal_time} + std::max(open_time, 0.0);
   const double pseudo = PseudoInterval(state, prior);
-  if (options.prior_weight > 0.0 && std::isfinite(pseudo)) {
-    signals += options.prior_weight * prior.signal_rate * pseudo;
-    time += options.prior_weight * pseudo;
+  const double w = options.signal_prior_weight;
+  if (w > 0.0 && std::isfinite(pseudo)) {
+    signals += w * prior.signal_rate * pseudo;
+    time += w * pseudo;
   }
   return time > 0.0 ? signals / time : prior.signal_rate;
 }

@@ -19,11 +19,17 @@ namespace recrawl {
 namespace shard {
 
 struct LearningOptions {
-  // How many crawls the prior is worth (0: pure maximum likelihood, for
-  // tests; the fit is then only bounded by the limits below). 3 rather than
-  // Kolobov et al.'s one smoothing step: with the optimism below, a page's
-  // first outcomes moved it too far (docs/results.md, "Learning").
+  // How many crawls the prior is worth in the likelihood of the change
+  // side, α and αβ, which only crawl outcomes inform (0: pure maximum
+  // likelihood, for tests; the fit is then only bounded by the limits
+  // below). 3 rather than Kolobov et al.'s one smoothing step: with the
+  // optimism below, a page's first outcomes moved it too far
+  // (docs/results.md, "Learning").
   double prior_weight = 3.0;
+  // How many mean crawl intervals the prior's signal rate γ₀ is worth in γ̂
+  // (SignalRate), which every signal informs (0: the signals alone). Equal
+  // to prior_weight, the prior counts as one number of crawls for both.
+  double signal_prior_weight = 3.0;
   // Largest αβ = log(γ/ν) (ν/γ ≥ e^{−30}): ν = 0 is a limit the MLE can
   // only approach.
   double max_log_signal_factor = 30.0;

@@ -153,7 +153,7 @@ TEST(LearningTest, TDelayShortensTheTimeSignalsCanArriveIn) {
     ASSERT_TRUE(LearnFromCrawl(2.0, 1, false, 1.0, &b));
   }
   LearningOptions o;
-  o.prior_weight = 0.0;  // the crawls' signal rate alone
+  o.signal_prior_weight = 0.0;  // the crawls' signal rate alone
   // The same signals over half the time: twice the rate.
   EXPECT_DOUBLE_EQ(Fit(b, 1, o).signal_rate / Fit(a, 1, o).signal_rate, 2.0);
 }
@@ -162,11 +162,42 @@ TEST(LearningTest, SignalRateCountsTheOpenInterval) {
   const LearningState s = InitLearning(Params(1.0, 0.5, 0.5));  // γ₀ = 1
   const LearningOptions o;
   EXPECT_DOUBLE_EQ(SignalRate(s, 0, 0, o), 1.0);
-  // The prior's pseudo-intervals are worth prior_weight / max(Δ₀, γ₀) = 3
+  // The prior's pseudo-intervals are worth signal_prior_weight / max(Δ₀, γ₀) = 3
   // time units: (30 + 3) / (100 + 3).
   EXPECT_DOUBLE_EQ(SignalRate(s, 30, 100, o), 33.0 / 103.0);
   // Negative counts and times count as none.
   EXPECT_DOUBLE_EQ(SignalRate(s, -5, -1, o), 1.0);
+}
+
+// prior_weight is the prior's worth in the likelihood of α and αβ,
+// signal_prior_weight its worth in γ̂: each leaves the other's part of the
+// fit exactly as it is, so equal weights are the one weight of both.
+TEST(LearningTest, PriorWeightsAreSeparateForTheLikelihoodAndTheSignalRate) {
+  std::mt19937_64 rng(11);
+  const policy::PageParams truth = Params(0.4, 0.7, 0.1);
+  LearningState s = InitLearning(Params(1.0, 0.5, 0.5));
+  for (int i = 0; i < 20; ++i) {
+    const Outcome o = SimulateInterval(truth, RandomInterval(truth, rng), rng);
+    ASSERT_TRUE(LearnFromCrawl(o.tau, o.signals, o.changed, 0.0, &s));
+  }
+  const LearningOptions one;  // 3 and 3
+  LearningOptions strong_signal = one;
+  strong_signal.signal_prior_weight = 30.0;
+  LearningOptions strong_likelihood = one;
+  strong_likelihood.prior_weight = 30.0;
+  const LearnedModel a = Fit(s, 1.0, one);
+  const LearnedModel b = Fit(s, 1.0, strong_signal);
+  const LearnedModel c = Fit(s, 1.0, strong_likelihood);
+  ASSERT_TRUE(a.ok && b.ok && c.ok);
+  EXPECT_EQ(b.alpha, a.alpha);
+  EXPECT_EQ(b.log_signal_factor, a.log_signal_factor);
+  EXPECT_NE(b.signal_rate, a.signal_rate);
+  EXPECT_EQ(c.signal_rate, a.signal_rate);
+  EXPECT_NE(c.alpha, a.alpha);
+  EXPECT_EQ(SignalRate(s, 2, 1.0, strong_likelihood), SignalRate(s, 2, 1.0, one));
+  // γ̂ with the prior's γ₀ = 1 over 30 pseudo-intervals lies nearer γ₀
+  // than with 3.
+  EXPECT_LT(std::abs(b.signal_rate - 1.0), std::abs(a.signal_rate - 1.0));
 }
 
 TEST(LearningTest, WithSignalRateKeepsWhatTheCrawlsFit) {
@@ -232,6 +263,7 @@ TEST(LearningTest, SetPriorKeepsTheData) {
   EXPECT_EQ(Prior(t).change_rate, 10.0f);
   LearningOptions o;
   o.prior_weight = 1.0;
+  o.signal_prior_weight = 1.0;
   // Two crawls' worth of prior (one for each prior) against 500 crawls of
   // data; at 10× the rates the prior's signal pseudo-intervals weigh more.
   EXPECT_NEAR(Fit(t, 1, o).params.change_rate, Fit(s, 1, o).params.change_rate, 0.05);
@@ -244,6 +276,7 @@ TEST(LearningTest, MatchesTheExactMaximumLikelihoodFit) {
   std::mt19937_64 rng(2024);
   LearningOptions no_prior;
   no_prior.prior_weight = 0.0;
+  no_prior.signal_prior_weight = 0.0;
   for (const policy::PageParams& truth :
        {Params(1.0, 0.0, 0.0), Params(1.0, 0.5, 0.3), Params(0.5, 0.8, 0.1), Params(2.0, 0.3, 1.0),
         Params(1.0, 0.0, 0.5), Params(1.0, 0.95, 0.05)}) {

@@ -83,9 +83,10 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
                   "GREEDY-LEARN"};
   }
   for (const std::string& p : e.policies) {
-    if (p == "GREEDY-NCIS-LEARN-HOST" && !hosts.enabled()) {
+    if ((p == "GREEDY-NCIS-LEARN-HOST" || ParseHostPriorWeights(p).has_value()) &&
+        !hosts.enabled()) {
       return absl::InvalidArgumentError(
-          "--policies: GREEDY-NCIS-LEARN-HOST needs host structure (--pages_per_host)");
+          absl::StrCat("--policies: ", p, " needs host structure (--pages_per_host)"));
     }
     if (IsAnalytic(p)) {
       return absl::InvalidArgumentError(
@@ -98,11 +99,13 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
       fig6.policies = {"GREEDY"};
       absl::StatusOr<Experiment> paper = PaperExperiment("fig6", fig6);
       if (!paper.ok()) return paper.status();
-      for (const Setting& s : paper->settings) e.settings.push_back({"fig6", s.world, nullptr});
+      for (const Setting& s : paper->settings) e.settings.push_back({"fig6", s.world, nullptr, {}});
     } else if (world == "semi") {
       for (int m : o.m.empty() ? std::vector<int>{kSemiPages} : o.m) {
-        e.settings.push_back({"semi", SemiWorld(m, o.horizon),
-                              [m](uint64_t seed, uint64_t n) { return SemiInstance(m, seed, n); }});
+        e.settings.push_back({"semi",
+                              SemiWorld(m, o.horizon),
+                              [m](uint64_t seed, uint64_t n) { return SemiInstance(m, seed, n); },
+                              {}});
       }
     } else {
       return absl::InvalidArgumentError(
@@ -118,6 +121,18 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
       }
       const std::string reference = learner.substr(0, learner.size() - suffix.size());
       if (IndexOf(e.policies, reference) >= 0) e.gaps.emplace_back(reference, learner);
+    }
+    // A variant of the host prior's weights: against the true parameters
+    // and against the default weights, paired.
+    if (ParseHostPriorWeights(learner).has_value()) {
+      for (const std::string reference : {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST"}) {
+        if (IndexOf(e.policies, reference) < 0) continue;
+        if (reference == "GREEDY-NCIS") {
+          e.gaps.emplace_back(reference, learner);
+        } else {
+          e.gaps.emplace_back(learner, reference);
+        }
+      }
     }
   }
   e.title = absl::StrFormat(

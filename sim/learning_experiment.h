@@ -58,9 +58,12 @@ struct LearningExperiment {
 // GREEDY-NCIS-LEARN, GREEDY-NCIS-PRIOR, GREEDY, GREEDY-LEARN, and
 // GREEDY-NCIS-LEARN-HOST after GREEDY-NCIS-LEARN when `hosts` is enabled;
 // gaps of each -LEARN and -LEARN-HOST policy to its true-parameter policy
-// when both are run. `hosts` gives every world host structure
-// (world.h, AddHostStructure); InvalidArgument if it is invalid, or if
-// GREEDY-NCIS-LEARN-HOST is asked for without it.
+// when both are run; a GREEDY-NCIS-LEARN-HOST-A<a>-G<g> policy
+// (policies.h) gets its gap to GREEDY-NCIS and its paired difference to
+// GREEDY-NCIS-LEARN-HOST (positive: the variant is better) when they are
+// run. `hosts` gives every world host structure (world.h,
+// AddHostStructure); InvalidArgument if it is invalid, or if a host-pooled
+// learner is asked for without it.
 absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string>& worlds,
                                                    const ExperimentOverrides& overrides,
                                                    const HostStructure& hosts = {});

@@ -95,6 +95,24 @@ TEST(LearningExperimentTest, HostStructureAddsTheHostPooledLearner) {
   EXPECT_FALSE(LearnExperiment({"fig6"}, {}, hosts).ok());
 }
 
+TEST(LearningExperimentTest, HostPriorWeightVariantIsPairedWithTheDefault) {
+  HostStructure hosts;
+  hosts.mean_pages_per_host = 20;
+  ExperimentOverrides o;
+  o.policies = {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST", "GREEDY-NCIS-LEARN-HOST-A32-G4"};
+  absl::StatusOr<LearningExperiment> e = LearnExperiment({"fig6"}, o, hosts);
+  ASSERT_TRUE(e.ok()) << e.status();
+  const std::vector<std::pair<std::string, std::string>> gaps = {
+      {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST"},
+      {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST-A32-G4"},
+      {"GREEDY-NCIS-LEARN-HOST-A32-G4", "GREEDY-NCIS-LEARN-HOST"}};
+  EXPECT_EQ(e->gaps, gaps);
+  // Host-pooled: refused without host structure.
+  absl::StatusOr<LearningExperiment> flat = LearnExperiment({"fig6"}, o);
+  ASSERT_FALSE(flat.ok());
+  EXPECT_NE(flat.status().message().find("GREEDY-NCIS-LEARN-HOST"), std::string::npos);
+}
+
 TEST(LearningExperimentTest, HostPooledRunIsDeterministic) {
   HostStructure hosts;
   hosts.mean_pages_per_host = 10;

@@ -1,11 +1,14 @@
 #include "sim/policies.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "policy/crawl_policy.h"
 #include "policy/lambda_crawl.h"
 #include "policy/optimal_policy.h"
@@ -65,8 +68,13 @@ std::vector<policy::PageParams> ShardDefaultPrior(const std::vector<policy::Page
 absl::StatusOr<std::unique_ptr<Scheduler>> Learning(const std::vector<policy::PageParams>& priors,
                                                     policy::CrawlPolicy valuation, bool learn,
                                                     ValueSchedulerOptions::Argmax argmax,
-                                                    const std::vector<int32_t>& hosts = {}) {
+                                                    const std::vector<int32_t>& hosts = {},
+                                                    std::optional<HostPriorWeights> weights = {}) {
   LearningSchedulerOptions options;
+  if (weights.has_value()) {
+    options.host.max_prior_weight = weights->change;
+    options.host.max_signal_prior_weight = weights->signal;
+  }
   options.policy = valuation;
   options.learn = learn;
   options.argmax = argmax;
@@ -98,6 +106,7 @@ const std::vector<std::string>& PolicyNames() {
                                                           "STORMCRAWLER",
                                                           "GREEDY-NCIS-LEARN",
                                                           "GREEDY-NCIS-LEARN-HOST",
+                                                          "GREEDY-NCIS-LEARN-HOST-A32-G8",
                                                           "GREEDY-LEARN",
                                                           "GREEDY-NCIS-PRIOR",
                                                           "GREEDY-NCIS-LEARN-DEFAULT",
@@ -108,6 +117,22 @@ const std::vector<std::string>& PolicyNames() {
 }
 
 bool IsAnalytic(const std::string& name) { return name == "BASELINE" || name == "BASELINE-NCIS"; }
+
+std::optional<HostPriorWeights> ParseHostPriorWeights(const std::string& name) {
+  constexpr absl::string_view kPrefix = "GREEDY-NCIS-LEARN-HOST-A";
+  if (!absl::StartsWith(name, kPrefix)) return std::nullopt;
+  const std::vector<std::string> parts =
+      absl::StrSplit(absl::string_view(name).substr(kPrefix.size()), "-G");
+  HostPriorWeights w;
+  if (parts.size() != 2 || !absl::SimpleAtod(parts[0], &w.change) ||
+      !absl::SimpleAtod(parts[1], &w.signal)) {
+    return std::nullopt;
+  }
+  for (const double v : {w.change, w.signal}) {
+    if (!(v >= 0.0) || !std::isfinite(v)) return std::nullopt;
+  }
+  return w;
+}
 
 bool HighQualitySignals(const policy::PageParams& page) {
   absl::StatusOr<policy::PageModel> m = policy::PageModel::Create(page);
@@ -169,12 +194,14 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
   if (name == "GREEDY-NCIS-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax);
   }
-  if (name == "GREEDY-NCIS-LEARN-HOST") {
+  const std::optional<HostPriorWeights> weights = ParseHostPriorWeights(name);
+  if (name == "GREEDY-NCIS-LEARN-HOST" || weights.has_value()) {
     if (hosts.size() != pages.size()) {
       return absl::InvalidArgumentError(
-          "GREEDY-NCIS-LEARN-HOST needs the pages' hosts (learn --pages_per_host)");
+          absl::StrCat(name, " needs the pages' hosts (learn --pages_per_host)"));
     }
-    return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax, hosts);
+    return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax, hosts,
+                    weights);
   }
   if (name == "GREEDY-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::Greedy(), true, argmax);

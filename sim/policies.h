@@ -12,6 +12,11 @@
 //   GREEDY-NCIS-LEARN-HOST  GREEDY-NCIS-LEARN whose pages are fitted with
 //                    their host's pooled fit as prior (shard/host_learning.h);
 //                    needs the pages' host ids
+//   GREEDY-NCIS-LEARN-HOST-A<a>-G<g>  GREEDY-NCIS-LEARN-HOST whose host
+//                    prior's weight is bounded by a pseudo-crawls in the
+//                    likelihood of α and αβ and by g pseudo-intervals for γ
+//                    (HostLearningOptions::max_prior_weight,
+//                    max_signal_prior_weight), e.g. -A32-G8
 //   GREEDY-LEARN     the same learning, ranked by the GREEDY value
 //   GREEDY-NCIS-PRIOR  GREEDY-NCIS on the population prior, never learning
 //   GREEDY-NCIS-LEARN-DEFAULT  GREEDY-NCIS-LEARN from the shard's default
@@ -26,6 +31,7 @@
 #define RECRAWL_SIM_POLICIES_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,16 +43,27 @@
 namespace recrawl {
 namespace sim {
 
-// Every name MakeScheduler / AnalyticAccuracy accept.
+// Every name MakeScheduler / AnalyticAccuracy accept, but for the
+// parameterised families G-NCIS-APPROX-J (J >= 1) and
+// GREEDY-NCIS-LEARN-HOST-A<a>-G<g>, of which a few are listed.
 const std::vector<std::string>& PolicyNames();
 bool IsAnalytic(const std::string& name);
+
+// The host prior's bounds of a GREEDY-NCIS-LEARN-HOST-A<a>-G<g> name:
+// a (max_prior_weight) and g (max_signal_prior_weight), both finite numbers
+// >= 0. nullopt for any other name.
+struct HostPriorWeights {
+  double change = 0.0;
+  double signal = 0.0;
+};
+std::optional<HostPriorWeights> ParseHostPriorWeights(const std::string& name);
 
 // A discrete policy for pages the policy believes to have `pages` parameters
 // (raw importance), at bandwidth R (the rate-based policies plan for R; the
 // value-based ones adapt to any slot times). The learning policies use only
 // the pages' importance and the population means of their (Δ, λ, ν);
-// `hosts` (page i's host id, or empty) is used by GREEDY-NCIS-LEARN-HOST only,
-// which fails without one per page.
+// `hosts` (page i's host id, or empty) is used by GREEDY-NCIS-LEARN-HOST and
+// its -A<a>-G<g> variants only, which fail without one per page.
 absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
     const std::string& name, const std::vector<policy::PageParams>& pages, double bandwidth,
     ValueSchedulerOptions::Argmax argmax = ValueSchedulerOptions::Argmax::kLazyBound,

@@ -1,10 +1,14 @@
 #include "sim/policies.h"
 
 #include <cmath>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "policy/optimal_policy.h"
+#include "shard/host_learning.h"
 #include "sim/adaptive_schedulers.h"
 #include "sim/metrics.h"
 #include "sim/rate_schedulers.h"
@@ -140,6 +144,49 @@ TEST(PoliciesTest, EveryNamedPolicyRunsAtFullBandwidth) {
     EXPECT_EQ(log.crawl_times.size(), world.slot_times.size()) << name;
   }
   EXPECT_FALSE(MakeScheduler("FANCY", inst.pages, 100).ok());
+}
+
+TEST(PoliciesTest, HostPriorWeightsAreReadFromTheName) {
+  const std::optional<HostPriorWeights> w = ParseHostPriorWeights("GREEDY-NCIS-LEARN-HOST-A32-G4");
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->change, 32.0);
+  EXPECT_EQ(w->signal, 4.0);
+  ASSERT_TRUE(ParseHostPriorWeights("GREEDY-NCIS-LEARN-HOST-A2.5-G0").has_value());
+  for (const char* bad :
+       {"GREEDY-NCIS-LEARN-HOST", "GREEDY-NCIS-LEARN-HOST-A32", "GREEDY-NCIS-LEARN-HOST-A32-G",
+        "GREEDY-NCIS-LEARN-HOST-Ax-G4", "GREEDY-NCIS-LEARN-HOST-A-1-G4",
+        "GREEDY-NCIS-LEARN-HOST-A32-G4-G5", "GREEDY-NCIS-LEARN-HOST-Ainf-G4",
+        "GREEDY-NCIS-LEARN-HOST-Anan-G4", "GREEDY-NCIS-LEARN-A32-G4"}) {
+    EXPECT_FALSE(ParseHostPriorWeights(bad).has_value()) << bad;
+  }
+}
+
+TEST(PoliciesTest, HostPriorWeightVariantOfTheDefaultsCrawlsAsTheDefault) {
+  WorldConfig c = NoisyWorld(120, 30);
+  Instance inst = GenerateInstance(c, 4, 0);
+  HostStructure hosts;
+  hosts.mean_pages_per_host = 10;
+  AddHostStructure(hosts, 4, 0, &inst);
+  Realization world = Realize(c, inst, 4, 0);
+  const shard::HostLearningOptions defaults;
+  const std::string same = absl::StrCat("GREEDY-NCIS-LEARN-HOST-A", defaults.max_prior_weight, "-G",
+                                        defaults.max_signal_prior_weight);
+  std::vector<CrawlLog> logs;
+  for (const std::string& name : {std::string("GREEDY-NCIS-LEARN-HOST"), same,
+                                  std::string("GREEDY-NCIS-LEARN-HOST-A64-G4")}) {
+    auto s = MakeScheduler(name, inst.pages, 100, Argmax::kLazyBound, inst.host);
+    ASSERT_TRUE(s.ok()) << name << ": " << s.status();
+    logs.push_back(RunScheduler(world, c.num_pages, **s));
+  }
+  EXPECT_EQ(logs[1].crawl_times, logs[0].crawl_times);
+  EXPECT_EQ(logs[1].crawl_begin, logs[0].crawl_begin);
+  EXPECT_NE(logs[2].crawl_begin, logs[0].crawl_begin);
+  // Below the learner's own weights, or without hosts: refused.
+  absl::StatusOr<std::unique_ptr<Scheduler>> low =
+      MakeScheduler("GREEDY-NCIS-LEARN-HOST-A8-G1", inst.pages, 100, Argmax::kLazyBound, inst.host);
+  ASSERT_FALSE(low.ok());
+  EXPECT_NE(low.status().message().find("max_signal_prior_weight"), std::string::npos);
+  EXPECT_FALSE(MakeScheduler("GREEDY-NCIS-LEARN-HOST-A8-G4", inst.pages, 100).ok());
 }
 
 TEST(AdaptiveIntervalTest, ShippedRules) {

@@ -107,7 +107,7 @@ std::vector<std::string> AllExperimentNames() {
 }
 
 bool KnownPolicy(const std::string& name) {
-  if (Contains(PolicyNames(), name)) return true;
+  if (Contains(PolicyNames(), name) || ParseHostPriorWeights(name).has_value()) return true;
   int j;
   return absl::StartsWith(name, "G-NCIS-APPROX-") &&
          absl::SimpleAtoi(name.substr(strlen("G-NCIS-APPROX-")), &j) && j >= 1;
