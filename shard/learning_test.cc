@@ -48,6 +48,15 @@ double RandomInterval(const policy::PageParams& truth, std::mt19937_64& rng) {
   return std::exp(u(rng)) / truth.change_rate;
 }
 
+// Adds `n` crawl outcomes of a page with parameters `truth` to `state`.
+void LearnSimulated(const policy::PageParams& truth, int n, std::mt19937_64& rng,
+                    LearningState* state) {
+  for (int i = 0; i < n; ++i) {
+    const Outcome o = SimulateInterval(truth, RandomInterval(truth, rng), rng);
+    ASSERT_TRUE(LearnFromCrawl(o.tau, o.signals, o.changed, 0.0, state));
+  }
+}
+
 TEST(LearningTest, PriorAloneFitsThePrior) {
   for (const policy::PageParams& prior :
        {Params(1.0, 0.5, 0.3), Params(2e-5, 0.2, 1e-6), Params(0.01, 0.9, 0.05)}) {
@@ -176,10 +185,7 @@ TEST(LearningTest, PriorWeightsAreSeparateForTheLikelihoodAndTheSignalRate) {
   std::mt19937_64 rng(11);
   const policy::PageParams truth = Params(0.4, 0.7, 0.1);
   LearningState s = InitLearning(Params(1.0, 0.5, 0.5));
-  for (int i = 0; i < 20; ++i) {
-    const Outcome o = SimulateInterval(truth, RandomInterval(truth, rng), rng);
-    ASSERT_TRUE(LearnFromCrawl(o.tau, o.signals, o.changed, 0.0, &s));
-  }
+  LearnSimulated(truth, 20, rng, &s);
   const LearningOptions one;  // 3 and 3
   LearningOptions strong_signal = one;
   strong_signal.signal_prior_weight = 30.0;
@@ -253,10 +259,7 @@ TEST(LearningTest, SetPriorKeepsTheData) {
   std::mt19937_64 rng(7);
   const policy::PageParams truth = Params(1.0, 0.6, 0.2);
   LearningState s = InitLearning(Params(0.1, 0.1, 0.1));
-  for (int i = 0; i < 500; ++i) {
-    const Outcome o = SimulateInterval(truth, RandomInterval(truth, rng), rng);
-    ASSERT_TRUE(LearnFromCrawl(o.tau, o.signals, o.changed, 0.0, &s));
-  }
+  LearnSimulated(truth, 500, rng, &s);
   LearningState t = s;
   SetPrior(Params(10.0, 0.9, 3.0), &t);
   EXPECT_EQ(t.crawls, 500u);
@@ -325,10 +328,7 @@ TEST(LearningTest, ConvergesOnSyntheticPopulation) {
     const policy::PageParams truth = Params(delta, recall(rng), false_ratio(rng) * delta);
     // Everyone starts from the same shard-wide default.
     LearningState s = InitLearning(Params(0.1, 0.5, 0.05));
-    for (int i = 0; i < kCrawls; ++i) {
-      const Outcome o = SimulateInterval(truth, RandomInterval(truth, rng), rng);
-      ASSERT_TRUE(LearnFromCrawl(o.tau, o.signals, o.changed, 0.0, &s));
-    }
+    LearnSimulated(truth, kCrawls, rng, &s);
     const LearnedModel m = Fit(s, 1.0, options);
     ASSERT_TRUE(m.ok);
     const double err[3] = {RelativeError(m.params.change_rate, truth.change_rate),
