@@ -83,8 +83,7 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
                   "GREEDY-LEARN"};
   }
   for (const std::string& p : e.policies) {
-    if ((p == "GREEDY-NCIS-LEARN-HOST" || ParseHostPriorWeights(p).has_value()) &&
-        !hosts.enabled()) {
+    if (IsHostPooledLearner(p) && !hosts.enabled()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--policies: ", p, " needs host structure (--pages_per_host)"));
     }
@@ -125,13 +124,9 @@ absl::StatusOr<LearningExperiment> LearnExperiment(const std::vector<std::string
     // A variant of the host prior's weights: against the true parameters
     // and against the default weights, paired.
     if (ParseHostPriorWeights(learner).has_value()) {
-      for (const std::string reference : {"GREEDY-NCIS", "GREEDY-NCIS-LEARN-HOST"}) {
-        if (IndexOf(e.policies, reference) < 0) continue;
-        if (reference == "GREEDY-NCIS") {
-          e.gaps.emplace_back(reference, learner);
-        } else {
-          e.gaps.emplace_back(learner, reference);
-        }
+      if (IndexOf(e.policies, "GREEDY-NCIS") >= 0) e.gaps.emplace_back("GREEDY-NCIS", learner);
+      if (IndexOf(e.policies, "GREEDY-NCIS-LEARN-HOST") >= 0) {
+        e.gaps.emplace_back(learner, "GREEDY-NCIS-LEARN-HOST");
       }
     }
   }

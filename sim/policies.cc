@@ -134,6 +134,10 @@ std::optional<HostPriorWeights> ParseHostPriorWeights(const std::string& name) {
   return w;
 }
 
+bool IsHostPooledLearner(const std::string& name) {
+  return name == "GREEDY-NCIS-LEARN-HOST" || ParseHostPriorWeights(name).has_value();
+}
+
 bool HighQualitySignals(const policy::PageParams& page) {
   absl::StatusOr<policy::PageModel> m = policy::PageModel::Create(page);
   return m.ok() && m->precision() > 0.7 && page.recall > 0.6;
@@ -194,14 +198,13 @@ absl::StatusOr<std::unique_ptr<Scheduler>> MakeScheduler(
   if (name == "GREEDY-NCIS-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax);
   }
-  const std::optional<HostPriorWeights> weights = ParseHostPriorWeights(name);
-  if (name == "GREEDY-NCIS-LEARN-HOST" || weights.has_value()) {
+  if (IsHostPooledLearner(name)) {
     if (hosts.size() != pages.size()) {
       return absl::InvalidArgumentError(
           absl::StrCat(name, " needs the pages' hosts (learn --pages_per_host)"));
     }
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::GreedyNcis(), true, argmax, hosts,
-                    weights);
+                    ParseHostPriorWeights(name));
   }
   if (name == "GREEDY-LEARN") {
     return Learning(PopulationPrior(pages), policy::CrawlPolicy::Greedy(), true, argmax);

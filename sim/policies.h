@@ -57,6 +57,9 @@ struct HostPriorWeights {
   double signal = 0.0;
 };
 std::optional<HostPriorWeights> ParseHostPriorWeights(const std::string& name);
+// GREEDY-NCIS-LEARN-HOST or one of its -A<a>-G<g> variants: the learners
+// that pool outcomes per host and need the pages' hosts.
+bool IsHostPooledLearner(const std::string& name);
 
 // A discrete policy for pages the policy believes to have `pages` parameters
 // (raw importance), at bandwidth R (the rate-based policies plan for R; the

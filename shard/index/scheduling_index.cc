@@ -260,7 +260,8 @@ void SchedulingIndex::CarryBound(Page& p, float old_iota) {
     return;
   }
   const double shift = EffectiveElapsed(p, b, p.last_crawl);
-  for (double iota = old_iota; iota > shift; iota *= 0.5) {
+  for (const double iota : {double{old_iota}, 0.5 * old_iota}) {
+    if (!(iota > shift)) return;
     const double at = p.last_crawl + iota - shift;
     ++stats_.valuations;
     const Valuation v = ValueWithGrowth(p, b, at);
@@ -269,7 +270,6 @@ void SchedulingIndex::CarryBound(Page& p, float old_iota) {
       Refine(p, b, at, v, /*solve=*/true);
       return;
     }
-    if (iota < old_iota) return;
   }
 }
 
