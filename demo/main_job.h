@@ -34,7 +34,7 @@ struct MainJobOptions {
   int fetchers = 2;
   bool signals = true;
   // CrawlRunOptions::lookahead, in simulated seconds.
-  double lookahead = 0.05;
+  double lookahead = CrawlRunOptions().lookahead;
   // Keep data_dir/<policy> after the run (else removed).
   bool keep_data = false;
   // Shard policies to run, in order ("greedy_ncis", "greedy", ...).

@@ -42,7 +42,7 @@ ABSL_FLAG(double, bandwidth, 2000.0,
 ABSL_FLAG(double, time_scale, 3.0,
           "demo: simulated seconds per real second (serve runs in real time)");
 ABSL_FLAG(int, fetchers, 2, "demo: fetcher threads (0 with --signals: the signal path alone)");
-ABSL_FLAG(double, lookahead, 0.05,
+ABSL_FLAG(double, lookahead, recrawl::demo::MainJobOptions().lookahead,
           "demo: simulated seconds ahead of now fetchers lease slots (0: only "
           "slots that are due)");
 ABSL_FLAG(bool, signals, true, "demo: send the web's signals (false: the crawl path alone)");
