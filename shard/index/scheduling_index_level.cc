@@ -1,0 +1,297 @@
+// SchedulingIndex's level Λ (scheduling_index.h): the rebuild that sets it,
+// its raise when candidates pile up, and the burst reserve that lets a
+// lease burst go below it without a rebuild.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <utility>
+
+#include "shard/index/scheduling_index.h"
+
+namespace recrawl {
+namespace shard {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The smallest float not below x (an upper bound stays an upper bound).
+float CeilFloat(double x) {
+  float f = static_cast<float>(x);
+  if (static_cast<double>(f) < x) {
+    f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  }
+  return f;
+}
+
+}  // namespace
+
+// Values every page at t and sets Λ to the target-th largest value: the
+// only O(m) step, needed at start, after SetPolicy and when Λ must come down.
+// Keys come from the slope bound here; each page solves for its exact due
+// time when it first wakes below Λ, which spreads that cost over the cycle.
+void SchedulingIndex::Rebuild(double t, size_t target) {
+  ++stats_.rebuilds;
+  RestorePicks();
+  DropReserve();
+  rebuild_target_ = target;
+  picks_at_rebuild_ = picks_;
+  size_at_rebuild_ = size_;
+  retry_raise_above_ = 0;
+  needs_rebuild_ = false;
+  needs_rekey_ = false;
+  candidates_.Clear();
+  queue_.Clear();
+  queued_ = 0;
+  // Value and growth bounds, per page: the step's bulk, on several threads
+  // when there are many pages (each values its own range; nothing shared
+  // is written).
+  std::vector<Valuation> found(pages_.size(), Valuation{0.0, {}});
+  auto value_range = [this, t, &found](size_t begin, size_t end) {
+    for (size_t id = begin; id < end; ++id) {
+      const Page& p = pages_[id];
+      if (p.state == kAbsent || p.state == kLeased) continue;
+      found[id] = ValueWithGrowth(p, UncachedBelief(p), t);
+    }
+  };
+  const size_t parts = pages_.size() < kParallelRebuildPages
+                           ? 1
+                           : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  std::vector<std::thread> helpers;
+  for (size_t k = 1; k < parts; ++k) {
+    helpers.emplace_back(value_range, k * pages_.size() / parts, (k + 1) * pages_.size() / parts);
+  }
+  value_range(0, pages_.size() / parts);
+  for (std::thread& helper : helpers) helper.join();
+  std::vector<double> ranked;
+  ranked.reserve(size_);
+  for (PageId id = 0; id < pages_.size(); ++id) {
+    Page& p = pages_[id];
+    if (p.state == kAbsent) continue;
+    if (p.state == kLeased) {
+      p.iota_lb = 0.0f;  // its bound was for the old level
+      continue;
+    }
+    ++stats_.valuations;
+    ranked.push_back(found[id].value);
+  }
+  double floor = 0.0;  // the reserve's, 0: none
+  if (ranked.size() <= target) {
+    SetLevel(0.0);
+  } else {
+    auto end = ranked.end();
+    const size_t depth = std::max(2 * target, size_ / 4);
+    if (depth < ranked.size()) {
+      std::nth_element(ranked.begin(), ranked.begin() + (depth - 1), ranked.end(),
+                       std::greater<double>());
+      floor = ranked[depth - 1];
+      end = ranked.begin() + depth;
+    }
+    std::nth_element(ranked.begin(), ranked.begin() + (target - 1), end, std::greater<double>());
+    SetLevel(ranked[target - 1]);
+  }
+  std::vector<double>().swap(ranked);
+  if (floor > 0.0 && floor < admission_level_) {
+    reserve_active_ = true;
+    reserve_at_ = t;
+    reserve_floor_ = floor;
+    reserve_growth_ = 0.0;
+    reserve_.reserve(std::max(2 * target, size_ / 4) + 64);  // ties aside
+  }
+  queue_.Reserve(size_);
+  for (PageId id = 0; id < pages_.size(); ++id) {
+    Page& p = pages_[id];
+    if (p.state == kAbsent || p.state == kLeased) continue;
+    const policy::PageModel b = Belief(p);
+    p.iota_lb = 0.0f;
+    if (found[id].value >= admission_level_ && hosts_.Allowed(p.host, t)) {
+      // About `target` of them.
+      AddCandidate(id, t, found[id]);
+      continue;
+    }
+    if (found[id].value < admission_level_) {
+      Refine(p, b, t, found[id], /*solve=*/false);
+    }
+    if (reserve_active_) {
+      reserve_growth_ = std::max(reserve_growth_, found[id].growth.later_slope);
+      if (found[id].value >= floor) {
+        reserve_.push_back({CeilFloat(found[id].value), id});
+      }
+    }
+    p.state = kQueued;
+    ++queued_;
+    queue_.Push({KeyOf(p, b, p.n_cis), id, Restamp(p, p.n_cis)});
+  }
+  std::make_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+  if (!(reserve_growth_ < kInf)) DropReserve();
+}
+
+double SchedulingIndex::ClearBound(double t) const {
+  const double top = reserve_.empty()
+                         ? reserve_floor_
+                         : std::max(reserve_floor_, static_cast<double>(reserve_.front().value));
+  const double bound = top + reserve_growth_ * std::max(t - reserve_at_, 0.0);
+  // Values carry relative rounding ~1e-10 (crawl_value.h).
+  return bound * (1.0 + 1e-8);
+}
+
+bool SchedulingIndex::Recertify(PageId id, double t, const Valuation& v) {
+  reserve_growth_ = std::max(reserve_growth_, v.growth.later_slope);
+  if (v.value < FloorBound(t)) return false;  // certified below the floor
+  if (v.value < admission_level_) {
+    AddToReserve(id, v.value);
+    return false;
+  }
+  Detach(id);
+  const HostId host = pages_[id].host;
+  if (hosts_.Allowed(host, t)) {
+    AddCandidate(id, t, v);
+  } else {
+    EnqueueAt(id, hosts_.AllowedFrom(host));
+  }
+  return true;
+}
+
+// The next chunk of the reserve (and the pages tied with its last) into
+// the pool, valued at t; pages that changed since the rebuild were
+// re-certified or left the queue already, and are skipped unless queued.
+bool SchedulingIndex::PullReserve(double t, int k) {
+  if (!reserve_active_ || reserve_.empty()) return false;
+  ++stats_.pulls;
+  const size_t chunk = std::max(TargetCandidates(), static_cast<size_t>(k));
+  size_t pulled = 0;
+  float last = std::numeric_limits<float>::infinity();
+  while (!reserve_.empty() && (pulled < chunk || reserve_.front().value == last)) {
+    std::pop_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+    const Reserved r = reserve_.back();
+    reserve_.pop_back();
+    ++pulled;
+    last = r.value;
+    if (pages_[r.page].state != kQueued) continue;
+    Detach(r.page);
+    const HostId host = pages_[r.page].host;
+    if (hosts_.Allowed(host, t)) {
+      AddCandidate(r.page, t, ValueWithGrowth(r.page, t));
+    } else {
+      EnqueueAt(r.page, hosts_.AllowedFrom(host));
+    }
+  }
+  return true;
+}
+
+void SchedulingIndex::AddToReserve(PageId id, double value) {
+  // V only grows with time, so a value at t >= reserve_at_ bounds the
+  // page's value at reserve_at_ from above, as the reserve's values must.
+  reserve_.push_back({CeilFloat(value), id});
+  std::push_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+}
+
+void SchedulingIndex::RecertifyQueued(PageId id) {
+  if (!reserve_active_) return;
+  // Not after the next pick (picks never go back), so that the certificate
+  // holds from then on; not before the reserve's values.
+  const double at = std::max(reserve_at_, last_pick_at_);
+  Recertify(id, at, ValueWithGrowth(id, at));
+}
+
+void SchedulingIndex::DropReserve() {
+  if (!reserve_active_ && reserve_.capacity() == 0) return;
+  reserve_active_ = false;
+  std::vector<Reserved>().swap(reserve_);
+}
+
+// Also while the reserve is active (the raise drops it): its pulls add a
+// pool's target at a time, so a pool past its maximum was filled by pages
+// crossing Λ (signals, a lease burst's level passed), and the level is not
+// falling.
+bool SchedulingIndex::ShouldRaise() const {
+  return candidates_.size() > std::max(MaxCandidates(PoolTarget()), retry_raise_above_);
+}
+
+// Too many candidates: value every candidate at t, raise Λ to the
+// target-th largest value (so that that many candidates stay) and send the
+// ones below it back to the queue, each with its due time solved for the
+// new level. Keys stay valid: crossing a higher level cannot happen earlier.
+// The candidates' last exact values would not do: most date from when they
+// woke, just above Λ, so in a pool of more than a few thousand the
+// target-th largest of them is Λ itself and Λ could not rise while the pool
+// grew. Valuing them all costs max_candidates valuations a raise, amortised
+// over the picks that filled the pool; those that stay get fresh bounds.
+void SchedulingIndex::Raise(double t) {
+  ++stats_.raises;
+  const size_t target = PoolTarget();
+  if (candidates_.size() <= target) return;
+  std::vector<Exact> valued;
+  valued.reserve(candidates_.size());
+  for (const CandidatePool::Entry& e : candidates_.Entries()) {
+    valued.push_back({e.page, ValueWithGrowth(e.page, t)});
+  }
+  // The loop below visits every candidate, so their order may change.
+  std::nth_element(valued.begin(), valued.begin() + (target - 1), valued.end(),
+                   [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
+  const double level = valued[target - 1].v.value;
+  if (!(level > level_)) {
+    // Ties at Λ: try again when the pool has doubled, so that this
+    // O(pool) step stays amortised.
+    retry_raise_above_ = 2 * candidates_.size();
+    return;
+  }
+  retry_raise_above_ = 0;
+  DropReserve();  // the pages it sends back are not valued at the floor
+  SetLevel(level);
+  candidates_.Clear();
+  for (const Exact& e : valued) {
+    if (e.v.value >= admission_level_) {
+      AddCandidate(e.page, t, e.v);
+      continue;
+    }
+    Page& p = pages_[e.page];
+    Refine(p, Belief(p), t, e.v, /*solve=*/true);
+    Enqueue(e.page);
+  }
+}
+
+size_t SchedulingIndex::TargetCandidates() const {
+  const double scaled = options_.target_fraction * static_cast<double>(size_);
+  return std::max(static_cast<size_t>(std::max(options_.target_candidates, 1)),
+                  static_cast<size_t>(scaled));
+}
+
+size_t SchedulingIndex::MaxCandidates(size_t target) const {
+  // The options' ratio of max to target, at the given target.
+  const double ratio =
+      static_cast<double>(options_.max_candidates) / std::max(options_.target_candidates, 1);
+  return std::max(static_cast<size_t>(std::max(options_.max_candidates, 1)),
+                  static_cast<size_t>(ratio * static_cast<double>(target)));
+}
+
+bool SchedulingIndex::LevelFalling() const {
+  return rebuild_target_ > 0 && picks_ - picks_at_rebuild_ < 2 * rebuild_target_;
+}
+
+size_t SchedulingIndex::PoolTarget() const {
+  return LevelFalling() ? std::max(TargetCandidates(), rebuild_target_) : TargetCandidates();
+}
+
+size_t SchedulingIndex::RefillTarget(int k) const {
+  // The default target first: a larger pool would only be raised back
+  // (which would drop the new reserve).
+  const size_t target = std::max(TargetCandidates(), 2 * static_cast<size_t>(k));
+  if (!LevelFalling()) return target;
+  const size_t deepest = std::max(target, size_ / 16);
+  return std::max(target, std::min(4 * rebuild_target_, deepest));
+}
+
+void SchedulingIndex::RekeyAll() {
+  needs_rekey_ = false;
+  DropReserve();  // keys at hosts' allowed times would be lost
+  queue_.Rewrite([this](Queued* q) {
+    if (!Live(*q)) return false;
+    const Page& p = pages_[q->page];
+    q->key = KeyOf(p, Belief(p), std::max<int64_t>(p.n_cis, p.keyed_signals));
+    return true;
+  });
+}
+
+}  // namespace shard
+}  // namespace recrawl
