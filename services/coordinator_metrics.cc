@@ -85,8 +85,9 @@ CoordinatorMetrics::CoordinatorMetrics()
       leases_released_(*registry_, "recrawl_coordinator_leases_released_total",
                        "Leases the shards ended on the coordinator's releases"),
       pending_lease_releases_(Gauge(*registry_, "recrawl_coordinator_pending_lease_releases",
-                                    "Lease requests and leases still to release at their shards")) {
-}
+                                    "Lease requests and leases still to release at their shards")),
+      routing_hosts_computed_(*registry_, "recrawl_coordinator_routing_hosts_computed_total",
+                              "Hosts whose owning shard routing computed rather than remembered") {}
 
 void CoordinatorMetrics::Rpc(const std::string& method, grpc::StatusCode code, double seconds) {
   rpcs_.Add({{"method", method}, {"code", StatusCodeName(code)}}).Increment();
@@ -104,6 +105,7 @@ void CoordinatorMetrics::Update(const ClusterStats& stats) {
   leases_undelivered_.Set(stats.leases_undelivered());
   leases_released_.Set(stats.leases_released());
   pending_lease_releases_.Set(static_cast<double>(stats.pending_lease_releases()));
+  routing_hosts_computed_.Set(stats.routing_hosts_computed());
 }
 
 }  // namespace services

@@ -48,6 +48,7 @@ class CoordinatorMetrics {
   TotalCounter leases_undelivered_;
   TotalCounter leases_released_;
   prometheus::Gauge& pending_lease_releases_;
+  TotalCounter routing_hosts_computed_;
 };
 
 }  // namespace services

@@ -82,6 +82,9 @@ ABSL_FLAG(double, lease_duration, 0.0, "Lease duration the shards give (0: their
 ABSL_FLAG(int, max_batch_items, 10000, "Items allowed per batch request");
 ABSL_FLAG(int64_t, max_held_reports, 1000000,
           "Crawl reports held in memory for shards that are out");
+ABSL_FLAG(int64_t, routing_cache_hosts, 262144,
+          "Hosts whose owning shard routing remembers (~60 bytes each plus the name); "
+          "ClusterStats.routing_hosts_computed counts the others");
 ABSL_FLAG(std::string, shard_tls_ca, "", "PEM CAs of the shards' certificates (empty: plaintext)");
 ABSL_FLAG(std::string, shard_tls_cert, "", "PEM client certificate toward the shards");
 ABSL_FLAG(std::string, shard_tls_key, "", "Private key of --shard_tls_cert");
@@ -192,6 +195,13 @@ int Main() {
   service_options.lease_duration = absl::GetFlag(FLAGS_lease_duration);
   service_options.max_held_reports =
       static_cast<size_t>(std::max<int64_t>(absl::GetFlag(FLAGS_max_held_reports), 0));
+  if (absl::GetFlag(FLAGS_routing_cache_hosts) < 1) {
+    spdlog::error("--routing_cache_hosts must be >= 1, got {}",
+                  absl::GetFlag(FLAGS_routing_cache_hosts));
+    return 2;
+  }
+  service_options.routing_cache_hosts =
+      static_cast<size_t>(absl::GetFlag(FLAGS_routing_cache_hosts));
   if (service_options.max_lease_batch < 1 || service_options.max_batch_items < 1 ||
       !(service_options.shard_deadline > 0.0) || !(service_options.shard_batch_deadline > 0.0) ||
       !(absl::GetFlag(FLAGS_health_period) > 0.0)) {

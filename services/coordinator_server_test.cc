@@ -369,6 +369,11 @@ TEST_F(CoordinatorServerTest, SplitModeDealsSlotsToEveryShard) {
 TEST_F(CoordinatorServerTest, SignalsThroughTheCoordinatorRaiseARank) {
   StartCluster(2, 100);
   Upsert(6);
+  // Routing the upsert met its hosts; the signals meet host 0 again.
+  ClusterStats before;
+  ASSERT_TRUE(
+      stub_->GetClusterStats(Context(kOperator).get(), GetClusterStatsRequest(), &before).ok());
+  EXPECT_GE(before.routing_hosts_computed(), 1u);
   // Signals about host 0 put it first.
   {
     auto context = Context(kPinger);
@@ -410,6 +415,11 @@ TEST_F(CoordinatorServerTest, SignalsThroughTheCoordinatorRaiseARank) {
   UrlState state;
   ASSERT_TRUE(stub_->GetUrlState(Context(kOperator).get(), get, &state).ok());
   EXPECT_EQ(state.signals_since_crawl(), 42u);
+  ClusterStats after;
+  ASSERT_TRUE(
+      stub_->GetClusterStats(Context(kOperator).get(), GetClusterStatsRequest(), &after).ok());
+  EXPECT_EQ(after.routing_hosts_computed(), before.routing_hosts_computed())
+      << "host 0's shard was remembered from the upsert";
   const std::vector<CoordinatorLease> first = LeaseAtLeast(1);
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(first.front().url(), HostUrl(0));

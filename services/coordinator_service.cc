@@ -61,7 +61,7 @@ CoordinatorServiceImpl::CoordinatorServiceImpl(coordinator::Coordinator* core, c
       metrics_(metrics),
       options_(options),
       num_shards_(core->directory().num_shards()),
-      host_owners_(options.routing, num_shards_),
+      host_owners_(options.routing, num_shards_, options.routing_cache_hosts),
       signal_streams_(channels, num_shards_),
       health_(core, &mu_, clock, channels, options.probe_deadline),
       scatter_{channels, num_shards_, options.shard_batch_deadline,
@@ -400,6 +400,7 @@ ClusterStats CoordinatorServiceImpl::Stats() {
   stats.set_leases_undelivered(r.undelivered_leases);
   stats.set_leases_released(r.released);
   stats.set_pending_lease_releases(r.pending);
+  stats.set_routing_hosts_computed(host_owners_.computed());
   return stats;
 }
 

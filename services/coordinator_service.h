@@ -56,6 +56,9 @@ struct CoordinatorServiceOptions {
   size_t max_held_reports = 1000000;
   // How URLs are routed to shards (the shards' stores must agree).
   cluster::Routing routing = cluster::Routing::kSite;
+  // Hosts whose owning shard the routing remembers (cluster::HostOwnerCache,
+  // ~60 bytes each plus the name).
+  size_t routing_cache_hosts = size_t{1} << 18;
 };
 
 class CoordinatorServiceImpl final : public CoordinatorService::Service {
