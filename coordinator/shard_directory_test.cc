@@ -36,7 +36,9 @@ TEST(ShardDirectoryTest, ASilentShardIsOutWithinTheTimeoutAndBackOnAnswer) {
   // Shard 1 stops answering after t = 0; shard 0 keeps answering.
   for (double t = 0.4; t < 3.0; t += 0.4) {
     ASSERT_TRUE(dir.Record(Answer("a:1", 0), t).ok());
-    ASSERT_TRUE(dir.Record({"b:1", false, -1, 0}, t).ok());
+    ShardDirectory::Probe silent;
+    silent.address = "b:1";
+    ASSERT_TRUE(dir.Record(silent, t).ok());
   }
   EXPECT_TRUE(dir.IsLive(1, 1.4));
   EXPECT_FALSE(dir.IsLive(1, 1.5));

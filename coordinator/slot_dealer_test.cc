@@ -22,7 +22,9 @@ TEST(SlotDealerTest, EqualBudgetsTakeTurns) {
   for (int j = 0; j < 400; ++j) {
     const int s = dealer.Deal();
     ASSERT_GE(s, 0);
-    if (last[s] >= 0) EXPECT_EQ(j - last[s], 4);
+    if (last[s] >= 0) {
+      EXPECT_EQ(j - last[s], 4);
+    }
     last[s] = j;
   }
 }
