@@ -195,19 +195,15 @@ int Main() {
   service_options.lease_duration = absl::GetFlag(FLAGS_lease_duration);
   service_options.max_held_reports =
       static_cast<size_t>(std::max<int64_t>(absl::GetFlag(FLAGS_max_held_reports), 0));
-  if (absl::GetFlag(FLAGS_routing_cache_hosts) < 1) {
-    spdlog::error("--routing_cache_hosts must be >= 1, got {}",
-                  absl::GetFlag(FLAGS_routing_cache_hosts));
-    return 2;
-  }
   service_options.routing_cache_hosts =
-      static_cast<size_t>(absl::GetFlag(FLAGS_routing_cache_hosts));
+      static_cast<size_t>(std::max<int64_t>(absl::GetFlag(FLAGS_routing_cache_hosts), 0));
   if (service_options.max_lease_batch < 1 || service_options.max_batch_items < 1 ||
-      !(service_options.shard_deadline > 0.0) || !(service_options.shard_batch_deadline > 0.0) ||
+      service_options.routing_cache_hosts < 1 || !(service_options.shard_deadline > 0.0) ||
+      !(service_options.shard_batch_deadline > 0.0) ||
       !(absl::GetFlag(FLAGS_health_period) > 0.0)) {
     spdlog::error(
-        "--max_lease_batch and --max_batch_items must be >= 1, --shard_deadline, "
-        "--shard_batch_deadline and --health_period > 0");
+        "--max_lease_batch, --max_batch_items and --routing_cache_hosts must be >= 1, "
+        "--shard_deadline, --shard_batch_deadline and --health_period > 0");
     return 2;
   }
 
