@@ -167,7 +167,12 @@ void FetchLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& optio
 void PingLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& options,
               const std::atomic<bool>& stop, Shared& shared) {
   absl::StatusOr<std::unique_ptr<client::PingClient>> pinger =
-      client::PingClient::Create(cluster.ClientOptionsFor(cluster::Role::kPinger));
+      client::PingClient::Create(cluster.ClientOptionsFor(cluster::Role::kPinger), [&] {
+        client::PingOptions ping;
+        ping.route_to_shards = options.signals_to_shards;
+        if (ping.route_to_shards) ping.shard_token = cluster.TokenOf(cluster::Role::kInternal);
+        return ping;
+      }());
   if (!pinger.ok()) {
     shared.Fail(
         absl::Status(pinger.status().code(), absl::StrCat("pinger: ", pinger.status().message())));

@@ -58,6 +58,14 @@ struct CrawlRunOptions {
   // Whether the pinger sends the web's signals (false: the crawl path
   // alone).
   bool signals = true;
+  // Whether the pinger streams them straight to the shards that own their
+  // URLs (PingOptions::route_to_shards, with the cluster's internal token),
+  // as the ingestion gateway does with --route_to_shards, rather than
+  // through the coordinator. Straight to the shards the coordinator does no
+  // work for a signal and each shard gets the pinger's whole batches, not
+  // the coordinator's per-shard parts of them: the servers spend less than
+  // half the CPU a signal (docs/benchmarks.md, "Main job at 10^6 URLs").
+  bool signals_to_shards = true;
   int lease_batch = 500;
   // Clock seconds ahead of now a fetcher leases slots (FetcherOptions): a
   // fetcher then gets up to a batch of slots per call instead of the few due

@@ -127,6 +127,7 @@ absl::StatusOr<PolicyRun> RunPolicy(const MainJobOptions& options, const std::st
   crawl.fetchers = options.fetchers;
   crawl.signals = options.signals;
   crawl.lookahead = options.lookahead;
+  crawl.signals_to_shards = options.signals_to_shards;
   crawl.lease_only = lease_only;
   absl::StatusOr<CrawlRunResult> result = RunCrawl(
       cluster, *web, crawl, stop, [&](const CrawlProgress& p) { observer.progress(name, p); });

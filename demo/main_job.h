@@ -33,6 +33,8 @@ struct MainJobOptions {
   // the web's signals are sent (false: the crawl path alone); CrawlRunOptions.
   int fetchers = 2;
   bool signals = true;
+  // CrawlRunOptions::signals_to_shards.
+  bool signals_to_shards = CrawlRunOptions().signals_to_shards;
   // CrawlRunOptions::lookahead, in simulated seconds.
   double lookahead = CrawlRunOptions().lookahead;
   // Keep data_dir/<policy> after the run (else removed).

@@ -46,6 +46,9 @@ ABSL_FLAG(double, lookahead, recrawl::demo::MainJobOptions().lookahead,
           "demo: simulated seconds ahead of now fetchers lease slots (0: only "
           "slots that are due)");
 ABSL_FLAG(bool, signals, true, "demo: send the web's signals (false: the crawl path alone)");
+ABSL_FLAG(bool, signals_to_shards, recrawl::demo::MainJobOptions().signals_to_shards,
+          "demo: the pinger streams signals straight to the shards that own their URLs "
+          "(false: through the coordinator)");
 ABSL_FLAG(std::string, data_dir, "./data", "Where the stores, tokens and logs go");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the simulated web");
 ABSL_FLAG(bool, keep_data, false, "demo: keep data_dir/<policy> after the run");
@@ -166,6 +169,7 @@ int Demo() {
   options.bandwidth = absl::GetFlag(FLAGS_bandwidth);
   options.fetchers = absl::GetFlag(FLAGS_fetchers);
   options.signals = absl::GetFlag(FLAGS_signals);
+  options.signals_to_shards = absl::GetFlag(FLAGS_signals_to_shards);
   options.lookahead = absl::GetFlag(FLAGS_lookahead);
   options.keep_data = absl::GetFlag(FLAGS_keep_data);
   options.lease_only_baseline = absl::GetFlag(FLAGS_lease_only_baseline);

@@ -51,6 +51,10 @@ while read -r crawls; do
 done < <(grep -F "| crawls reported" <<<"$out" |
   awk -F'|' '{ for (i = 3; i < NF - 1; ++i) { split($i, a, " "); print a[1] } }')
 grep -qF "| reports rejected | 0 | 0 |" <<<"$out" || fail "reports rejected"
+# The pinger streams the web's signals straight to the shards (the default)
+# and GREEDY-NCIS's shards count some of them.
+signals=$(grep -F "| signals delivered" <<<"$out" | awk -F'|' '{ split($3, a, " "); print a[1] }')
+[[ ${signals:-0} -gt 0 ]] || fail "no signals delivered: '$signals'"
 [[ -z $(left_in "$data") ]] || fail "processes left: $(left_in "$data")"
 [[ ! -e $data/greedy_ncis && ! -e $data/greedy ]] ||
   fail "stores left without --keep_data"
