@@ -203,7 +203,13 @@ int Demo() {
 
 int Serve() {
   LocalClusterOptions options = ClusterOptionsFromFlags();
-  if (absl::GetFlag(FLAGS_ingest)) options.ingest_server = absl::GetFlag(FLAGS_ingest_server);
+  if (absl::GetFlag(FLAGS_ingest)) {
+    options.ingest_server = absl::GetFlag(FLAGS_ingest_server);
+    // The gateway sends its signals straight to the shards that own them, as
+    // the main job's pinger does: on loopback it reaches every shard, and the
+    // cluster's token file holds the internal token it needs.
+    options.ingest_flags.push_back("--route_to_shards");
+  }
   absl::StatusOr<SimulatedWeb> web = SimulatedWeb::Create(WebFromFlags());
   if (!web.ok()) {
     std::cerr << "recrawl_local: " << web.status() << "\n";
