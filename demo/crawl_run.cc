@@ -166,13 +166,11 @@ void FetchLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& optio
 // Pushes the web's signals as the cluster's clock passes their times.
 void PingLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& options,
               const std::atomic<bool>& stop, Shared& shared) {
+  client::PingOptions ping;
+  ping.route_to_shards = options.signals_to_shards;
+  if (ping.route_to_shards) ping.shard_token = cluster.TokenOf(cluster::Role::kInternal);
   absl::StatusOr<std::unique_ptr<client::PingClient>> pinger =
-      client::PingClient::Create(cluster.ClientOptionsFor(cluster::Role::kPinger), [&] {
-        client::PingOptions ping;
-        ping.route_to_shards = options.signals_to_shards;
-        if (ping.route_to_shards) ping.shard_token = cluster.TokenOf(cluster::Role::kInternal);
-        return ping;
-      }());
+      client::PingClient::Create(cluster.ClientOptionsFor(cluster::Role::kPinger), ping);
   if (!pinger.ok()) {
     shared.Fail(
         absl::Status(pinger.status().code(), absl::StrCat("pinger: ", pinger.status().message())));
