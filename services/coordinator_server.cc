@@ -53,6 +53,7 @@
 #include "services/coordinator_shards.h"
 #include "services/parse_errors.h"
 #include "services/server_lifecycle.h"
+#include "services/shard_tls_flags.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, shards, "", "Comma-separated shard addresses host:port");
@@ -85,11 +86,6 @@ ABSL_FLAG(int64_t, max_held_reports, 1000000,
 ABSL_FLAG(int64_t, routing_cache_hosts, 262144,
           "Hosts whose owning shard routing remembers (~60 bytes each plus the name); "
           "ClusterStats.routing_hosts_computed counts the others");
-ABSL_FLAG(std::string, shard_tls_ca, "", "PEM CAs of the shards' certificates (empty: plaintext)");
-ABSL_FLAG(std::string, shard_tls_cert, "", "PEM client certificate toward the shards");
-ABSL_FLAG(std::string, shard_tls_key, "", "Private key of --shard_tls_cert");
-ABSL_FLAG(std::string, shard_tls_server_name, "",
-          "Name to verify in the shards' certificates (default: the address's host)");
 ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on");
 ABSL_FLAG(int, port, 50050, "gRPC port (0: any free port, see --port_file)");
 ABSL_FLAG(int, metrics_port, -1, "Prometheus metrics port (-1: none; 0: any free port)");
@@ -216,11 +212,7 @@ int Main() {
   if (security->authorizer.enabled() && shard_token.empty()) {
     spdlog::warn("--token_file has no internal token: calls to the shards carry none");
   }
-  client::ClientTlsOptions shard_tls;
-  shard_tls.ca_file = absl::GetFlag(FLAGS_shard_tls_ca);
-  shard_tls.cert_file = absl::GetFlag(FLAGS_shard_tls_cert);
-  shard_tls.key_file = absl::GetFlag(FLAGS_shard_tls_key);
-  shard_tls.server_name = absl::GetFlag(FLAGS_shard_tls_server_name);
+  const client::ClientTlsOptions shard_tls = ShardTlsFromFlags();
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> shard_credentials =
       client::ChannelCredentialsFor(shard_tls);
   if (!shard_credentials.ok()) {
