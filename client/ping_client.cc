@@ -63,12 +63,19 @@ absl::Status PingClient::Route(const ShardMap& map) {
   const int num_shards = static_cast<int>(map.num_shards());
   router_.emplace(*routing, num_shards);
   shards_.resize(num_shards);
-  const std::string& token = ping_.shard_token.empty() ? rpc_.options().token : ping_.shard_token;
+  // The client's backoff and clock, the shards' token and channels.
+  ClientOptions shard_options = rpc_.options();
+  if (!ping_.shard_token.empty()) shard_options.token = ping_.shard_token;
+  if (ping_.shard_credentials != nullptr) {
+    shard_options.credentials = ping_.shard_credentials;
+    shard_options.tls_server_name = ping_.shard_tls_server_name;
+  }
   for (int s = 0; s < map.addresses_size(); ++s) {
     const bool live = s < map.live_size() && map.live(s);
     if (map.addresses(s).empty() || !live) continue;
     auto d = std::make_unique<Destination>();
-    d->rpc = std::make_unique<Rpc>(rpc_, map.addresses(s), token);
+    shard_options.target = map.addresses(s);
+    d->rpc = std::make_unique<Rpc>(shard_options);
     d->shard = ShardService::NewStub(d->rpc->channel());
     ShardService::Stub* stub = d->shard.get();
     d->stream = std::make_unique<SignalStream>(

@@ -47,6 +47,13 @@ struct PingOptions {
   bool route_to_shards = false;
   // The token the shards accept (the internal role). Empty: the client's.
   std::string shard_token;
+  // The channels to the shards: their credentials (client::
+  // ChannelCredentialsFor; with a client certificate where the shards ask
+  // for one) and the name to verify in their certificates (the shard map
+  // gives addresses, often IPs). Null credentials: the client's own
+  // (ClientOptions::credentials and tls_server_name).
+  std::shared_ptr<grpc::ChannelCredentials> shard_credentials;
+  std::string shard_tls_server_name;
   // Ask for an fsync before each acknowledgement.
   bool sync = false;
 };

@@ -55,13 +55,6 @@ Rpc::Rpc(ClientOptions options) : options_(std::move(options)), channel_(MakeCha
   if (!options_.token.empty()) token_status_ = cluster::ValidateToken(options_.token);
 }
 
-Rpc::Rpc(const Rpc& base, std::string target, std::string token) : options_(base.options_) {
-  options_.target = std::move(target);
-  options_.token = std::move(token);
-  channel_ = MakeChannel(options_);
-  if (!options_.token.empty()) token_status_ = cluster::ValidateToken(options_.token);
-}
-
 void Rpc::Prepare(grpc::ClientContext* context, absl::Duration deadline) const {
   if (token_status_.ok()) client::AttachToken(context, options_.token);
   if (deadline != absl::InfiniteDuration()) {

@@ -41,9 +41,6 @@ class BackoffDelays {
 class Rpc {
  public:
   explicit Rpc(ClientOptions options);
-  // A channel to another server (a shard, for PingClient's routing) with the
-  // same credentials and backoff, sending `token`.
-  Rpc(const Rpc& base, std::string target, std::string token);
 
   const ClientOptions& options() const { return options_; }
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
