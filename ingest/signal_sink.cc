@@ -19,10 +19,11 @@ std::string IdentityOf(const Signal& s) {
 
 }  // namespace
 
-PingClientSink::PingClientSink(std::vector<std::unique_ptr<client::PingClient>> clients)
-    : clients_(std::move(clients)) {
-  for (const auto& client : clients_) {
-    lanes_.emplace_back([this, c = client.get()] { Run(c); });
+PingClientSink::PingClientSink(std::vector<std::unique_ptr<client::PingClient>> clients,
+                               ClientRenewal renewal)
+    : renewal_(std::move(renewal)), clients_(std::move(clients)) {
+  for (size_t lane = 0; lane < clients_.size(); ++lane) {
+    lanes_.emplace_back([this, lane] { Run(lane); });
   }
 }
 
@@ -45,7 +46,9 @@ absl::StatusOr<DeliveryReport> PingClientSink::Deliver(std::vector<Signal> signa
   return std::move(request.result);
 }
 
-void PingClientSink::Run(client::PingClient* client) {
+void PingClientSink::Run(size_t lane) {
+  absl::Time made = absl::Now();
+  bool delivered = true;
   while (true) {
     std::vector<Request*> group;
     {
@@ -59,13 +62,18 @@ void PingClientSink::Run(client::PingClient* client) {
       group.assign(queue_.begin(), queue_.end());
       queue_.clear();
     }
-    Commit(client, group);
+    if (renewal_.create && (!delivered || absl::Now() - made >= renewal_.period)) {
+      absl::StatusOr<std::unique_ptr<client::PingClient>> fresh = renewal_.create();
+      if (fresh.ok()) clients_[lane] = *std::move(fresh);
+      made = absl::Now();
+    }
+    delivered = Commit(clients_[lane].get(), group);
     absl::MutexLock lock(&mu_);
     for (Request* r : group) r->done = true;
   }
 }
 
-void PingClientSink::Commit(client::PingClient* client, const std::vector<Request*>& group) {
+bool PingClientSink::Commit(client::PingClient* client, const std::vector<Request*>& group) {
   absl::Status status;
   for (Request* r : group) {
     for (const Signal& s : r->signals) {
@@ -78,6 +86,7 @@ void PingClientSink::Commit(client::PingClient* client, const std::vector<Reques
   // is this lane); give each back to the request that sent it: the first
   // request with that signal not yet given one. Most groups have none, and
   // then no index is built.
+  bool undelivered = false;
   std::vector<client::RejectedSignal> rejected = client->TakeRejected();
   std::vector<Signal> unknown = client->TakeUnknown();
   if (!rejected.empty() || !unknown.empty()) {
@@ -93,6 +102,9 @@ void PingClientSink::Commit(client::PingClient* client, const std::vector<Reques
       return &reports[i];
     };
     for (const client::RejectedSignal& r : rejected) {
+      if (absl::IsUnavailable(r.status) || absl::IsDeadlineExceeded(r.status)) {
+        undelivered = true;
+      }
       if (DeliveryReport* report = report_for(r.signal); report != nullptr) {
         ++report->rejected;
         if (report->error.ok()) report->error = r.status;
@@ -111,6 +123,7 @@ void PingClientSink::Commit(client::PingClient* client, const std::vector<Reques
     report.accepted = group[i]->signals.size() - report.unknown - report.rejected;
     group[i]->result = report;
   }
+  return status.ok() && !undelivered;
 }
 
 }  // namespace ingest

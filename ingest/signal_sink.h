@@ -13,12 +13,19 @@
 // rejections and unknown URLs are the group's own; they are given back to
 // each request by its signals.
 //
+// A lane may make its client afresh before a group (ClientRenewal): a
+// client that sends straight to the shards reads the shard map only when
+// it is made, so a shard that moved to another address, or was out then,
+// is found again at the next renewal. The old client has nothing in flight
+// then (each group ends with a Flush).
+//
 // Thread-safe: Deliver may be called from any number of threads.
 #ifndef RECRAWL_INGEST_SIGNAL_SINK_H_
 #define RECRAWL_INGEST_SIGNAL_SINK_H_
 
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -26,6 +33,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "client/ping_client.h"
 #include "proto/shard.pb.h"
 
@@ -54,12 +62,24 @@ class SignalSink {
   virtual absl::StatusOr<DeliveryReport> Deliver(std::vector<Signal> signals) = 0;
 };
 
+// When and how a lane makes its client afresh, before sending a group:
+// when its previous group's delivery failed or had signals not delivered
+// (UNAVAILABLE or DEADLINE_EXCEEDED: a shard unreachable at the address the
+// client has), and when the client was made `period` ago or more (zero:
+// before every group). A lane whose `create` fails keeps its client and
+// tries again at the next such group. No `create`: clients are kept.
+struct ClientRenewal {
+  std::function<absl::StatusOr<std::unique_ptr<client::PingClient>>()> create;
+  absl::Duration period = absl::InfiniteDuration();
+};
+
 // The SignalSink over PingClients (group commit on lanes, see the file
 // comment).
 class PingClientSink : public SignalSink {
  public:
   // One lane per client; `clients` must not be empty.
-  explicit PingClientSink(std::vector<std::unique_ptr<client::PingClient>> clients);
+  explicit PingClientSink(std::vector<std::unique_ptr<client::PingClient>> clients,
+                          ClientRenewal renewal = {});
   // Finishes the groups queued, then stops.
   ~PingClientSink() override;
 
@@ -71,12 +91,14 @@ class PingClientSink : public SignalSink {
     absl::StatusOr<DeliveryReport> result;
     bool done = false;
   };
-  // A lane's thread.
-  void Run(client::PingClient* client);
+  // Lane `lane`'s thread, the only user of clients_[lane].
+  void Run(size_t lane);
   // Sends one group through `client` and fills in each request's result.
-  static void Commit(client::PingClient* client, const std::vector<Request*>& group);
+  // False when the delivery failed or some signal was not delivered.
+  static bool Commit(client::PingClient* client, const std::vector<Request*>& group);
 
-  const std::vector<std::unique_ptr<client::PingClient>> clients_;
+  const ClientRenewal renewal_;
+  std::vector<std::unique_ptr<client::PingClient>> clients_;
   absl::Mutex mu_;
   std::deque<Request*> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
