@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -22,12 +23,14 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "client/admin_client.h"
+#include "client/credentials.h"
 #include "deploy/local_cluster.h"
 #include "gtest/gtest.h"
 #include "ingest/feeds/gzip.h"
 #include "ingest/feeds/hub_signature.h"
 #include "ingest/test_http_server.h"
 #include "services/server_process.h"
+#include "services/test_certificates.h"
 
 namespace recrawl {
 namespace ingest {
@@ -546,6 +549,130 @@ TEST_F(IngestEndToEndTest, WebSubDeliveriesAreSignalledOnceAndForgeriesChangeNot
     absl::SleepFor(absl::Milliseconds(10));
   }
   EXPECT_EQ(param("hub.mode"), "unsubscribe");
+}
+
+// TLS everywhere, and shards that ask their clients for a certificate (as
+// the Kubernetes tls overlay runs them): the gateway sends straight to the
+// shards over channels of its own --shard_tls_* flags. The coordinator's
+// certificate-less channel would not reach them, so a purge answered 200
+// with its signal on the shard went the straight way.
+TEST(IngestTlsTest, StraightToShardsThatAskForClientCertificates) {
+  const std::string dir = absl::StrCat(::testing::TempDir(), "ingest_tls");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(services::MakeCertificate(dir, "localhost").ok());
+  const std::string cert = dir + "/localhost.pem";
+  const std::string key = dir + "/localhost.key";
+  const std::string pinger = "pinger-token-0123456789";
+  const std::string operator_token = "operator-token-0123456789";
+  std::ofstream(dir + "/tokens") << "internal internal-token-0123456789\npinger " << pinger
+                                 << "\noperator " << operator_token << "\n";
+  auto log = [&](const std::string& name) {
+    std::ifstream in(absl::StrCat(dir, "/", name, ".log"));
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+
+  constexpr int kShards = 2;
+  services::ServerProcess shards[kShards];
+  std::vector<std::string> addresses;
+  for (int s = 0; s < kShards; ++s) {
+    const std::string name = absl::StrCat("shard", s);
+    ASSERT_TRUE(
+        shards[s]
+            .Start("services/shard_server",
+                   {"--data_dir=" + dir + "/" + name, "--port=0", "--host=127.0.0.1",
+                    absl::StrCat("--shard_index=", s), absl::StrCat("--num_shards=", kShards),
+                    "--token_file=" + dir + "/tokens", "--drain_seconds=1", "--tls_cert=" + cert,
+                    "--tls_key=" + key, "--tls_client_ca=" + cert, "--tls_require_client_cert"},
+                   dir + "/" + name + ".port", dir + "/" + name + ".log", 120)
+            .ok())
+        << log(name);
+    addresses.push_back(absl::StrCat("127.0.0.1:", shards[s].port()));
+  }
+  const std::vector<std::string> client_tls = {"--shard_tls_ca=" + cert, "--shard_tls_cert=" + cert,
+                                               "--shard_tls_key=" + key,
+                                               "--shard_tls_server_name=localhost"};
+  std::vector<std::string> flags = {"--shards=" + absl::StrJoin(addresses, ","),
+                                    absl::StrCat("--num_shards=", kShards),
+                                    "--port=0",
+                                    "--host=127.0.0.1",
+                                    "--token_file=" + dir + "/tokens",
+                                    "--drain_seconds=1",
+                                    "--tls_cert=" + cert,
+                                    "--tls_key=" + key};
+  flags.insert(flags.end(), client_tls.begin(), client_tls.end());
+  services::ServerProcess coordinator;
+  ASSERT_TRUE(coordinator
+                  .Start("services/coordinator_server", flags, dir + "/coordinator.port",
+                         dir + "/coordinator.log", 120)
+                  .ok())
+      << log("coordinator");
+
+  client::ClientOptions options;
+  options.target = absl::StrCat("127.0.0.1:", coordinator.port());
+  options.token = operator_token;
+  client::ClientTlsOptions tls;
+  tls.ca_file = cert;
+  tls.server_name = "localhost";
+  options.credentials = *client::ChannelCredentialsFor(tls);
+  options.tls_server_name = "localhost";
+  options.max_attempts = 100;
+  client::AdminClient admin(options);
+  bool live = false;
+  for (int i = 0; i < 1200 && !live; ++i) {
+    absl::StatusOr<ShardMap> map = admin.GetShardMap();
+    live = map.ok() && std::count(map->live().begin(), map->live().end(), true) == kShards;
+    if (!live) absl::SleepFor(absl::Milliseconds(50));
+  }
+  ASSERT_TRUE(live) << log("coordinator");
+  std::vector<UrlSpec> specs;
+  for (int i = 0; i < 4; ++i) {
+    UrlSpec& spec = specs.emplace_back();
+    spec.set_url(absl::StrCat("https://host", i, ".example/page"));
+    spec.set_importance(1.0);
+  }
+  absl::StatusOr<UpsertUrlsResponse> upserted = admin.UpsertUrls(specs);
+  ASSERT_TRUE(upserted.ok()) << upserted.status();
+  ASSERT_EQ(upserted->result().applied(), specs.size());
+
+  flags = {"--port=0",
+           "--coordinator=" + options.target,
+           "--coordinator_tls_ca=" + cert,
+           "--coordinator_tls_server_name=localhost",
+           "--token_file=" + dir + "/tokens",
+           "--drain_seconds=1",
+           "--route_to_shards"};
+  flags.insert(flags.end(), client_tls.begin(), client_tls.end());
+  services::ServerProcess gateway;
+  ASSERT_TRUE(
+      gateway.Start("ingest/ingest_server", flags, dir + "/ingest.port", dir + "/ingest.log", 120)
+          .ok())
+      << log("ingest");
+  EXPECT_NE(log("ingest").find("2 shards straight"), std::string::npos) << log("ingest");
+
+  httplib::Client http("127.0.0.1", gateway.port());
+  http.set_read_timeout(120, 0);
+  std::string body = R"({"urls":[)";
+  for (int i = 0; i < 4; ++i) {
+    absl::StrAppend(&body, i > 0 ? "," : "", "\"https://host", i, ".example/page\"");
+  }
+  httplib::Result r = http.Post("/cdn/purge", {{"Authorization", "Bearer " + pinger}}, body + "]}",
+                                "application/json");
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200) << r->body << "\n" << log("ingest");
+  EXPECT_NE(r->body.find(R"("accepted":4)"), std::string::npos) << r->body;
+  for (const UrlSpec& spec : specs) {
+    absl::StatusOr<UrlState> state = admin.GetUrlState(spec.url());
+    ASSERT_TRUE(state.ok()) << state.status();
+    EXPECT_EQ(state->signals_since_crawl(), 1u) << spec.url();
+  }
+
+  for (services::ServerProcess* p : {&gateway, &coordinator, &shards[0], &shards[1]}) {
+    const int status = p->Stop(SIGTERM, 30);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
 }
 
 }  // namespace

@@ -29,11 +29,15 @@
 //
 // Signals go to the coordinator (--coordinator) with the token file's
 // first pinger token, stamped on the cluster clock (--time_scale, as the
-// servers). Key files are fetched through SafeFetch: non-public addresses
-// are refused unless --fetch_allow_loopback or --fetch_allow_networks
-// admit them. With --state_dir the IndexNow keys persist there
-// (ingest/key_store.h): operator keys are saved before their registration
-// is answered, proven key files when the server stops; so do the
+// servers); with --route_to_shards, straight to the shards of the
+// coordinator's shard map with its internal token, over channels set by
+// --shard_tls_ca, --shard_tls_cert, --shard_tls_key and
+// --shard_tls_server_name as the coordinator's are; each stream reads the
+// shard map again every --shard_map_refresh seconds and after a delivery
+// that failed (ingest/signal_sink.h, ClientRenewal). Key files are fetched through SafeFetch:
+// non-public addresses are refused unless --fetch_allow_loopback or --fetch_allow_networks admit
+// them. With --state_dir the IndexNow keys persist there (ingest/key_store.h): operator keys are
+// saved before their registration is answered, proven key files when the server stops; so do the
 // registered sitemaps (ingest/sitemap_runner.h), saved before answered,
 // with the lastmods seen, saved after each poll once its signals are
 // acknowledged (a restart signals what changed while it was down).
@@ -74,6 +78,7 @@
 #include "services/auth_flags.h"
 #include "services/clock_flags.h"
 #include "services/server_lifecycle.h"
+#include "services/shard_tls_flags.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, host, "0.0.0.0", "Address to listen on");
@@ -90,7 +95,11 @@ ABSL_FLAG(int, signal_streams, 4,
           "whichever stream is free");
 ABSL_FLAG(bool, sync, true, "Ask the shards to fsync before acknowledging signals");
 ABSL_FLAG(bool, route_to_shards, false,
-          "Send signals straight to the shards that own them (else through the coordinator)");
+          "Send signals straight to the shards that own them (else through the coordinator), "
+          "over channels set by --shard_tls_*, with the token file's internal token");
+ABSL_FLAG(double, shard_map_refresh, 60.0,
+          "With --route_to_shards: seconds after which a signal stream reads the shard map "
+          "again (it also does after a failed delivery)");
 ABSL_FLAG(int64_t, max_body_bytes, 4 << 20, "Largest request body taken, bytes");
 ABSL_FLAG(int, threads, 16, "HTTP worker threads");
 ABSL_FLAG(double, drain_seconds, 5.0, "On SIGTERM, how long requests in flight may take");
@@ -314,6 +323,10 @@ int Main() {
     spdlog::error("--max_body_bytes, --threads and --signal_streams must be >= 1");
     return 2;
   }
+  if (!(absl::GetFlag(FLAGS_shard_map_refresh) > 0.0)) {
+    spdlog::error("--shard_map_refresh must be > 0");
+    return 2;
+  }
 
   client::ClientTlsOptions tls;
   tls.ca_file = absl::GetFlag(FLAGS_coordinator_tls_ca);
@@ -336,22 +349,44 @@ int Main() {
   ping.sync = absl::GetFlag(FLAGS_sync);
   ping.route_to_shards = absl::GetFlag(FLAGS_route_to_shards);
   ping.shard_token = security->tokens.TokenOf(cluster::Role::kInternal);
+  if (ping.route_to_shards) {
+    const client::ClientTlsOptions shard_tls = services::ShardTlsFromFlags();
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> shard_credentials =
+        client::ChannelCredentialsFor(shard_tls);
+    if (!shard_credentials.ok()) {
+      spdlog::error("shard_{}", std::string(shard_credentials.status().message()));
+      return 2;
+    }
+    ping.shard_credentials = *shard_credentials;
+    ping.shard_tls_server_name = shard_tls.server_name;
+  }
   if (security->authorizer.enabled() && client_options.token.empty()) {
     spdlog::warn("--token_file has no pinger token: calls to the coordinator carry none");
   }
+  auto make_pinger = [&client_options, &ping] {
+    return client::PingClient::Create(client_options, ping);
+  };
   std::vector<std::unique_ptr<client::PingClient>> pingers;
   for (int i = 0; i < absl::GetFlag(FLAGS_signal_streams); ++i) {
-    absl::StatusOr<std::unique_ptr<client::PingClient>> pinger =
-        client::PingClient::Create(client_options, ping);
+    absl::StatusOr<std::unique_ptr<client::PingClient>> pinger = make_pinger();
     if (!pinger.ok()) {
       spdlog::error("coordinator {}: {}", client_options.target, pinger.status().ToString());
       return 1;
     }
     pingers.push_back(*std::move(pinger));
   }
+  // Straight to the shards, the streams read the shard map again now and
+  // then and after a failed delivery (ingest/signal_sink.h).
+  ClientRenewal renewal;
+  if (ping.route_to_shards) {
+    renewal.create = make_pinger;
+    renewal.period = absl::Seconds(absl::GetFlag(FLAGS_shard_map_refresh));
+  }
 
+  // Every stream routes by the same shard map (--signal_streams >= 1).
+  const int routed_shards = pingers.front()->routed_shards();
   GatewayMetrics metrics;
-  PingClientSink sink(std::move(pingers));
+  PingClientSink sink(std::move(pingers), std::move(renewal));
   const cluster::TokenTable* tokens = security->authorizer.enabled() ? &security->tokens : nullptr;
   Gateway gateway(&sink, tokens, &metrics, *options);
   if (absl::Status loaded = gateway.LoadKeys(); !loaded.ok()) {
@@ -397,8 +432,12 @@ int Main() {
   }
   std::thread listener([&] { server->listen_after_bind(); });
   while (!server->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const std::string destination =
+      routed_shards == 0
+          ? client_options.target
+          : absl::StrCat(routed_shards, " shards straight, the rest to ", client_options.target);
   spdlog::info("ingest gateway serving HTTP{} on port {}, signals to {}",
-               security->tls.cert_file.empty() ? "" : "S", port, client_options.target);
+               security->tls.cert_file.empty() ? "" : "S", port, destination);
   services::WritePortFile(absl::GetFlag(FLAGS_port_file), port, port);
 
   const int sig = services::WaitForStopSignal(stop_signals);
