@@ -221,6 +221,22 @@ def check_rendered(path, help_flags):
                 service["spec"]["selector"], ingest["spec"]["template"]["metadata"]["labels"]):
             problem(f"{path}: Service recrawl-ingest does not select the gateway")
 
+    # A gateway that sends straight to the shards reaches them as the
+    # coordinator does: with a client certificate where they ask for one,
+    # checking the same name in theirs.
+    gateway, shard = flags.get("ingest", {}), flags.get("shard", {})
+    if "route_to_shards" in gateway:
+        if shard.get("tls_require_client_cert", "false") != "false":
+            for flag in ("shard_tls_ca", "shard_tls_cert", "shard_tls_key"):
+                if not gateway.get(flag):
+                    problem(f"{path}: the shards ask for client certificates, but the gateway "
+                            f"sends to them straight without --{flag}")
+        if gateway.get("shard_tls_server_name") != flags.get("coordinator", {}).get(
+                "shard_tls_server_name"):
+            problem(f"{path}: the gateway checks --shard_tls_server_name="
+                    f"{gateway.get('shard_tls_server_name')} in the shards' certificates, the "
+                    "coordinator another name")
+
     dns = flags.get("coordinator", {}).get("shards_dns") or ""
     name, _, port = dns.rpartition(":")
     service = by_kind.get(("Service", name))
