@@ -1,11 +1,13 @@
 #include "ingest/signal_sink.h"
 
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "client/fake_services.h"
+#include "cluster/routing.h"
 #include "gtest/gtest.h"
 
 namespace recrawl {
@@ -86,6 +88,69 @@ TEST_F(PingClientSinkTest, RefusedStreamFailsTheRequest) {
     EXPECT_EQ(report.status().code(), absl::StatusCode::kPermissionDenied) << report.status();
   }
   EXPECT_EQ(fake_.signals().counted(), 0);
+}
+
+// A lane that sends straight to the shards reads the shard map again after
+// a delivery that failed, and after its period: a shard that moved to
+// another address is found there.
+TEST_F(PingClientSinkTest, LanesReadTheShardMapAgain) {
+  client::FakeShard first, second;
+  client::FakeServer first_server(&first), second_server(&second);
+  first_server.Start();
+  second_server.Start();
+  ShardMap map;
+  map.set_num_shards(1);
+  map.add_addresses(first_server.target());
+  map.add_live(true);
+  map.set_hash(std::string(cluster::RoutingHashName(cluster::Routing::kSite)));
+  fake_.SetShardMap(map);
+
+  client::ClientOptions options;
+  options.target = server_.target();
+  options.max_attempts = 3;
+  options.backoff.initial = absl::Milliseconds(5);
+  options.backoff.max = absl::Milliseconds(20);
+  client::PingOptions ping;
+  ping.route_to_shards = true;
+  auto create = [options, ping] { return client::PingClient::Create(options, ping); };
+  auto sink_with = [&](absl::Duration period) {
+    std::vector<std::unique_ptr<client::PingClient>> clients;
+    clients.push_back(*create());
+    return std::make_unique<PingClientSink>(std::move(clients), ClientRenewal{create, period});
+  };
+  std::unique_ptr<PingClientSink> sink = sink_with(absl::InfiniteDuration());
+  absl::StatusOr<DeliveryReport> report = sink->Deliver(Signals({"https://a.example/1"}));
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->accepted, 1u);
+  EXPECT_EQ(first.signals().counted(), 1);
+
+  // The shard moves: its old address stops answering, the map names the
+  // new one. The group sent to the old address is not delivered; the next
+  // goes to the new.
+  first_server.Stop();
+  map.set_addresses(0, second_server.target());
+  fake_.SetShardMap(map);
+  report = sink->Deliver(Signals({"https://a.example/2"}));
+  EXPECT_TRUE(!report.ok() || report->accepted == 0);
+  report = sink->Deliver(Signals({"https://a.example/3"}));
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->accepted, 1u);
+  EXPECT_EQ(second.signals().counted_urls(), std::set<std::string>{"https://a.example/3"});
+
+  // With a period of 0 every group renews: a move is followed at once,
+  // without a failed delivery.
+  sink = sink_with(absl::ZeroDuration());
+  ASSERT_TRUE(sink->Deliver(Signals({"https://a.example/4"})).ok());
+  first_server.Start();
+  map.set_addresses(0, first_server.target());
+  fake_.SetShardMap(map);
+  report = sink->Deliver(Signals({"https://a.example/5"}));
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->accepted, 1u);
+  EXPECT_EQ(first.signals().counted_urls(),
+            (std::set<std::string>{"https://a.example/1", "https://a.example/5"}));
+  EXPECT_EQ(second.signals().counted(), 2);  // /3 and /4
+  EXPECT_EQ(fake_.signals().counted(), 0);   // nothing through the coordinator
 }
 
 TEST_F(PingClientSinkTest, NothingToSendReturnsAtOnce) {
