@@ -177,7 +177,9 @@ Evaluation Evaluate(const Likelihood& l, double alpha, double kappa) {
     }
     const double em1 = std::expm1(s);
     const double f1 = 1.0 / em1;  // f'(s)
-    e.value += p.weight * std::log(-std::expm1(-s));
+    // log(1 − e^{−s}) = log(e^s − 1) − s, and log1p(−1/e^s) where that
+    // difference would cancel.
+    e.value += p.weight * (s > 1.0 ? std::log1p(-1.0 / (em1 + 1.0)) : std::log(em1) - s);
     e.gradient[0] += p.weight * f1 * p.tau;
     e.gradient[1] += p.weight * f1 * p.n;
     const double f2 = p.weight * f1 * (1.0 + f1);  // −f''(s)·w
@@ -325,8 +327,11 @@ LearnedModel Fit(const LearningState& state, double importance, const LearningOp
       }
     }
     if (!improved) break;  // at the maximum to rounding
-    const bool small = std::abs(next[0] - theta[0]) <= 1e-10 * theta[0] &&
-                       std::abs(next[1] - theta[1]) <= 1e-10 * (1.0 + theta[1]);
+    // A full Newton step this small leaves an error of about its square
+    // (ℓ is smooth and concave): ~1e-8, beyond the floats the fit comes
+    // from and goes to.
+    const bool small = step == 1.0 && std::abs(next[0] - theta[0]) <= 1e-4 * theta[0] &&
+                       std::abs(next[1] - theta[1]) <= 1e-4 * (1.0 + theta[1]);
     theta[0] = next[0];
     theta[1] = next[1];
     e = ne;
@@ -380,7 +385,7 @@ LearnedModel Fit(const LearningState& state, double importance, const LearningOp
       }
       for (int k = 0; k < 30 && value < 0.0 && slope > 0.0; ++k) {
         const double next = s - value / slope;
-        if (!(next < 1.0) || next - s <= 1e-9 * s) break;
+        if (!(next < 1.0) || next - s <= 1e-6 * s) break;
         s = next;
         value = f(s);
       }
