@@ -3,7 +3,9 @@
 // signals sent with PingClient straight to the coordinator's StreamSignals
 // (the same batches of 1000, 8 in flight, fsync before each
 // acknowledgement as the gateway asks), in the same run on a local
-// cluster. Clients and servers share the machine's cores.
+// cluster. Clients and servers share the machine's cores. With
+// --route_to_shards the gateway sends straight to the shards (the
+// baseline still goes through the coordinator).
 //
 //   bazel build //ingest:ingest_benchmark //ingest:ingest_server
 //       //services:shard_server //services:coordinator_server
@@ -42,6 +44,8 @@ ABSL_FLAG(int, hosts, 8, "Hosts (one IndexNow key each)");
 ABSL_FLAG(int, posts, 24, "IndexNow POSTs of 10,000 URLs");
 ABSL_FLAG(int, clients, 4, "Concurrent HTTP clients");
 ABSL_FLAG(std::string, dir, "", "Data directory (default: a temporary one)");
+ABSL_FLAG(bool, route_to_shards, false,
+          "Start the gateway with --route_to_shards (signals straight to the shards)");
 
 namespace recrawl {
 namespace ingest {
@@ -104,14 +108,18 @@ int Main() {
   }
   Check(admin.UpsertUrls(specs).status());
 
+  std::vector<std::string> gateway_flags = {
+      "--host=127.0.0.1",
+      "--port=0",
+      absl::StrCat("--coordinator=", cluster.coordinator_address()),
+      absl::StrCat("--token_file=", o.data_dir, "/tokens"),
+      "--indexnow_host_rate=1000",
+      "--indexnow_host_burst=100000",
+      "--max_body_bytes=8000000"};
+  if (absl::GetFlag(FLAGS_route_to_shards)) gateway_flags.push_back("--route_to_shards");
   services::ServerProcess gateway;
-  Check(gateway.Start(
-      absl::GetFlag(FLAGS_ingest_server),
-      {"--host=127.0.0.1", "--port=0",
-       absl::StrCat("--coordinator=", cluster.coordinator_address()),
-       absl::StrCat("--token_file=", o.data_dir, "/tokens"), "--indexnow_host_rate=1000",
-       "--indexnow_host_burst=100000", "--max_body_bytes=8000000"},
-      o.data_dir + "/ingest.port", o.data_dir + "/ingest.log", 120));
+  Check(gateway.Start(absl::GetFlag(FLAGS_ingest_server), gateway_flags,
+                      o.data_dir + "/ingest.port", o.data_dir + "/ingest.log", 120));
   httplib::Client setup("127.0.0.1", gateway.port());
   const httplib::Headers op = {
       {"Authorization", "Bearer " + cluster.TokenOf(cluster::Role::kOperator)}};
@@ -146,9 +154,11 @@ int Main() {
   for (std::thread& t : clients) t.join();
   const double gateway_seconds = Since(start);
   const double gateway_rate = static_cast<double>(posts) * kUrlsPerPost / gateway_seconds;
-  std::printf("gateway: %d POSTs of %d URLs by %d clients in %.2f s: %.0f URLs/s (%d failed)\n",
-              posts, kUrlsPerPost, absl::GetFlag(FLAGS_clients), gateway_seconds, gateway_rate,
-              failed.load());
+  std::printf(
+      "gateway (%s): %d POSTs of %d URLs by %d clients in %.2f s: %.0f URLs/s (%d failed)\n",
+      absl::GetFlag(FLAGS_route_to_shards) ? "straight to the shards" : "through the coordinator",
+      posts, kUrlsPerPost, absl::GetFlag(FLAGS_clients), gateway_seconds, gateway_rate,
+      failed.load());
 
   client::PingOptions ping;
   ping.batch_size = 1000;
