@@ -43,7 +43,10 @@ struct PingOptions {
   // Fetch the shard map at Create and send each signal straight to the
   // shard that owns its URL (cluster/routing.h, by the map's rule); signals
   // of shards that are out, or all of them when the map's rule is one this
-  // client does not know, go through the coordinator.
+  // client does not know, go through the coordinator. The map is read only
+  // at Create: to follow a shard that moved to another address or came
+  // back, make a new client (ingest::ClientRenewal does so for the
+  // gateway's streams).
   bool route_to_shards = false;
   // The token the shards accept (the internal role). Empty: the client's.
   std::string shard_token;
