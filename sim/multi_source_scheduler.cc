@@ -36,6 +36,7 @@ const std::vector<MultiSourcePolicy>& MultiSourcePolicies() {
       {"GREEDY-NCIS-SOURCES", SignalView::kPerSource},
       {"GREEDY-NCIS-SOURCES-UNMATCHED", SignalView::kPerSourceUnmatched},
       {"GREEDY-NCIS-SOURCES-LEARNED", SignalView::kPerSourceLearned},
+      {"GREEDY-NCIS-SOURCES-LEARNED-DELTA", SignalView::kPerSourceLearnedChangeRates},
       {"GREEDY-NCIS-TRUSTED", SignalView::kTrusted},
       {"GREEDY-NCIS-TRUSTED-LEARNED", SignalView::kTrustedLearned},
   };
@@ -68,6 +69,9 @@ absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Crea
       case SignalView::kPerSourceUnmatched:
         belief.sources = page.sources;
         break;
+      case SignalView::kPerSourceLearnedChangeRates:
+        belief.change_rate = policy::ChangeRateEstimator().Estimate();
+        [[fallthrough]];
       case SignalView::kPerSourceLearned: {
         const policy::SourceTrustPrior prior;
         belief.sources.assign(page.sources.size(), {prior.recall, prior.false_rate});
@@ -103,12 +107,12 @@ MultiSourceScheduler::MultiSourceScheduler(std::vector<policy::MultiSourceModel>
       view_(view),
       pages_(beliefs_.size()),
       pages_per_host_(pages_per_host) {
-  if ((view_ == SignalView::kPerSourceLearned || view_ == SignalView::kTrustedLearned) &&
-      !beliefs_.empty()) {
+  if (LearnsTrust() && !beliefs_.empty()) {
     const size_t hosts = (beliefs_.size() + pages_per_host - 1) / pages_per_host;
     trust_.assign(hosts, policy::SourceTrustEstimator(num_sources_));
     next_refit_.assign(hosts, 10);
   }
+  if (view_ == SignalView::kPerSourceLearnedChangeRates) change_rates_.resize(beliefs_.size());
   for (size_t i = 0; i < pages_.size(); ++i) {
     Page& p = pages_[i];
     p.signals.counts.assign(beliefs_[i].num_sources(), 0);
@@ -133,6 +137,7 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
       break;
     case SignalView::kPerSource:
     case SignalView::kPerSourceLearned:
+    case SignalView::kPerSourceLearnedChangeRates:
       if (__builtin_popcount(sources) >= 2) {
         ++p.signals.joint;
       } else {
@@ -162,13 +167,37 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
   }
 }
 
+bool MultiSourceScheduler::LearnsTrust() const {
+  return view_ == SignalView::kPerSourceLearned ||
+         view_ == SignalView::kPerSourceLearnedChangeRates || view_ == SignalView::kTrustedLearned;
+}
+
+void MultiSourceScheduler::SetBelief(int page, policy::MultiSourceModel belief) {
+  beliefs_[page] = std::move(belief);
+  Page& p = pages_[page];
+  const double delta = beliefs_[page].change_rate();
+  p.ceiling = delta > 0.0 ? beliefs_[page].importance() / delta : 0.0;
+  if (!p.dirty) {
+    p.dirty = true;
+    dirty_.push_back(page);
+  }
+}
+
 void MultiSourceScheduler::Learn(int page, double t, bool changed) {
   const int host = page / pages_per_host_;
   const Page& p = pages_[page];
+  const double tau = t - p.last_crawl;
+  if (view_ == SignalView::kPerSourceLearnedChangeRates &&
+      change_rates_[page].Add(tau, changed).ok()) {
+    policy::MultiSourceParams params = beliefs_[page].params();
+    params.change_rate = change_rates_[page].Estimate();
+    absl::StatusOr<policy::MultiSourceModel> model = policy::MultiSourceModel::Create(params);
+    if (model.ok()) SetBelief(page, *std::move(model));
+  }
   const policy::SourceSignals& by_source =
       view_ == SignalView::kTrustedLearned ? p.by_source : p.signals;
   policy::SourceTrustEstimator& trust = trust_[host];
-  if (!trust.Add(beliefs_[page].change_rate(), t - p.last_crawl, by_source, changed).ok()) {
+  if (!trust.Add(beliefs_[page].change_rate(), tau, by_source, changed).ok()) {
     return;  // an outcome the model rules out (cannot happen in the simulator)
   }
   if (trust.num_crawls() < next_refit_[host]) return;
@@ -180,19 +209,13 @@ void MultiSourceScheduler::Learn(int page, double t, bool changed) {
     params.sources = estimate.sources;
     absl::StatusOr<policy::MultiSourceModel> model = policy::MultiSourceModel::Create(params);
     if (!model.ok()) continue;
-    beliefs_[i] = view_ == SignalView::kTrustedLearned ? TrustedBelief(*model, &counted_[i])
-                                                       : *std::move(model);
-    if (!pages_[i].dirty) {
-      pages_[i].dirty = true;
-      dirty_.push_back(i);
-    }
+    SetBelief(i, view_ == SignalView::kTrustedLearned ? TrustedBelief(*model, &counted_[i])
+                                                      : *std::move(model));
   }
 }
 
 void MultiSourceScheduler::OnCrawl(int page, double t, bool changed) {
-  if (view_ == SignalView::kPerSourceLearned || view_ == SignalView::kTrustedLearned) {
-    Learn(page, t, changed);
-  }
+  if (LearnsTrust()) Learn(page, t, changed);
   Page& p = pages_[page];
   std::fill(p.signals.counts.begin(), p.signals.counts.end(), 0);
   p.signals.joint = 0;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "policy/estimators.h"
 #include "policy/multi_source_model.h"
 #include "policy/source_trust_estimator.h"
 #include "sim/metrics.h"
@@ -48,6 +49,12 @@ enum class SignalView {
   // starting from its prior and re-fitted after 10, 20, 40, 80, 160 and then
   // every 200 crawls of the host.
   kPerSourceLearned,
+  // kPerSourceLearned with each page's Δ_i learned as well, from its own
+  // crawl outcomes alone (policy::ChangeRateEstimator: LambdaCrawl's
+  // smoothed Eq. 14, which starts at 2 ln 2 with no data and does not use
+  // signals), the page's current estimate being the Δ_i its host's trust
+  // estimator is given at each crawl. μ_i stays given.
+  kPerSourceLearnedChangeRates,
   // One (λ, ν) built from the sources worth listening to: the page's
   // MultiSourceModel::TrustedSources(kTrustedMinRelativeWeight) and
   // MergedOf them, one signal per signalling instant among those sources;
@@ -72,7 +79,8 @@ struct MultiSourcePolicy {
 
 // GREEDY, GREEDY-NCIS-MERGED, GREEDY-NCIS-CDN-ONLY, GREEDY-NCIS-SOURCES,
 // GREEDY-NCIS-SOURCES-UNMATCHED, GREEDY-NCIS-SOURCES-LEARNED,
-// GREEDY-NCIS-TRUSTED, GREEDY-NCIS-TRUSTED-LEARNED.
+// GREEDY-NCIS-SOURCES-LEARNED-DELTA, GREEDY-NCIS-TRUSTED,
+// GREEDY-NCIS-TRUSTED-LEARNED.
 const std::vector<MultiSourcePolicy>& MultiSourcePolicies();
 
 class MultiSourceScheduler {
@@ -98,6 +106,8 @@ class MultiSourceScheduler {
   // The bit set of the sources whose signals `page`'s view counts now (bit s
   // for source s).
   uint32_t counted_sources(int page) const { return counted_[page]; }
+  // What the policy believes of `page` now.
+  const policy::MultiSourceModel& belief(int page) const { return beliefs_[page]; }
 
  private:
   struct Page {
@@ -114,7 +124,10 @@ class MultiSourceScheduler {
 
   MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs, std::vector<uint32_t> counted,
                        int num_sources, SignalView view, int pages_per_host);
+  bool LearnsTrust() const;
   void Learn(int page, double t, bool changed);
+  // Sets `page`'s believed parameters (the ceiling of its value with them).
+  void SetBelief(int page, policy::MultiSourceModel belief);
   void Evaluate(int page, double t);
   double Bound(const Page& p, double t) const;
 
@@ -128,6 +141,8 @@ class MultiSourceScheduler {
   int pages_per_host_;
   std::vector<policy::SourceTrustEstimator> trust_;  // per host, when learning
   std::vector<int64_t> next_refit_;                  // per host
+  // Per page, for kPerSourceLearnedChangeRates.
+  std::vector<policy::ChangeRateEstimator> change_rates_;
   int64_t evaluations_ = 0;
 };
 

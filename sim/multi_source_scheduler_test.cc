@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "policy/estimators.h"
 #include "policy/multi_source_model.h"
 #include "sim/multi_source_world.h"
 #include "sim/scheduler.h"
@@ -190,6 +191,36 @@ TEST(MultiSourceSchedulerTest, TrustedLearnedDropsAPureNoiseSource) {
     at_crawl[page] = next;
   }
   for (int i = 0; i < 20; ++i) EXPECT_EQ(learned->counted_sources(i), 1u) << i;
+}
+
+// The view that also learns Δ_i starts each page at ChangeRateEstimator's
+// no-data value and follows that estimator over the page's own outcomes,
+// whatever the signals; the value's ceiling μ/Δ follows the estimate.
+TEST(MultiSourceSchedulerTest, LearnedChangeRatesFollowThePagesOwnOutcomes) {
+  MultiSourceWorldConfig config = SmallWorld(4);
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 5, 0);
+  auto learner =
+      *MultiSourceScheduler::Create(instance.pages, SignalView::kPerSourceLearnedChangeRates, 2);
+  policy::ChangeRateEstimator expected;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(learner->belief(i).change_rate(), expected.Estimate()) << i;
+    EXPECT_EQ(learner->belief(i).importance(), instance.pages[i].importance) << i;
+  }
+  const double intervals[] = {0.5, 2.0, 1.0, 3.0, 0.25, 4.0};
+  double t = 0.0;
+  for (int k = 0; k < 6; ++k) {
+    learner->OnSignal(1, t + intervals[k] / 2, 1u);  // signals do not enter Δ's estimate
+    t += intervals[k];
+    const bool changed = k % 3 != 2;
+    learner->OnCrawl(1, t, changed);
+    ASSERT_TRUE(expected.Add(intervals[k], changed).ok());
+    EXPECT_DOUBLE_EQ(learner->belief(1).change_rate(), expected.Estimate()) << k;
+  }
+  // Page 0, of the same host, has its own estimate still.
+  EXPECT_EQ(learner->belief(0).change_rate(), policy::ChangeRateEstimator().Estimate());
+  // The value stays under its ceiling μ/Δ̂.
+  EXPECT_LE(learner->Value(1, t + 1e6),
+            instance.pages[1].importance / expected.Estimate() * 1.000001);
 }
 
 }  // namespace
