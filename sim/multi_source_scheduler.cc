@@ -37,6 +37,7 @@ const std::vector<MultiSourcePolicy>& MultiSourcePolicies() {
       {"GREEDY-NCIS-SOURCES-UNMATCHED", SignalView::kPerSourceUnmatched},
       {"GREEDY-NCIS-SOURCES-LEARNED", SignalView::kPerSourceLearned},
       {"GREEDY-NCIS-SOURCES-LEARNED-DELTA", SignalView::kPerSourceLearnedChangeRates},
+      {"GREEDY-NCIS-SOURCES-LEARNED-FIT", SignalView::kPerSourceLearnedJointFit},
       {"GREEDY-NCIS-TRUSTED", SignalView::kTrusted},
       {"GREEDY-NCIS-TRUSTED-LEARNED", SignalView::kTrustedLearned},
   };
@@ -71,6 +72,11 @@ absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Crea
         break;
       case SignalView::kPerSourceLearnedChangeRates:
         belief.change_rate = policy::ChangeRateEstimator().Estimate();
+        [[fallthrough]];
+      case SignalView::kPerSourceLearnedJointFit:
+        if (view == SignalView::kPerSourceLearnedJointFit) {
+          belief.change_rate = kJointFitPriorChangeRate;
+        }
         [[fallthrough]];
       case SignalView::kPerSourceLearned: {
         const policy::SourceTrustPrior prior;
@@ -113,6 +119,15 @@ MultiSourceScheduler::MultiSourceScheduler(std::vector<policy::MultiSourceModel>
     next_refit_.assign(hosts, 10);
   }
   if (view_ == SignalView::kPerSourceLearnedChangeRates) change_rates_.resize(beliefs_.size());
+  if (view_ == SignalView::kPerSourceLearnedJointFit) {
+    const policy::SourceTrustPrior prior;
+    policy::PageParams fit_prior;
+    fit_prior.importance = 1.0;
+    fit_prior.change_rate = kJointFitPriorChangeRate;
+    fit_prior.recall = prior.recall;
+    fit_prior.false_rate = prior.false_rate;
+    fits_.assign(beliefs_.size(), shard::InitLearning(fit_prior));
+  }
   for (size_t i = 0; i < pages_.size(); ++i) {
     Page& p = pages_[i];
     p.signals.counts.assign(beliefs_[i].num_sources(), 0);
@@ -138,6 +153,7 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
     case SignalView::kPerSource:
     case SignalView::kPerSourceLearned:
     case SignalView::kPerSourceLearnedChangeRates:
+    case SignalView::kPerSourceLearnedJointFit:
       if (__builtin_popcount(sources) >= 2) {
         ++p.signals.joint;
       } else {
@@ -169,7 +185,28 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
 
 bool MultiSourceScheduler::LearnsTrust() const {
   return view_ == SignalView::kPerSourceLearned ||
-         view_ == SignalView::kPerSourceLearnedChangeRates || view_ == SignalView::kTrustedLearned;
+         view_ == SignalView::kPerSourceLearnedChangeRates ||
+         view_ == SignalView::kPerSourceLearnedJointFit || view_ == SignalView::kTrustedLearned;
+}
+
+std::optional<double> MultiSourceScheduler::LearnChangeRate(int page, double tau, bool changed) {
+  if (view_ == SignalView::kPerSourceLearnedChangeRates) {
+    if (!change_rates_[page].Add(tau, changed).ok()) return std::nullopt;
+    return change_rates_[page].Estimate();
+  }
+  if (view_ == SignalView::kPerSourceLearnedJointFit) {
+    const policy::SourceSignals& signals = pages_[page].signals;
+    int64_t n = signals.joint;
+    for (int64_t c : signals.counts) n += c;
+    if (!shard::LearnFromCrawl(tau, n, changed, /*t_delay=*/0.0, &fits_[page])) {
+      return std::nullopt;
+    }
+    const shard::LearnedModel fit =
+        shard::Fit(fits_[page], beliefs_[page].importance(), shard::LearningOptions());
+    if (!fit.ok) return std::nullopt;
+    return fit.estimate.change_rate;
+  }
+  return std::nullopt;
 }
 
 void MultiSourceScheduler::SetBelief(int page, policy::MultiSourceModel belief) {
@@ -187,10 +224,9 @@ void MultiSourceScheduler::Learn(int page, double t, bool changed) {
   const int host = page / pages_per_host_;
   const Page& p = pages_[page];
   const double tau = t - p.last_crawl;
-  if (view_ == SignalView::kPerSourceLearnedChangeRates &&
-      change_rates_[page].Add(tau, changed).ok()) {
+  if (const std::optional<double> delta = LearnChangeRate(page, tau, changed); delta.has_value()) {
     policy::MultiSourceParams params = beliefs_[page].params();
-    params.change_rate = change_rates_[page].Estimate();
+    params.change_rate = *delta;
     absl::StatusOr<policy::MultiSourceModel> model = policy::MultiSourceModel::Create(params);
     if (model.ok()) SetBelief(page, *std::move(model));
   }

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "policy/estimators.h"
 #include "policy/multi_source_model.h"
 #include "policy/source_trust_estimator.h"
+#include "shard/learning.h"
 #include "sim/metrics.h"
 #include "sim/multi_source_world.h"
 
@@ -55,6 +57,11 @@ enum class SignalView {
   // signals), the page's current estimate being the Δ_i its host's trust
   // estimator is given at each crawl. μ_i stays given.
   kPerSourceLearnedChangeRates,
+  // The same with each page's Δ_i from the shard's per-page fit instead
+  // (shard::Fit's estimate: App. E's joint likelihood of the outcomes and
+  // the signal counts, each signalling instant one signal, from the prior
+  // kJointFitPrior), as a shard gives its host trust.
+  kPerSourceLearnedJointFit,
   // One (λ, ν) built from the sources worth listening to: the page's
   // MultiSourceModel::TrustedSources(kTrustedMinRelativeWeight) and
   // MergedOf them, one signal per signalling instant among those sources;
@@ -68,6 +75,10 @@ enum class SignalView {
   kTrustedLearned,
 };
 
+// The prior (Δ, λ, ν) of kPerSourceLearnedJointFit's per-page fits: the
+// middle of the worlds' Δ ~ U[0, 1], and SourceTrustPrior's λ and ν.
+inline constexpr double kJointFitPriorChangeRate = 0.5;
+
 // The share of the best source's log-odds per signal a source needs to be
 // trusted by kTrusted and kTrustedLearned.
 inline constexpr double kTrustedMinRelativeWeight = 0.5;
@@ -79,8 +90,8 @@ struct MultiSourcePolicy {
 
 // GREEDY, GREEDY-NCIS-MERGED, GREEDY-NCIS-CDN-ONLY, GREEDY-NCIS-SOURCES,
 // GREEDY-NCIS-SOURCES-UNMATCHED, GREEDY-NCIS-SOURCES-LEARNED,
-// GREEDY-NCIS-SOURCES-LEARNED-DELTA, GREEDY-NCIS-TRUSTED,
-// GREEDY-NCIS-TRUSTED-LEARNED.
+// GREEDY-NCIS-SOURCES-LEARNED-DELTA, GREEDY-NCIS-SOURCES-LEARNED-FIT,
+// GREEDY-NCIS-TRUSTED, GREEDY-NCIS-TRUSTED-LEARNED.
 const std::vector<MultiSourcePolicy>& MultiSourcePolicies();
 
 class MultiSourceScheduler {
@@ -126,6 +137,9 @@ class MultiSourceScheduler {
                        int num_sources, SignalView view, int pages_per_host);
   bool LearnsTrust() const;
   void Learn(int page, double t, bool changed);
+  // The views that learn Δ_i: the page's estimate after the crawl that ends
+  // an interval of `tau` (nullopt: none this time).
+  std::optional<double> LearnChangeRate(int page, double tau, bool changed);
   // Sets `page`'s believed parameters (the ceiling of its value with them).
   void SetBelief(int page, policy::MultiSourceModel belief);
   void Evaluate(int page, double t);
@@ -141,8 +155,9 @@ class MultiSourceScheduler {
   int pages_per_host_;
   std::vector<policy::SourceTrustEstimator> trust_;  // per host, when learning
   std::vector<int64_t> next_refit_;                  // per host
-  // Per page, for kPerSourceLearnedChangeRates.
+  // Per page, for kPerSourceLearnedChangeRates / kPerSourceLearnedJointFit.
   std::vector<policy::ChangeRateEstimator> change_rates_;
+  std::vector<shard::LearningState> fits_;
   int64_t evaluations_ = 0;
 };
 

@@ -6,6 +6,8 @@
 #include "gtest/gtest.h"
 #include "policy/estimators.h"
 #include "policy/multi_source_model.h"
+#include "policy/source_trust_estimator.h"
+#include "shard/learning.h"
 #include "sim/multi_source_world.h"
 #include "sim/scheduler.h"
 
@@ -221,6 +223,38 @@ TEST(MultiSourceSchedulerTest, LearnedChangeRatesFollowThePagesOwnOutcomes) {
   // The value stays under its ceiling μ/Δ̂.
   EXPECT_LE(learner->Value(1, t + 1e6),
             instance.pages[1].importance / expected.Estimate() * 1.000001);
+}
+
+// The view that takes Δ_i from the shard's per-page fit counts each
+// signalling instant once (a joint event too) and follows shard::Fit.
+TEST(MultiSourceSchedulerTest, JointFitChangeRatesFollowTheShardsFit) {
+  MultiSourceWorldConfig config = SmallWorld(4);
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 5, 0);
+  auto learner =
+      *MultiSourceScheduler::Create(instance.pages, SignalView::kPerSourceLearnedJointFit, 2);
+  EXPECT_EQ(learner->belief(2).change_rate(), kJointFitPriorChangeRate);
+  const policy::SourceTrustPrior trust_prior;
+  policy::PageParams prior;
+  prior.importance = 1.0;
+  prior.change_rate = kJointFitPriorChangeRate;
+  prior.recall = trust_prior.recall;
+  prior.false_rate = trust_prior.false_rate;
+  shard::LearningState expected = shard::InitLearning(prior);
+  const double intervals[] = {0.5, 2.0, 1.0, 3.0};
+  const uint32_t signalled[] = {0u, 1u, 3u, 2u};  // none, CDN, both at once, sitemap
+  double t = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    if (signalled[k] != 0) learner->OnSignal(2, t + intervals[k] / 2, signalled[k]);
+    t += intervals[k];
+    const bool changed = k != 3;
+    learner->OnCrawl(2, t, changed);
+    ASSERT_TRUE(
+        shard::LearnFromCrawl(intervals[k], signalled[k] != 0 ? 1 : 0, changed, 0.0, &expected));
+    const shard::LearnedModel fit =
+        shard::Fit(expected, instance.pages[2].importance, shard::LearningOptions());
+    ASSERT_TRUE(fit.ok);
+    EXPECT_DOUBLE_EQ(learner->belief(2).change_rate(), fit.estimate.change_rate) << k;
+  }
 }
 
 }  // namespace
