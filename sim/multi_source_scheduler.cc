@@ -44,6 +44,16 @@ const std::vector<MultiSourcePolicy>& MultiSourcePolicies() {
   return *policies;
 }
 
+policy::PageParams JointFitPrior() {
+  const policy::SourceTrustPrior trust;
+  policy::PageParams prior;
+  prior.importance = 1.0;
+  prior.change_rate = 0.5;
+  prior.recall = trust.recall;
+  prior.false_rate = trust.false_rate;
+  return prior;
+}
+
 absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Create(
     const std::vector<policy::MultiSourceParams>& pages, SignalView view, int pages_per_host) {
   if (pages_per_host < 1) return absl::InvalidArgumentError("pages_per_host must be >= 1");
@@ -75,7 +85,7 @@ absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Crea
         [[fallthrough]];
       case SignalView::kPerSourceLearnedJointFit:
         if (view == SignalView::kPerSourceLearnedJointFit) {
-          belief.change_rate = kJointFitPriorChangeRate;
+          belief.change_rate = JointFitPrior().change_rate;
         }
         [[fallthrough]];
       case SignalView::kPerSourceLearned: {
@@ -120,13 +130,7 @@ MultiSourceScheduler::MultiSourceScheduler(std::vector<policy::MultiSourceModel>
   }
   if (view_ == SignalView::kPerSourceLearnedChangeRates) change_rates_.resize(beliefs_.size());
   if (view_ == SignalView::kPerSourceLearnedJointFit) {
-    const policy::SourceTrustPrior prior;
-    policy::PageParams fit_prior;
-    fit_prior.importance = 1.0;
-    fit_prior.change_rate = kJointFitPriorChangeRate;
-    fit_prior.recall = prior.recall;
-    fit_prior.false_rate = prior.false_rate;
-    fits_.assign(beliefs_.size(), shard::InitLearning(fit_prior));
+    fits_.assign(beliefs_.size(), shard::InitLearning(JointFitPrior()));
   }
   for (size_t i = 0; i < pages_.size(); ++i) {
     Page& p = pages_[i];

@@ -76,8 +76,9 @@ enum class SignalView {
 };
 
 // The prior (Δ, λ, ν) of kPerSourceLearnedJointFit's per-page fits: the
-// middle of the worlds' Δ ~ U[0, 1], and SourceTrustPrior's λ and ν.
-inline constexpr double kJointFitPriorChangeRate = 0.5;
+// middle of the worlds' Δ ~ U[0, 1], and SourceTrustPrior's λ and ν
+// (importance 1).
+policy::PageParams JointFitPrior();
 
 // The share of the best source's log-odds per signal a source needs to be
 // trusted by kTrusted and kTrustedLearned.

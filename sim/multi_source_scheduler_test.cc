@@ -6,7 +6,6 @@
 #include "gtest/gtest.h"
 #include "policy/estimators.h"
 #include "policy/multi_source_model.h"
-#include "policy/source_trust_estimator.h"
 #include "shard/learning.h"
 #include "sim/multi_source_world.h"
 #include "sim/scheduler.h"
@@ -232,14 +231,8 @@ TEST(MultiSourceSchedulerTest, JointFitChangeRatesFollowTheShardsFit) {
   const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 5, 0);
   auto learner =
       *MultiSourceScheduler::Create(instance.pages, SignalView::kPerSourceLearnedJointFit, 2);
-  EXPECT_EQ(learner->belief(2).change_rate(), kJointFitPriorChangeRate);
-  const policy::SourceTrustPrior trust_prior;
-  policy::PageParams prior;
-  prior.importance = 1.0;
-  prior.change_rate = kJointFitPriorChangeRate;
-  prior.recall = trust_prior.recall;
-  prior.false_rate = trust_prior.false_rate;
-  shard::LearningState expected = shard::InitLearning(prior);
+  EXPECT_EQ(learner->belief(2).change_rate(), 0.5);
+  shard::LearningState expected = shard::InitLearning(JointFitPrior());
   const double intervals[] = {0.5, 2.0, 1.0, 3.0};
   const uint32_t signalled[] = {0u, 1u, 3u, 2u};  // none, CDN, both at once, sitemap
   double t = 0.0;
