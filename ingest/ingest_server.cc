@@ -34,14 +34,15 @@
 // --shard_tls_ca, --shard_tls_cert, --shard_tls_key and
 // --shard_tls_server_name as the coordinator's are; each stream reads the
 // shard map again every --shard_map_refresh seconds and after a delivery
-// that failed (ingest/signal_sink.h, ClientRenewal). Key files are fetched through SafeFetch:
-// non-public addresses are refused unless --fetch_allow_loopback or --fetch_allow_networks admit
-// them. With --state_dir the IndexNow keys persist there (ingest/key_store.h): operator keys are
-// saved before their registration is answered, proven key files when the server stops; so do the
-// registered sitemaps (ingest/sitemap_runner.h), saved before answered,
-// with the lastmods seen, saved after each poll once its signals are
-// acknowledged (a restart signals what changed while it was down).
-// Registered sitemaps are polled every --sitemap_poll_interval seconds
+// that failed (ingest/signal_sink.h, ClientRenewal). Key files are fetched
+// through SafeFetch: non-public addresses are refused unless
+// --fetch_allow_loopback or --fetch_allow_networks admit them. With
+// --state_dir the IndexNow keys persist there (ingest/key_store.h):
+// operator keys are saved before their registration is answered, proven
+// key files when the server stops; so do the registered sitemaps (ingest/sitemap_runner.h), saved
+// before answered, with the lastmods seen, saved after each poll once its signals are acknowledged
+// (a restart signals what changed while it was down). Registered sitemaps are polled every
+// --sitemap_poll_interval seconds
 // (--sitemap_fetches at once, through SafeFetch as key files, up to the
 // sitemap limits of 50,000 URLs and 50 MB), each URL whose <lastmod>
 // moved forward signalled once as source SITEMAP. WebSub subscriptions
@@ -350,15 +351,13 @@ int Main() {
   ping.route_to_shards = absl::GetFlag(FLAGS_route_to_shards);
   ping.shard_token = security->tokens.TokenOf(cluster::Role::kInternal);
   if (ping.route_to_shards) {
-    const client::ClientTlsOptions shard_tls = services::ShardTlsFromFlags();
-    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> shard_credentials =
-        client::ChannelCredentialsFor(shard_tls);
-    if (!shard_credentials.ok()) {
-      spdlog::error("shard_{}", std::string(shard_credentials.status().message()));
+    absl::StatusOr<services::ShardTls> shard_tls = services::ShardTlsFromFlags();
+    if (!shard_tls.ok()) {
+      spdlog::error("{}", std::string(shard_tls.status().message()));
       return 2;
     }
-    ping.shard_credentials = *shard_credentials;
-    ping.shard_tls_server_name = shard_tls.server_name;
+    ping.shard_credentials = shard_tls->credentials;
+    ping.shard_tls_server_name = shard_tls->options.server_name;
   }
   if (security->authorizer.enabled() && client_options.token.empty()) {
     spdlog::warn("--token_file has no pinger token: calls to the coordinator carry none");

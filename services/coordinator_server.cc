@@ -212,16 +212,14 @@ int Main() {
   if (security->authorizer.enabled() && shard_token.empty()) {
     spdlog::warn("--token_file has no internal token: calls to the shards carry none");
   }
-  const client::ClientTlsOptions shard_tls = ShardTlsFromFlags();
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> shard_credentials =
-      client::ChannelCredentialsFor(shard_tls);
-  if (!shard_credentials.ok()) {
-    spdlog::error("shard_{}", std::string(shard_credentials.status().message()));
+  absl::StatusOr<ShardTls> shard_tls = ShardTlsFromFlags();
+  if (!shard_tls.ok()) {
+    spdlog::error("{}", std::string(shard_tls.status().message()));
     return 2;
   }
 
   coordinator::Coordinator core(options, clock.Now());
-  ShardChannels channels(*shard_credentials, shard_tls, shard_token);
+  ShardChannels channels(shard_tls->credentials, shard_tls->options, shard_token);
   CoordinatorMetrics metrics;
   CoordinatorServiceImpl service(&core, &clock, &channels, &security->authorizer, &metrics,
                                  service_options);

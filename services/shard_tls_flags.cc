@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 
 ABSL_FLAG(std::string, shard_tls_ca, "", "PEM CAs of the shards' certificates (empty: plaintext)");
 ABSL_FLAG(std::string, shard_tls_cert, "", "PEM client certificate toward the shards");
@@ -13,12 +14,19 @@ ABSL_FLAG(std::string, shard_tls_server_name, "",
 namespace recrawl {
 namespace services {
 
-client::ClientTlsOptions ShardTlsFromFlags() {
-  client::ClientTlsOptions tls;
-  tls.ca_file = absl::GetFlag(FLAGS_shard_tls_ca);
-  tls.cert_file = absl::GetFlag(FLAGS_shard_tls_cert);
-  tls.key_file = absl::GetFlag(FLAGS_shard_tls_key);
-  tls.server_name = absl::GetFlag(FLAGS_shard_tls_server_name);
+absl::StatusOr<ShardTls> ShardTlsFromFlags() {
+  ShardTls tls;
+  tls.options.ca_file = absl::GetFlag(FLAGS_shard_tls_ca);
+  tls.options.cert_file = absl::GetFlag(FLAGS_shard_tls_cert);
+  tls.options.key_file = absl::GetFlag(FLAGS_shard_tls_key);
+  tls.options.server_name = absl::GetFlag(FLAGS_shard_tls_server_name);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      client::ChannelCredentialsFor(tls.options);
+  if (!credentials.ok()) {
+    return absl::Status(credentials.status().code(),
+                        absl::StrCat("shard_", credentials.status().message()));
+  }
+  tls.credentials = *std::move(credentials);
   return tls;
 }
 

@@ -5,16 +5,26 @@
 #ifndef RECRAWL_SERVICES_SHARD_TLS_FLAGS_H_
 #define RECRAWL_SERVICES_SHARD_TLS_FLAGS_H_
 
+#include <memory>
+
+#include "absl/status/statusor.h"
 #include "client/credentials.h"
+#include "grpcpp/grpcpp.h"
 
 namespace recrawl {
 namespace services {
 
-// The options as given: ca_file empty means plaintext channels, a
-// certificate and key make the client present them (shards started with
-// --tls_require_client_cert ask for one). Whether the files can be read is
-// client::ChannelCredentialsFor's to say.
-client::ClientTlsOptions ShardTlsFromFlags();
+// The channels' TLS options as given (ca_file empty: plaintext; a
+// certificate and key make the client present them, as shards started with
+// --tls_require_client_cert ask) and the credentials made from them.
+struct ShardTls {
+  client::ClientTlsOptions options;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+};
+
+// InvalidArgument / NotFound naming the --shard_tls_* flag whose file
+// cannot be used (client::ChannelCredentialsFor's message, prefixed).
+absl::StatusOr<ShardTls> ShardTlsFromFlags();
 
 }  // namespace services
 }  // namespace recrawl
