@@ -38,8 +38,11 @@ const std::vector<MultiSourcePolicy>& MultiSourcePolicies() {
       {"GREEDY-NCIS-SOURCES-LEARNED", SignalView::kPerSourceLearned},
       {"GREEDY-NCIS-SOURCES-LEARNED-DELTA", SignalView::kPerSourceLearnedChangeRates},
       {"GREEDY-NCIS-SOURCES-LEARNED-FIT", SignalView::kPerSourceLearnedJointFit},
+      {"GREEDY-NCIS-SOURCES-LEARNED-SOURCE-FIT", SignalView::kPerSourceLearnedSourceFit},
       {"GREEDY-NCIS-TRUSTED", SignalView::kTrusted},
       {"GREEDY-NCIS-TRUSTED-LEARNED", SignalView::kTrustedLearned},
+      {"GREEDY-NCIS-TRUSTED-LEARNED-FIT", SignalView::kTrustedLearnedJointFit},
+      {"GREEDY-NCIS-TRUSTED-LEARNED-RANKED-FIT", SignalView::kTrustedLearnedRankedFit},
   };
   return *policies;
 }
@@ -84,7 +87,8 @@ absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Crea
         belief.change_rate = policy::ChangeRateEstimator().Estimate();
         [[fallthrough]];
       case SignalView::kPerSourceLearnedJointFit:
-        if (view == SignalView::kPerSourceLearnedJointFit) {
+      case SignalView::kPerSourceLearnedSourceFit:
+        if (view != SignalView::kPerSourceLearnedChangeRates) {
           belief.change_rate = JointFitPrior().change_rate;
         }
         [[fallthrough]];
@@ -96,7 +100,10 @@ absl::StatusOr<std::unique_ptr<MultiSourceScheduler>> MultiSourceScheduler::Crea
       case SignalView::kTrusted:
         beliefs.push_back(TrustedBelief(*truth, &counted[beliefs.size()]));
         continue;
-      case SignalView::kTrustedLearned: {
+      case SignalView::kTrustedLearned:
+      case SignalView::kTrustedLearnedJointFit:
+      case SignalView::kTrustedLearnedRankedFit: {
+        if (view != SignalView::kTrustedLearned) belief.change_rate = JointFitPrior().change_rate;
         if (static_cast<int>(page.sources.size()) != num_sources) {
           return absl::InvalidArgumentError(
               "pages must all have the same number of sources for a learned view");
@@ -129,20 +136,27 @@ MultiSourceScheduler::MultiSourceScheduler(std::vector<policy::MultiSourceModel>
     next_refit_.assign(hosts, 10);
   }
   if (view_ == SignalView::kPerSourceLearnedChangeRates) change_rates_.resize(beliefs_.size());
-  if (view_ == SignalView::kPerSourceLearnedJointFit) {
+  if (view_ == SignalView::kPerSourceLearnedJointFit ||
+      view_ == SignalView::kTrustedLearnedJointFit ||
+      view_ == SignalView::kTrustedLearnedRankedFit) {
     fits_.assign(beliefs_.size(), shard::InitLearning(JointFitPrior()));
+  }
+  if (view_ == SignalView::kPerSourceLearnedSourceFit) {
+    source_fits_.assign(beliefs_.size(),
+                        policy::SourceChangeRateEstimator(
+                            num_sources_, {JointFitPrior().change_rate, /*weight=*/1.0}));
   }
   for (size_t i = 0; i < pages_.size(); ++i) {
     Page& p = pages_[i];
     p.signals.counts.assign(beliefs_[i].num_sources(), 0);
-    if (view_ == SignalView::kTrustedLearned) p.by_source.counts.assign(num_sources_, 0);
+    if (LearnsTrusted()) p.by_source.counts.assign(num_sources_, 0);
     const double delta = beliefs_[i].change_rate();
     p.ceiling = delta > 0.0 ? beliefs_[i].importance() / delta : 0.0;
     dirty_.push_back(static_cast<int>(i));
   }
 }
 
-void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
+void MultiSourceScheduler::OnSignal(int page, double t, uint32_t sources) {
   Page& p = pages_[page];
   switch (view_) {
     case SignalView::kNone:
@@ -158,10 +172,18 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
     case SignalView::kPerSourceLearned:
     case SignalView::kPerSourceLearnedChangeRates:
     case SignalView::kPerSourceLearnedJointFit:
+    case SignalView::kPerSourceLearnedSourceFit:
       if (__builtin_popcount(sources) >= 2) {
         ++p.signals.joint;
       } else {
         ++p.signals.counts[__builtin_ctz(sources)];
+      }
+      if (view_ == SignalView::kPerSourceLearnedSourceFit) {
+        int64_t n = p.signals.joint;
+        for (int64_t c : p.signals.counts) n += c;
+        if (shard::SignalCountRefreshesRate(n)) {
+          SetChangeRate(page, SourceFitChangeRate(page, t, beliefs_[page].params().sources, false));
+        }
       }
       break;
     case SignalView::kPerSourceUnmatched:
@@ -170,6 +192,8 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
       }
       break;
     case SignalView::kTrustedLearned:
+    case SignalView::kTrustedLearnedJointFit:
+    case SignalView::kTrustedLearnedRankedFit:
       if (__builtin_popcount(sources) >= 2) {
         ++p.by_source.joint;
       } else {
@@ -190,7 +214,13 @@ void MultiSourceScheduler::OnSignal(int page, double /*t*/, uint32_t sources) {
 bool MultiSourceScheduler::LearnsTrust() const {
   return view_ == SignalView::kPerSourceLearned ||
          view_ == SignalView::kPerSourceLearnedChangeRates ||
-         view_ == SignalView::kPerSourceLearnedJointFit || view_ == SignalView::kTrustedLearned;
+         view_ == SignalView::kPerSourceLearnedJointFit ||
+         view_ == SignalView::kPerSourceLearnedSourceFit || LearnsTrusted();
+}
+
+bool MultiSourceScheduler::LearnsTrusted() const {
+  return view_ == SignalView::kTrustedLearned || view_ == SignalView::kTrustedLearnedJointFit ||
+         view_ == SignalView::kTrustedLearnedRankedFit;
 }
 
 std::optional<double> MultiSourceScheduler::LearnChangeRate(int page, double tau, bool changed) {
@@ -198,8 +228,14 @@ std::optional<double> MultiSourceScheduler::LearnChangeRate(int page, double tau
     if (!change_rates_[page].Add(tau, changed).ok()) return std::nullopt;
     return change_rates_[page].Estimate();
   }
-  if (view_ == SignalView::kPerSourceLearnedJointFit) {
-    const policy::SourceSignals& signals = pages_[page].signals;
+  if (view_ == SignalView::kPerSourceLearnedJointFit ||
+      view_ == SignalView::kTrustedLearnedJointFit ||
+      view_ == SignalView::kTrustedLearnedRankedFit) {
+    // Every signalling instant, or the trusted sources' only (counted in
+    // `signals` by the trusted views).
+    const policy::SourceSignals& signals = view_ == SignalView::kTrustedLearnedJointFit
+                                               ? pages_[page].by_source
+                                               : pages_[page].signals;
     int64_t n = signals.joint;
     for (int64_t c : signals.counts) n += c;
     if (!shard::LearnFromCrawl(tau, n, changed, /*t_delay=*/0.0, &fits_[page])) {
@@ -210,7 +246,28 @@ std::optional<double> MultiSourceScheduler::LearnChangeRate(int page, double tau
     if (!fit.ok) return std::nullopt;
     return fit.estimate.change_rate;
   }
+  if (view_ == SignalView::kPerSourceLearnedSourceFit) {
+    if (!source_fits_[page].Add(tau, pages_[page].signals, changed).ok()) return std::nullopt;
+    return SourceFitChangeRate(page, pages_[page].last_crawl + tau, beliefs_[page].params().sources,
+                               true);
+  }
   return std::nullopt;
+}
+
+double MultiSourceScheduler::SourceFitChangeRate(int page, double t,
+                                                 const std::vector<policy::SourceParams>& sources,
+                                                 bool closed) const {
+  const Page& p = pages_[page];
+  policy::OpenInterval open;
+  if (!closed) open = {t - p.last_crawl, &p.signals};
+  return source_fits_[page].Estimate(sources, beliefs_[page].change_rate(), open);
+}
+
+void MultiSourceScheduler::SetChangeRate(int page, double change_rate) {
+  policy::MultiSourceParams params = beliefs_[page].params();
+  params.change_rate = change_rate;
+  absl::StatusOr<policy::MultiSourceModel> model = policy::MultiSourceModel::Create(params);
+  if (model.ok()) SetBelief(page, *std::move(model));
 }
 
 void MultiSourceScheduler::SetBelief(int page, policy::MultiSourceModel belief) {
@@ -229,13 +286,9 @@ void MultiSourceScheduler::Learn(int page, double t, bool changed) {
   const Page& p = pages_[page];
   const double tau = t - p.last_crawl;
   if (const std::optional<double> delta = LearnChangeRate(page, tau, changed); delta.has_value()) {
-    policy::MultiSourceParams params = beliefs_[page].params();
-    params.change_rate = *delta;
-    absl::StatusOr<policy::MultiSourceModel> model = policy::MultiSourceModel::Create(params);
-    if (model.ok()) SetBelief(page, *std::move(model));
+    SetChangeRate(page, *delta);
   }
-  const policy::SourceSignals& by_source =
-      view_ == SignalView::kTrustedLearned ? p.by_source : p.signals;
+  const policy::SourceSignals& by_source = LearnsTrusted() ? p.by_source : p.signals;
   policy::SourceTrustEstimator& trust = trust_[host];
   if (!trust.Add(beliefs_[page].change_rate(), tau, by_source, changed).ok()) {
     return;  // an outcome the model rules out (cannot happen in the simulator)
@@ -247,10 +300,12 @@ void MultiSourceScheduler::Learn(int page, double t, bool changed) {
   for (int i = host * pages_per_host_; i < end; ++i) {
     policy::MultiSourceParams params = beliefs_[i].params();
     params.sources = estimate.sources;
+    if (view_ == SignalView::kPerSourceLearnedSourceFit) {
+      params.change_rate = SourceFitChangeRate(i, t, estimate.sources, /*closed=*/i == page);
+    }
     absl::StatusOr<policy::MultiSourceModel> model = policy::MultiSourceModel::Create(params);
     if (!model.ok()) continue;
-    SetBelief(i, view_ == SignalView::kTrustedLearned ? TrustedBelief(*model, &counted_[i])
-                                                      : *std::move(model));
+    SetBelief(i, LearnsTrusted() ? TrustedBelief(*model, &counted_[i]) : *std::move(model));
   }
 }
 

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "policy/estimators.h"
 #include "policy/multi_source_model.h"
+#include "policy/source_change_rate_estimator.h"
 #include "policy/source_trust_estimator.h"
 #include "shard/learning.h"
 #include "sim/metrics.h"
@@ -62,6 +63,14 @@ enum class SignalView {
   // the signal counts, each signalling instant one signal, from the prior
   // kJointFitPrior), as a shard gives its host trust.
   kPerSourceLearnedJointFit,
+  // The same with each page's Δ_i by maximum likelihood of its intervals'
+  // per-source signal counts and outcomes given its host's learned trust
+  // (policy::SourceChangeRateEstimator, from the prior JointFitPrior()'s Δ
+  // worth one observation): the page's half of the host's likelihood. The
+  // estimate is made again at each crawl of the page, at its 2nd, 4th, 8th,
+  // ... signal since its last crawl (the open interval's counts included,
+  // as the shard refreshes its signal rate), and at each refit of its host.
+  kPerSourceLearnedSourceFit,
   // One (λ, ν) built from the sources worth listening to: the page's
   // MultiSourceModel::TrustedSources(kTrustedMinRelativeWeight) and
   // MergedOf them, one signal per signalling instant among those sources;
@@ -73,6 +82,13 @@ enum class SignalView {
   // recomputed at each refit. Signals count under the trusted set in force
   // when they arrive.
   kTrustedLearned,
+  // kTrustedLearned with each page's Δ_i from the shard's per-page fit
+  // (kPerSourceLearnedJointFit's shard::Fit from JointFitPrior()) of every
+  // signalling instant, whichever sources signalled: what the shard does.
+  kTrustedLearnedJointFit,
+  // The same, the fit counting only the instants of the trusted sources,
+  // the signals the page is ranked by.
+  kTrustedLearnedRankedFit,
 };
 
 // The prior (Δ, λ, ν) of kPerSourceLearnedJointFit's per-page fits: the
@@ -92,7 +108,9 @@ struct MultiSourcePolicy {
 // GREEDY, GREEDY-NCIS-MERGED, GREEDY-NCIS-CDN-ONLY, GREEDY-NCIS-SOURCES,
 // GREEDY-NCIS-SOURCES-UNMATCHED, GREEDY-NCIS-SOURCES-LEARNED,
 // GREEDY-NCIS-SOURCES-LEARNED-DELTA, GREEDY-NCIS-SOURCES-LEARNED-FIT,
-// GREEDY-NCIS-TRUSTED, GREEDY-NCIS-TRUSTED-LEARNED.
+// GREEDY-NCIS-SOURCES-LEARNED-SOURCE-FIT, GREEDY-NCIS-TRUSTED,
+// GREEDY-NCIS-TRUSTED-LEARNED, GREEDY-NCIS-TRUSTED-LEARNED-FIT,
+// GREEDY-NCIS-TRUSTED-LEARNED-RANKED-FIT.
 const std::vector<MultiSourcePolicy>& MultiSourcePolicies();
 
 class MultiSourceScheduler {
@@ -137,12 +155,21 @@ class MultiSourceScheduler {
   MultiSourceScheduler(std::vector<policy::MultiSourceModel> beliefs, std::vector<uint32_t> counted,
                        int num_sources, SignalView view, int pages_per_host);
   bool LearnsTrust() const;
+  // kTrustedLearned and the views built on it.
+  bool LearnsTrusted() const;
   void Learn(int page, double t, bool changed);
   // The views that learn Δ_i: the page's estimate after the crawl that ends
   // an interval of `tau` (nullopt: none this time).
   std::optional<double> LearnChangeRate(int page, double tau, bool changed);
+  // kPerSourceLearnedSourceFit: `page`'s Δ̂ with `sources`, counting the
+  // signals of its interval open at t unless `closed` (the crawl at t has
+  // just added it).
+  double SourceFitChangeRate(int page, double t, const std::vector<policy::SourceParams>& sources,
+                             bool closed) const;
   // Sets `page`'s believed parameters (the ceiling of its value with them).
   void SetBelief(int page, policy::MultiSourceModel belief);
+  // The same with only its change rate replaced.
+  void SetChangeRate(int page, double change_rate);
   void Evaluate(int page, double t);
   double Bound(const Page& p, double t) const;
 
@@ -156,9 +183,11 @@ class MultiSourceScheduler {
   int pages_per_host_;
   std::vector<policy::SourceTrustEstimator> trust_;  // per host, when learning
   std::vector<int64_t> next_refit_;                  // per host
-  // Per page, for kPerSourceLearnedChangeRates / kPerSourceLearnedJointFit.
+  // Per page, for kPerSourceLearnedChangeRates / kPerSourceLearnedJointFit /
+  // kPerSourceLearnedSourceFit.
   std::vector<policy::ChangeRateEstimator> change_rates_;
   std::vector<shard::LearningState> fits_;
+  std::vector<policy::SourceChangeRateEstimator> source_fits_;
   int64_t evaluations_ = 0;
 };
 

@@ -250,6 +250,76 @@ TEST(MultiSourceSchedulerTest, JointFitChangeRatesFollowTheShardsFit) {
   }
 }
 
+// The view that fits Δ_i with its host's trust gives the estimator each
+// interval's per-source counts (a joint event as one) and the host's
+// sources as the page believes them.
+TEST(MultiSourceSchedulerTest, SourceFitChangeRatesFollowTheEstimator) {
+  MultiSourceWorldConfig config = SmallWorld(4);
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 5, 0);
+  auto learner =
+      *MultiSourceScheduler::Create(instance.pages, SignalView::kPerSourceLearnedSourceFit, 2);
+  EXPECT_EQ(learner->belief(2).change_rate(), JointFitPrior().change_rate);
+  policy::SourceChangeRateEstimator expected(2, {JointFitPrior().change_rate, 1.0});
+  const double intervals[] = {0.5, 2.0, 1.0, 3.0};
+  const uint32_t signalled[] = {0u, 1u, 3u, 2u};  // none, CDN, both at once, sitemap
+  double t = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    if (signalled[k] != 0) learner->OnSignal(2, t + intervals[k] / 2, signalled[k]);
+    const std::vector<policy::SourceParams> sources = learner->belief(2).params().sources;
+    t += intervals[k];
+    const bool changed = k != 3;
+    learner->OnCrawl(2, t, changed);
+    policy::SourceSignals signals{{0, 0}, 0};
+    if (signalled[k] == 3u) {
+      signals.joint = 1;
+    } else if (signalled[k] != 0) {
+      signals.counts[signalled[k] - 1] = 1;
+    }
+    ASSERT_TRUE(expected.Add(intervals[k], signals, changed).ok());
+    EXPECT_NEAR(learner->belief(2).change_rate(), expected.Estimate(sources), 1e-8) << k;
+  }
+  // Page 3, of the same host, has its own estimate still.
+  EXPECT_EQ(learner->belief(3).change_rate(), JointFitPrior().change_rate);
+}
+
+// The trusted views that fit Δ_i as the shard does count every signalling
+// instant (-FIT) or only the trusted sources' (-RANKED-FIT) once the host's
+// refit has dropped a source.
+TEST(MultiSourceSchedulerTest, TrustedFitsCountAllOrTheTrustedSignals) {
+  MultiSourceWorldConfig config = SmallWorld(2);
+  const MultiSourceInstance instance = GenerateMultiSourceInstance(config, 5, 0);
+  for (SignalView view :
+       {SignalView::kTrustedLearnedJointFit, SignalView::kTrustedLearnedRankedFit}) {
+    auto learner = *MultiSourceScheduler::Create(instance.pages, view, 1);
+    EXPECT_EQ(learner->belief(0).change_rate(), JointFitPrior().change_rate);
+    EXPECT_EQ(learner->counted_sources(0), 3u);
+    shard::LearningState expected = shard::InitLearning(JointFitPrior());
+    double t = 0.0;
+    auto crawl = [&](std::vector<std::pair<double, uint32_t>> signals, bool changed,
+                     int64_t expected_n) {
+      for (const auto& [at, sources] : signals) learner->OnSignal(0, t + at, sources);
+      t += 1.0;
+      learner->OnCrawl(0, t, changed);
+      ASSERT_TRUE(shard::LearnFromCrawl(1.0, expected_n, changed, 0.0, &expected));
+    };
+    // The CDN's signals come with changes; the sitemap's never do.
+    for (int k = 0; k < 10; ++k) {
+      if (k % 2 == 0) {
+        crawl({{0.5, 1u}}, true, 1);
+      } else {
+        crawl({{0.2, 2u}, {0.4, 2u}}, false, 2);
+      }
+    }
+    ASSERT_EQ(learner->counted_sources(0), 1u) << "the refit after 10 crawls trusts the CDN alone";
+    const int64_t counted = view == SignalView::kTrustedLearnedRankedFit ? 1 : 3;
+    crawl({{0.2, 2u}, {0.4, 1u}, {0.6, 2u}}, true, counted);
+    const shard::LearnedModel fit =
+        shard::Fit(expected, instance.pages[0].importance, shard::LearningOptions());
+    ASSERT_TRUE(fit.ok);
+    EXPECT_DOUBLE_EQ(learner->belief(0).change_rate(), fit.estimate.change_rate);
+  }
+}
+
 }  // namespace
 }  // namespace sim
 }  // namespace recrawl

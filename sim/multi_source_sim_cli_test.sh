@@ -9,13 +9,13 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 csv=${TEST_TMPDIR:-/tmp}/multi_source.csv
 out=$("$sim" --m=30 --reps=2 --horizon=20 --bandwidth=5 --csv="$csv") || fail "tiny run exited non-zero"
 for policy in GREEDY GREEDY-NCIS-MERGED GREEDY-NCIS-CDN-ONLY GREEDY-NCIS-SOURCES GREEDY-NCIS-SOURCES-LEARNED \
-  GREEDY-NCIS-SOURCES-LEARNED-DELTA GREEDY-NCIS-SOURCES-LEARNED-FIT GREEDY-NCIS-SOURCES-UNMATCHED \
-  GREEDY-NCIS-TRUSTED \
-  GREEDY-NCIS-TRUSTED-LEARNED; do
+  GREEDY-NCIS-SOURCES-LEARNED-DELTA GREEDY-NCIS-SOURCES-LEARNED-FIT GREEDY-NCIS-SOURCES-LEARNED-SOURCE-FIT \
+  GREEDY-NCIS-SOURCES-UNMATCHED GREEDY-NCIS-TRUSTED \
+  GREEDY-NCIS-TRUSTED-LEARNED GREEDY-NCIS-TRUSTED-LEARNED-FIT GREEDY-NCIS-TRUSTED-LEARNED-RANKED-FIT; do
   [[ $out == *"| 30 | $policy |"* ]] || fail "table has no row for $policy: $out"
 done
 [[ $(head -1 "$csv") == "m,policy,rep,accuracy,wasted_share" ]] || fail "CSV header"
-[[ $(wc -l <"$csv") -eq 21 ]] || fail "CSV should have 20 rows: $(cat "$csv")"
+[[ $(wc -l <"$csv") -eq 27 ]] || fail "CSV should have 26 rows: $(cat "$csv")"
 
 out=$("$sim" --m=30 --reps=1 --horizon=20 --bandwidth=5 --world=cms-noise) ||
   fail "cms-noise run exited non-zero"
