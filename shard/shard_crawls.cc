@@ -343,6 +343,14 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
   // Read before the crawl's digest or learning may give the page its entry.
   SourceCounts split;
   const bool split_known = pages_.SourceSplit(page, slot.n_cis, &split);
+  // The page's model learns from the signals it is ranked by. Once its
+  // host's trust leaves a source out, crawls follow the trusted sources'
+  // signals alone; read against every signal, their outcomes would credit
+  // the other sources with the changes the trusted ones announced, and the
+  // fitted change rate would run high (docs/results.md, "Learning each
+  // page's change rate as well").
+  const int64_t learnt_signals =
+      trust_.TrustedModel(Indexed(page).host) ? RankedSignals(page, slot.n_cis) : slot.n_cis;
   bool decided = outcome != CRAWL_OUTCOME_UNSPECIFIED;
   bool changed = outcome == CRAWL_OUTCOME_CHANGED;
   if (!digest.empty()) {
@@ -364,17 +372,17 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
   if (decided) {
     learning = pages_.Learning(page);
     const bool was_learning = learning.crawls > 0;
-    if (LearnFromCrawl(tau, n_cis, changed, t_delay_, &learning)) {
+    if (LearnFromCrawl(tau, learnt_signals, changed, t_delay_, &learning)) {
       learnt = true;
       if (options_.pool_host_priors &&
-          host_priors_.Learn(indexed.host, page, tau, n_cis, changed, t_delay_,
+          host_priors_.Learn(indexed.host, page, tau, learnt_signals, changed, t_delay_,
                              [this](PageId other) { return pages_.Learning(other); })) {
         WriteHost(indexed.host);  // a refit
       }
       pages_.SetLearning(page, learning);
       if (!was_learning) ++urls_learning_;
       ++observed_crawls_sum_;
-      AddOutcome(static_cast<float>(tau), n_cis, changed, patch.mutable_outcomes());
+      AddOutcome(static_cast<float>(tau), learnt_signals, changed, patch.mutable_outcomes());
       LearningToRecord(learning, patch.mutable_learning());
       patch.set_observed_crawls(learning.crawls);
     } else {

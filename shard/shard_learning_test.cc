@@ -286,6 +286,21 @@ TEST_F(ShardLearningTest, LearnsPerSourceTrustPerHostAndKeepsItAcrossRestarts) {
   // count in ranking.
   EXPECT_EQ(State(url).signals_since_crawl(), 2u);
   EXPECT_NEAR(State(url).crawl_value(), signalled, 1e-9 * signalled);
+  // A page's model learns from the signals it is ranked by: the crawl that
+  // ends an interval of two sitemap signals and a CDN purge learns one.
+  Page& other = pages[2];
+  Signals({MakeSignal(other.url, now_ - 3, SIGNAL_SOURCE_SITEMAP),
+           MakeSignal(other.url, now_ - 2, SIGNAL_SOURCE_CDN),
+           MakeSignal(other.url, now_ - 1, SIGNAL_SOURCE_SITEMAP)});
+  EXPECT_EQ(State(other.url).signals_since_crawl(), 3u);
+  now_ += 60;
+  ASSERT_EQ(Report({ByUrl(other.url, now_, CRAWL_OUTCOME_CHANGED)}).result().applied(), 1u);
+  other.last_crawl = now_;
+  ++other.crawls;
+  ++known_intervals;
+  const UrlState crawled = State(other.url);
+  ASSERT_GT(crawled.recent_outcomes_size(), 0);
+  EXPECT_EQ(crawled.recent_outcomes(crawled.recent_outcomes_size() - 1).signals(), 1u);
 
   // A crash loses at most the host's last 255 intervals (here: since the
   // re-choice at 1,024 and the write at 1,024).
