@@ -103,11 +103,11 @@ MultiSourceModel::MultiSourceModel(const MultiSourceParams& params) : params_(pa
   }
 }
 
-absl::Status MultiSourceModel::CheckSignals(const SourceSignals& signals) const {
-  if (signals.counts.size() != sources_.size()) {
+absl::Status CheckSourceSignals(const SourceSignals& signals, int num_sources) {
+  if (signals.counts.size() != static_cast<size_t>(std::max(num_sources, 0))) {
     return absl::InvalidArgumentError(absl::StrCat("signals.counts has ", signals.counts.size(),
-                                                   " entries, the page has ", sources_.size(),
-                                                   " sources"));
+                                                   " entries, not one per source (", num_sources,
+                                                   ")"));
   }
   for (size_t s = 0; s < signals.counts.size(); ++s) {
     if (signals.counts[s] < 0) {
@@ -120,6 +120,10 @@ absl::Status MultiSourceModel::CheckSignals(const SourceSignals& signals) const 
         absl::StrCat("signals.joint must be >= 0, got ", signals.joint));
   }
   return absl::OkStatus();
+}
+
+absl::Status MultiSourceModel::CheckSignals(const SourceSignals& signals) const {
+  return CheckSourceSignals(signals, num_sources());
 }
 
 double MultiSourceModel::SignalLogOdds(const SourceSignals& signals) const {

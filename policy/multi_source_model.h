@@ -38,6 +38,10 @@ struct SourceSignals {
   int64_t joint = 0;
 };
 
+// InvalidArgument naming the field when `signals` has not `num_sources`
+// counts or a count (or joint) is negative.
+absl::Status CheckSourceSignals(const SourceSignals& signals, int num_sources);
+
 // A validated page with the rates of docs/multi_source_model.md:
 //   α   = Δ Π_r (1 − λ_r)               unsignalled changes
 //   κ_s = λ_s Δ Π_{r≠s} (1 − λ_r)       changes signalled by s alone

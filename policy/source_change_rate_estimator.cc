@@ -36,20 +36,7 @@ absl::Status SourceChangeRateEstimator::Add(double tau_elap, const SourceSignals
     return absl::InvalidArgumentError(
         absl::StrCat("tau_elap: must be finite and >= 0, got ", tau_elap));
   }
-  if (static_cast<int>(signals.counts.size()) != num_sources_) {
-    return absl::InvalidArgumentError(absl::StrCat("signals.counts: ", num_sources_,
-                                                   " entries needed, got ", signals.counts.size()));
-  }
-  for (size_t s = 0; s < signals.counts.size(); ++s) {
-    if (signals.counts[s] < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("signals.counts[", s, "]: must be >= 0, got ", signals.counts[s]));
-    }
-  }
-  if (signals.joint < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("signals.joint: must be >= 0, got ", signals.joint));
-  }
+  if (absl::Status s = CheckSourceSignals(signals, num_sources_); !s.ok()) return s;
   if (!changed && signals.joint > 0) {
     return absl::InvalidArgumentError("changed: a joint event is a change, got unchanged");
   }

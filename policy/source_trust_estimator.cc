@@ -270,21 +270,7 @@ absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
                                        const SourceSignals& signals, bool changed) {
   if (absl::Status s = CheckFinite("change_rate", change_rate); !s.ok()) return s;
   if (absl::Status s = CheckFinite("tau_elap", tau_elap); !s.ok()) return s;
-  if (signals.counts.size() != static_cast<size_t>(num_sources_)) {
-    return absl::InvalidArgumentError(absl::StrCat("signals.counts has ", signals.counts.size(),
-                                                   " entries, the host has ", num_sources_,
-                                                   " sources"));
-  }
-  for (size_t s = 0; s < signals.counts.size(); ++s) {
-    if (signals.counts[s] < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("signals.counts[", s, "] must be >= 0, got ", signals.counts[s]));
-    }
-  }
-  if (signals.joint < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("signals.joint must be >= 0, got ", signals.joint));
-  }
+  if (absl::Status s = CheckSourceSignals(signals, num_sources_); !s.ok()) return s;
   if (signals.joint > 0 && !changed) {
     return absl::InvalidArgumentError(
         "changed must be true when signals.joint > 0 (a joint event is a change)");
