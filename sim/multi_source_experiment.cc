@@ -1,8 +1,10 @@
 #include "sim/multi_source_experiment.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/metrics.h"
 #include "sim/multi_source_scheduler.h"
@@ -32,12 +34,29 @@ constexpr const char* kReference = "GREEDY-NCIS-MERGED";
 
 }  // namespace
 
+absl::Status CheckPolicyNames(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    bool known = false;
+    for (const MultiSourcePolicy& p : MultiSourcePolicies()) known = known || p.name == name;
+    if (!known) return absl::InvalidArgumentError(absl::StrCat("unknown policy '", name, "'"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<MultiSourceResults> RunMultiSourceExperiment(
     const MultiSourceExperimentOptions& options) {
   if (options.reps < 1) return absl::InvalidArgumentError("reps must be at least 1");
   MultiSourceResults results;
   results.num_pages = options.num_pages;
-  const std::vector<MultiSourcePolicy>& policies = MultiSourcePolicies();
+  std::vector<MultiSourcePolicy> policies;
+  if (absl::Status s = CheckPolicyNames(options.policies); !s.ok()) return s;
+  for (const MultiSourcePolicy& p : MultiSourcePolicies()) {
+    if (options.policies.empty() || p.name == kReference ||
+        std::find(options.policies.begin(), options.policies.end(), p.name) !=
+            options.policies.end()) {
+      policies.push_back(p);
+    }
+  }
   for (const MultiSourcePolicy& p : policies) results.policies.push_back(p.name);
   for (int m : options.num_pages) {
     if (m < 1) return absl::InvalidArgumentError("num_pages must be at least 1");

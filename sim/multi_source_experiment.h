@@ -29,6 +29,10 @@ struct MultiSourceExperimentOptions {
   uint64_t seed = 1;
   int threads = 2;
   MultiSourceWorldConfig world;  // num_pages is replaced by each entry above
+  // Names of the policies to run (MultiSourcePolicies()), in that list's
+  // order; empty: all. GREEDY-NCIS-MERGED, the table's reference, always
+  // runs.
+  std::vector<std::string> policies;
 };
 
 // accuracy[m index][policy index][rep], policies as MultiSourcePolicies().
@@ -39,6 +43,12 @@ struct MultiSourceResults {
   std::vector<std::vector<std::vector<double>>> wasted_share;
 };
 
+// InvalidArgument naming the first of `names` that MultiSourcePolicies()
+// does not have.
+absl::Status CheckPolicyNames(const std::vector<std::string>& names);
+
+// InvalidArgument for reps or a page count below 1 or a policy name that
+// CheckPolicyNames refuses.
 absl::StatusOr<MultiSourceResults> RunMultiSourceExperiment(
     const MultiSourceExperimentOptions& options);
 

@@ -23,6 +23,13 @@ out=$("$sim" --m=30 --reps=1 --horizon=20 --bandwidth=5 --world=cms-noise) ||
 err=$("$sim" --world=nope --m=10 2>&1 >/dev/null) && fail "--world=nope exited 0"
 [[ $err == *"--world"* ]] || fail "--world=nope error does not name the flag: $err"
 
+out=$("$sim" --m=30 --reps=1 --horizon=20 --bandwidth=5 --policies=GREEDY,GREEDY-NCIS-SOURCES) ||
+  fail "--policies run exited non-zero"
+[[ $(grep -c "| 30 |" <<<"$out") -eq 3 ]] || fail "--policies: GREEDY, the reference and SOURCES: $out"
+[[ $out == *"| 30 | GREEDY-NCIS-MERGED |"* ]] || fail "--policies: the reference runs: $out"
+err=$("$sim" --m=10 --policies=NOPE 2>&1 >/dev/null) && fail "--policies=NOPE exited 0"
+[[ $err == *"--policies"*"NOPE"* ]] || fail "--policies=NOPE error does not name the flag: $err"
+
 err=$("$sim" --m=0 2>&1 >/dev/null) && fail "--m=0 exited 0"
 [[ $err == *"--m"* ]] || fail "--m=0 error does not name the flag: $err"
 err=$("$sim" --bandwidth=0 --m=10 2>&1 >/dev/null) && fail "--bandwidth=0 exited 0"

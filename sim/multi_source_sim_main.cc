@@ -23,6 +23,9 @@ ABSL_FLAG(std::string, world, "default",
           "sources per host: 'default' (a CDN and a CMS's sitemap) or 'cms-noise' (a CDN and "
           "a sitemap whose lastmods are pure noise, λ = 0)");
 ABSL_FLAG(std::string, csv, "", "write the per-repetition results to this CSV");
+ABSL_FLAG(std::string, policies, "",
+          "comma-separated policies to run (empty: all; GREEDY-NCIS-MERGED, the reference, "
+          "always runs)");
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
@@ -35,6 +38,11 @@ int main(int argc, char** argv) {
       return 2;
     }
     o.num_pages.push_back(v);
+  }
+  o.policies = absl::StrSplit(absl::GetFlag(FLAGS_policies), ',', absl::SkipEmpty());
+  if (absl::Status s = recrawl::sim::CheckPolicyNames(o.policies); !s.ok()) {
+    std::cerr << "--policies: " << s.message() << "\n";
+    return 2;
   }
   o.reps = absl::GetFlag(FLAGS_reps);
   o.seed = absl::GetFlag(FLAGS_seed);
