@@ -314,6 +314,9 @@ class Shard {
   // ranking: the ones from its host's trusted sources (host_trust.h) when
   // the split by source is known, else all.
   int64_t RankedSignals(PageId page, int64_t n_cis) const;
+  // Of the signals counted by source in `split`, those of `host`'s trusted
+  // sources.
+  int64_t TrustedSignals(HostId host, const SourceCounts& split) const;
 
   // shard_urls.cc
   // `id` is UrlIdOf(url.spec()).

@@ -349,8 +349,10 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
   // the other sources with the changes the trusted ones announced, and the
   // fitted change rate would run high (docs/results.md, "Learning each
   // page's change rate as well").
-  const int64_t learnt_signals =
-      trust_.TrustedModel(Indexed(page).host) ? RankedSignals(page, slot.n_cis) : slot.n_cis;
+  const PageView indexed = Indexed(page);
+  const int64_t learnt_signals = split_known && trust_.TrustedModel(indexed.host)
+                                     ? TrustedSignals(indexed.host, split)
+                                     : slot.n_cis;
   bool decided = outcome != CRAWL_OUTCOME_UNSPECIFIED;
   bool changed = outcome == CRAWL_OUTCOME_CHANGED;
   if (!digest.empty()) {
@@ -361,7 +363,6 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
     }
     pages_.SetDigest(page, fingerprint);
   }
-  const PageView indexed = Indexed(page);
   const double tau = fetch_time - indexed.last_crawl;
   const uint16_t n_cis = slot.n_cis;
 

@@ -212,7 +212,10 @@ bool Shard::RanksByOwnPriorFit(HostId host, const policy::PageParams& model,
 int64_t Shard::RankedSignals(PageId page, int64_t n_cis) const {
   SourceCounts split;
   if (!pages_.SourceSplit(page, n_cis, &split)) return n_cis;
-  const HostId host = Indexed(page).host;
+  return TrustedSignals(Indexed(page).host, split);
+}
+
+int64_t Shard::TrustedSignals(HostId host, const SourceCounts& split) const {
   int64_t ranked = 0;
   for (int s = 0; s < kTrustSources; ++s) {
     if (trust_.Trusted(host, s)) ranked += split[s];

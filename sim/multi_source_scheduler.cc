@@ -26,6 +26,13 @@ policy::MultiSourceModel TrustedBelief(const policy::MultiSourceModel& truth, ui
       {truth.importance(), truth.change_rate(), {{merged.recall(), merged.false_rate()}}});
 }
 
+// Signalling instants in `signals`, a joint event as one.
+int64_t Instants(const policy::SourceSignals& signals) {
+  int64_t n = signals.joint;
+  for (int64_t c : signals.counts) n += c;
+  return n;
+}
+
 }  // namespace
 
 const std::vector<MultiSourcePolicy>& MultiSourcePolicies() {
@@ -136,9 +143,7 @@ MultiSourceScheduler::MultiSourceScheduler(std::vector<policy::MultiSourceModel>
     next_refit_.assign(hosts, 10);
   }
   if (view_ == SignalView::kPerSourceLearnedChangeRates) change_rates_.resize(beliefs_.size());
-  if (view_ == SignalView::kPerSourceLearnedJointFit ||
-      view_ == SignalView::kTrustedLearnedJointFit ||
-      view_ == SignalView::kTrustedLearnedRankedFit) {
+  if (FitsLikeTheShard()) {
     fits_.assign(beliefs_.size(), shard::InitLearning(JointFitPrior()));
   }
   if (view_ == SignalView::kPerSourceLearnedSourceFit) {
@@ -179,9 +184,7 @@ void MultiSourceScheduler::OnSignal(int page, double t, uint32_t sources) {
         ++p.signals.counts[__builtin_ctz(sources)];
       }
       if (view_ == SignalView::kPerSourceLearnedSourceFit) {
-        int64_t n = p.signals.joint;
-        for (int64_t c : p.signals.counts) n += c;
-        if (shard::SignalCountRefreshesRate(n)) {
+        if (shard::SignalCountRefreshesRate(Instants(p.signals))) {
           SetChangeRate(page, SourceFitChangeRate(page, t, beliefs_[page].params().sources, false));
         }
       }
@@ -218,6 +221,12 @@ bool MultiSourceScheduler::LearnsTrust() const {
          view_ == SignalView::kPerSourceLearnedSourceFit || LearnsTrusted();
 }
 
+bool MultiSourceScheduler::FitsLikeTheShard() const {
+  return view_ == SignalView::kPerSourceLearnedJointFit ||
+         view_ == SignalView::kTrustedLearnedJointFit ||
+         view_ == SignalView::kTrustedLearnedRankedFit;
+}
+
 bool MultiSourceScheduler::LearnsTrusted() const {
   return view_ == SignalView::kTrustedLearned || view_ == SignalView::kTrustedLearnedJointFit ||
          view_ == SignalView::kTrustedLearnedRankedFit;
@@ -228,17 +237,13 @@ std::optional<double> MultiSourceScheduler::LearnChangeRate(int page, double tau
     if (!change_rates_[page].Add(tau, changed).ok()) return std::nullopt;
     return change_rates_[page].Estimate();
   }
-  if (view_ == SignalView::kPerSourceLearnedJointFit ||
-      view_ == SignalView::kTrustedLearnedJointFit ||
-      view_ == SignalView::kTrustedLearnedRankedFit) {
+  if (FitsLikeTheShard()) {
     // Every signalling instant, or the trusted sources' only (counted in
     // `signals` by the trusted views).
     const policy::SourceSignals& signals = view_ == SignalView::kTrustedLearnedJointFit
                                                ? pages_[page].by_source
                                                : pages_[page].signals;
-    int64_t n = signals.joint;
-    for (int64_t c : signals.counts) n += c;
-    if (!shard::LearnFromCrawl(tau, n, changed, /*t_delay=*/0.0, &fits_[page])) {
+    if (!shard::LearnFromCrawl(tau, Instants(signals), changed, /*t_delay=*/0.0, &fits_[page])) {
       return std::nullopt;
     }
     const shard::LearnedModel fit =

@@ -157,6 +157,8 @@ class MultiSourceScheduler {
   bool LearnsTrust() const;
   // kTrustedLearned and the views built on it.
   bool LearnsTrusted() const;
+  // The views that learn Δ_i with shard::Fit (fits_).
+  bool FitsLikeTheShard() const;
   void Learn(int page, double t, bool changed);
   // The views that learn Δ_i: the page's estimate after the crawl that ends
   // an interval of `tau` (nullopt: none this time).
