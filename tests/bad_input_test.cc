@@ -263,7 +263,7 @@ TEST_F(BadInputTest, OversizedBatchesAreRefusedWhole) {
   ExpectAllUp();
 }
 
-// Moved from client/cluster_test.cc, with the shards' side.
+// Role tokens, at the coordinator and at the shards.
 TEST_F(BadInputTest, WrongOrMissingTokensAreRefused) {
   const std::string before = Snapshot();
   auto set = client::AdminClient(WithToken(cluster_->TokenOf(cluster::Role::kFetcher)))

@@ -2,7 +2,7 @@
 // against real shard_server and coordinator_server processes (LocalCluster,
 // role tokens on): lease and report, signals (through the coordinator and
 // straight to the shards) raising a URL's rank, URLs nobody registered,
-// and a host's politeness. Moved here from client/cluster_test.cc.
+// and a host's politeness.
 #include <stdio.h>
 #include <sys/wait.h>
 

@@ -408,8 +408,7 @@ TEST_F(FaultTest, AShardKilledUnderLoadLosesNothingAcknowledged) {
   EXPECT_TRUE(Errors().empty());
 }
 
-// The coordinator restart that client/cluster_test.cc did with SIGTERM and
-// no load, with SIGKILL under load.
+// The coordinator SIGKILLed under load: the clients reconnect and go on.
 TEST_F(FaultTest, FetchersAndPingersCarryOnAcrossACoordinatorKill) {
   StartLoad();
   ASSERT_TRUE(WaitFor([&] { return LeasesFrom(-1, 0) >= 50; }));

@@ -155,7 +155,7 @@ BENCHMARK(BM_SchedulingIndex)
     ->Unit(benchmark::kNanosecond);
 
 // Lease bursts, as a shard serving lease requests faster than its crawl
-// rate sees them (services/shard_server_benchmark leases 200,000 URLs at
+// rate sees them (bench/shard_server_benchmark leases 200,000 URLs at
 // "now"): each iteration is PickSlots of 256 slots at one time, which
 // advances by a thousandth of a slot (R = m/10) per batch, with one signal
 // per 5 picks. After every m/5 leases (a fifth of the pages, leased in
