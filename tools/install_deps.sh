@@ -29,6 +29,9 @@ packages=(
   # deploy/manifests_test: yamllint lints the Kubernetes manifests, its
   # checker reads them with python3-yaml.
   yamllint python3-yaml
+  # tests:wire_python_test: a Python client generated from proto/*.proto
+  # (protoc's Python output, grpc_python_plugin from protobuf-compiler-grpc).
+  python3-grpcio python3-protobuf
 )
 # deploy/manifests_test renders the manifests with `kubectl kustomize`; any
 # kubectl will do (Debian's package would clash with another one's file).
