@@ -49,6 +49,9 @@ ABSL_FLAG(bool, signals, true, "demo: send the web's signals (false: the crawl p
 ABSL_FLAG(bool, signals_to_shards, recrawl::demo::MainJobOptions().signals_to_shards,
           "demo: the pinger streams signals straight to the shards that own their URLs "
           "(false: through the coordinator)");
+ABSL_FLAG(std::string, mode, "merge",
+          "The coordinator's --mode: merge (the exact argmax across shards), equal or "
+          "adaptive (the bandwidth split across shards)");
 ABSL_FLAG(std::string, data_dir, "./data", "Where the stores, tokens and logs go");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the simulated web");
 ABSL_FLAG(bool, keep_data, false, "demo: keep data_dir/<policy> after the run");
@@ -100,6 +103,7 @@ LocalClusterOptions ClusterOptionsFromFlags() {
   o.coordinator_server = absl::GetFlag(FLAGS_coordinator_server);
   o.shards = absl::GetFlag(FLAGS_shards);
   o.bandwidth = absl::GetFlag(FLAGS_bandwidth);
+  o.mode = absl::GetFlag(FLAGS_mode);
   return o;
 }
 
