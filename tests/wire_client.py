@@ -38,9 +38,10 @@ NORMALISED = [
 ]
 
 
-def check(condition, what):
+def check(condition, what, detail=""):
+    """Prints `what` when `condition` holds; raises with `detail` when not."""
     if not condition:
-        raise AssertionError(what)
+        raise AssertionError("%s: %s" % (what, detail) if detail else what)
     print("ok:", what)
 
 
@@ -138,8 +139,8 @@ def main():
     acks = list(coordinator.StreamSignals(iter([batch]), metadata=pinger, timeout=30))
     check(len(acks) == 1 and acks[0].sequence == 41, "StreamSignals: one ack, sequence 41")
     ack = acks[0]
-    check(ack.counted == 1 and ack.duplicate == 1,
-          "StreamSignals: counted once, a duplicate (%s)" % str(ack).replace("\n", " "))
+    check(ack.counted == 1 and ack.duplicate == 1, "StreamSignals: counted once, a duplicate",
+          str(ack))
     check([r.index for r in ack.result.rejected] == [2]
           and ack.result.rejected[0].code == grpc.StatusCode.OUT_OF_RANGE.value[0],
           "StreamSignals: a signal a day ahead is OUT_OF_RANGE by index")
@@ -167,6 +168,27 @@ def main():
     check(state.lease.holder == "python-fetcher"
           and state.lease.lease_id == leases[NORMALISED[0]].lease_id,
           "GetUrlState shows the cluster lease and its holder")
+
+    # A fetch that takes longer renews its lease; one given back is leased again, here
+    # through the server-streaming StreamLeases.
+    renewed_id = leases[NORMALISED[1]].lease_id
+    renewed = coordinator.RenewLeases(
+        coordinator_pb2.FetchRenewRequest(lease_ids=[renewed_id], lease_duration=600),
+        metadata=fetcher, timeout=10)
+    check(renewed.result.applied == 1 and renewed.deadlines[0] > time.time() + 500,
+          "RenewLeases: the deadline moves 600 s on")
+    released_url = NORMALISED[2]
+    released = coordinator.ReleaseLeases(
+        coordinator_pb2.FetchReleaseRequest(lease_ids=[leases[released_url].lease_id]),
+        metadata=fetcher, timeout=10)
+    check(released.result.applied == 1 and released.released == 1, "ReleaseLeases: one released")
+    stream = coordinator.StreamLeases(coordinator_pb2.StreamLeasesRequest(holder="python-stream"),
+                                      metadata=fetcher, timeout=30)
+    again = next(stream)
+    stream.cancel()
+    check(again.url == released_url and again.lease_id != leases[released_url].lease_id,
+          "StreamLeases: the released URL is leased again, under a new id")
+    leases[released_url] = again
 
     reports = [shard_pb2.CrawlReport(lease_id=l.lease_id, fetch_time=time.time(),
                                      outcome=common_pb2.CRAWL_OUTCOME_CHANGED)
