@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fails when the README, the docs, the .proto files or the sources name a
-file of this tree that does not exist (e.g. `shard/routing.h` after the file
-moved to cluster/), so that the pointers readers and other-language clients
-follow stay true.
+file of this tree that does not exist (a pointer left behind when a file
+moves), so that the pointers readers and other-language clients follow stay
+true.
 
 A path counts when it starts with one of the tree's top-level folders and
 ends in a source or document extension; generated files (*.pb.h, *.pb.cc,
