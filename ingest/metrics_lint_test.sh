@@ -11,15 +11,13 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 command -v promtool >/dev/null ||
   { echo "FAIL: promtool not found (Debian package prometheus; tools/install_deps.sh)"; exit 1; }
 
+source tests/server_ports.sh
+
 printf 'pinger pinger-token-0123456789\noperator operator-token-0123456789\n' >"$tmp/tokens"
 ingest/ingest_server --host=127.0.0.1 --port=0 --port_file="$tmp/ingest.port" \
   --coordinator=127.0.0.1:1 --token_file="$tmp/tokens" >"$tmp/ingest.log" 2>&1 &
 gateway=$!
-for _ in $(seq 300); do
-  [[ -s $tmp/ingest.port ]] && break
-  sleep 0.1
-done
-read -r port _ <"$tmp/ingest.port" || fail "gateway did not serve: $(tail -5 "$tmp/ingest.log")"
+read -r port _ < <(server_ports "$tmp/ingest.port") || fail "gateway did not serve: $(tail -5 "$tmp/ingest.log")"
 
 python3 - "$port" >"$tmp/metrics" <<'PY' || fail "requests: see above"
 import sys, urllib.request, urllib.error

@@ -30,21 +30,15 @@ for table in ("/proc/net/tcp", "/proc/net/tcp6"):
 print(" ".join(str(p) for p in sorted(ports)))
 PY
 }
-wait_port_file() {
-  for _ in $(seq 300); do
-    [[ -s $1 ]] && { cut -d' ' -f1 "$1"; return 0; }
-    sleep 0.1
-  done
-  return 1
-}
+source tests/server_ports.sh
 
 check() {  # name, then the command
   local name=$1
   shift
   "$@" --port=0 --port_file="$tmp/$name.port" >"$tmp/$name.log" 2>&1 &
   local pid=$!
-  local port
-  port=$(wait_port_file "$tmp/$name.port") || { fail "$name did not serve: $(tail -3 "$tmp/$name.log")"; return; }
+  local port _
+  read -r port _ < <(server_ports "$tmp/$name.port") || { fail "$name did not serve: $(tail -3 "$tmp/$name.log")"; return; }
   local ports
   ports=$(listening_ports "$pid")
   [[ $ports == "$port" ]] || fail "$name listens on '$ports', its port file names $port"

@@ -10,14 +10,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 command -v promtool >/dev/null ||
   { echo "FAIL: promtool not found (Debian package prometheus; tools/install_deps.sh)"; exit 1; }
 
-# Waits for a server's port file: "<grpc port> <metrics port>".
-ports() {
-  for _ in $(seq 300); do
-    [[ -s $1 ]] && { cat "$1"; return 0; }
-    sleep 0.1
-  done
-  return 1
-}
+source tests/server_ports.sh
 # GET http://127.0.0.1:$1/metrics into $2.
 scrape() {
   python3 -c 'import sys, urllib.request
@@ -28,13 +21,13 @@ sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv
 services/shard_server --data_dir="$tmp/shard" --host=127.0.0.1 --port=0 \
   --metrics_port=0 --port_file="$tmp/shard.port" >"$tmp/shard.log" 2>&1 &
 shard=$!
-read -r shard_port shard_metrics < <(ports "$tmp/shard.port") ||
+read -r shard_port shard_metrics < <(server_ports "$tmp/shard.port") ||
   fail "shard did not serve: $(tail -5 "$tmp/shard.log")"
 services/coordinator_server --shards="127.0.0.1:$shard_port" --num_shards=1 \
   --host=127.0.0.1 --port=0 --metrics_port=0 --port_file="$tmp/coordinator.port" \
   >"$tmp/coordinator.log" 2>&1 &
 coordinator=$!
-read -r coordinator_port coordinator_metrics < <(ports "$tmp/coordinator.port") ||
+read -r coordinator_port coordinator_metrics < <(server_ports "$tmp/coordinator.port") ||
   fail "coordinator did not serve: $(tail -5 "$tmp/coordinator.log")"
 
 ctl=(client/recrawlctl --target="127.0.0.1:$coordinator_port")

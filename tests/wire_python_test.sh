@@ -24,13 +24,7 @@ die() {
   exit 1
 }
 
-wait_port_file() {
-  for _ in $(seq 300); do
-    [[ -s $1 ]] && { cut -d' ' -f1 "$1"; return 0; }
-    sleep 0.1
-  done
-  return 1
-}
+source tests/server_ports.sh
 
 # Stubs from the .proto files, as any client would generate them.
 mkdir -p "$tmp/stubs"
@@ -54,14 +48,14 @@ for s in 0 1; do
   pids+=($!)
 done
 for s in 0 1; do
-  port=$(wait_port_file "$tmp/shard$s.port") || die "shard $s did not serve"
+  read -r port _ < <(server_ports "$tmp/shard$s.port") || die "shard $s did not serve"
   shards+=("127.0.0.1:$port")
 done
 services/coordinator_server --shards="$(IFS=,; echo "${shards[*]}")" --num_shards=2 \
   --host=127.0.0.1 --port=0 --port_file="$tmp/coordinator.port" --metrics_port=0 \
   --bandwidth=1 --token_file="$tmp/tokens" >"$tmp/coordinator.log" 2>&1 &
 pids+=($!)
-port=$(wait_port_file "$tmp/coordinator.port") || die "the coordinator did not serve"
+read -r port _ < <(server_ports "$tmp/coordinator.port") || die "the coordinator did not serve"
 
 PYTHONPATH="$tmp/stubs" "$python" tests/wire_client.py "127.0.0.1:$port" "$tmp/tokens" ||
   die "the Python client's checks"
