@@ -157,9 +157,9 @@ void FetchLoop(const deploy::LocalCluster& cluster, const CrawlRunOptions& optio
     // A fetcher fetches each URL at its slot time, so it is busy until the
     // batch's last slot before it leases again: each call then takes up to
     // a lookahead's worth of slots, not the few that came due since the last.
-    // It sleeps until then (at most 20 ms at a time, to see a stop), not in
-    // steps of a millisecond, which cost the two fetchers more CPU than
-    // their calls.
+    // It sleeps until then, at most 20 ms at a time so that it sees a stop
+    // (a poll every millisecond would cost the fetchers more CPU than their
+    // calls).
     for (double now = cluster.Now(); !stop && !shared.done && now < last_slot;
          now = cluster.Now()) {
       const double real_seconds = (last_slot - now) / cluster.options().time_scale;
