@@ -176,7 +176,10 @@ void Run() {
   const int64_t rss_before = ResidentBytes();
   std::unique_ptr<Shard> shard = OpenShard(dir + "/shard", now);
   if (!reuse) {
-    const Clock::time_point start = Clock::now();
+    // The ratio times the shard's calls only: making the requests is the
+    // client's work (printed beside it).
+    const Clock::time_point load_start = Clock::now();
+    double s = 0.0;
     UpsertUrlsRequest req;
     for (int64_t i = 0; i < n; ++i) {
       UrlSpec* spec = req.add_urls();
@@ -184,15 +187,17 @@ void Run() {
       spec->set_importance(u(rng));
       spec->set_last_crawl_time(now - 86400 * u(rng));
       if (req.urls_size() == 1000 || i + 1 == n) {
+        const Clock::time_point start = Clock::now();
         Check(shard->UpsertUrls(req, now));
+        s += Seconds(start);
         req.Clear();
       }
     }
-    const double s = Seconds(start);
+    const double making = Seconds(load_start) - s;
     std::printf(
-        "upsert %lld URLs (batches of 1000): %.2f s, %.0fK/s (%.2f x "
-        "raw put)\n",
-        static_cast<long long>(n), s, n / s / 1e3, n / s / raw);
+        "upsert %lld URLs (batches of 1000): %.2f s in the shard's calls, %.0fK/s (%.2f x "
+        "raw put); making the requests %.2f s more\n",
+        static_cast<long long>(n), s, n / s / 1e3, n / s / raw, making);
   }
   // The first pick builds the index's level: part of being ready.
   PeekTopRequest peek;
