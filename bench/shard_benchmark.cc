@@ -179,7 +179,7 @@ void Run() {
     // The ratio times the shard's calls only: making the requests is the
     // client's work (printed beside it).
     const Clock::time_point load_start = Clock::now();
-    double s = 0.0;
+    double shard_seconds = 0.0;
     UpsertUrlsRequest req;
     for (int64_t i = 0; i < n; ++i) {
       UrlSpec* spec = req.add_urls();
@@ -189,15 +189,16 @@ void Run() {
       if (req.urls_size() == 1000 || i + 1 == n) {
         const Clock::time_point start = Clock::now();
         Check(shard->UpsertUrls(req, now));
-        s += Seconds(start);
+        shard_seconds += Seconds(start);
         req.Clear();
       }
     }
-    const double making = Seconds(load_start) - s;
+    const double making = Seconds(load_start) - shard_seconds;
     std::printf(
         "upsert %lld URLs (batches of 1000): %.2f s in the shard's calls, %.0fK/s (%.2f x "
         "raw put); making the requests %.2f s more\n",
-        static_cast<long long>(n), s, n / s / 1e3, n / s / raw, making);
+        static_cast<long long>(n), shard_seconds, n / shard_seconds / 1e3, n / shard_seconds / raw,
+        making);
   }
   // The first pick builds the index's level: part of being ready.
   PeekTopRequest peek;
