@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -311,6 +312,13 @@ void Run() {
         "answered %.2f s (%.2f x the store alone; %d leased)\n",
         static_cast<long long>(n), restart, restart / store_alone, resp.leases_size());
     restarted.Stop(SIGTERM);
+    // The restarted server's own account of its start-up steps.
+    std::ifstream log(dir + "/log");
+    std::string line, loaded;
+    while (std::getline(log, line)) {
+      if (line.find("] loaded ") != std::string::npos) loaded = line;
+    }
+    std::printf("  the server's log: %s\n", loaded.c_str());
   }
   std::filesystem::remove_all(dir);
 }

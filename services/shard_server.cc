@@ -174,6 +174,8 @@ int Main() {
     spdlog::error("{}", store.status().ToString());
     return 1;
   }
+  const double store_open_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   absl::StatusOr<std::unique_ptr<shard::Shard>> core =
       shard::Shard::Open(*std::move(store), *options, clock.Now());
   if (!core.ok()) {
@@ -183,10 +185,13 @@ int Main() {
   const shard::StartupReport& report = (*core)->startup();
   spdlog::info(
       "loaded {} URLs, {} hosts, {} active leases, {} holds in {:.3f} s "
-      "({} malformed records skipped, {} orphan patches)",
+      "(store open {:.3f} s, hosts {:.3f} s, URL scan + load {:.3f} s, journal replay {:.3f} s, "
+      "index build {:.3f} s, index level {:.3f} s; {} malformed records skipped, {} orphan "
+      "patches)",
       report.urls, report.hosts, report.leases, report.holds,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-      report.malformed, report.orphans);
+      store_open_seconds, report.hosts_seconds, report.load_seconds, report.replay_seconds,
+      report.index_seconds, report.level_seconds, report.malformed, report.orphans);
   for (const std::string& e : report.errors) spdlog::warn("skipped: {}", e);
 
   ShardMetrics metrics;

@@ -122,6 +122,13 @@ absl::Status Shard::Start(double now) {
   if (absl::Status s = Commit(/*sync=*/true); !s.ok()) return s;
   index_.SetPolicy(policy_);
 
+  auto step = std::chrono::steady_clock::now();
+  auto seconds = [&step] {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - step).count();
+    step = now;
+    return s;
+  };
   absl::StatusOr<ScanStats> hosts = store_->ScanHosts([this](const HostRecord& record) {
     const HostId host = hosts_.Intern(record.host());
     HostTable::Host& h = hosts_.Politeness(host);
@@ -146,18 +153,12 @@ absl::Status Shard::Start(double now) {
   });
   if (!hosts.ok()) return hosts.status();
   startup_.hosts = hosts->records;
+  startup_.hosts_seconds = seconds();
 
   const uint64_t estimate = store_->EstimatedUrlCount();
   startup_.estimated_urls = static_cast<int64_t>(estimate);
   pages_.Reserve(estimate, estimate * kReservedPathBytes);
   index_.Reserve(estimate);
-  auto step = std::chrono::steady_clock::now();
-  auto seconds = [&step] {
-    const auto now = std::chrono::steady_clock::now();
-    const double s = std::chrono::duration<double>(now - step).count();
-    step = now;
-    return s;
-  };
   absl::StatusOr<ScanStats> urls;
   {
     // The load's and the replay's scratch state goes with `recovery`.
