@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <new>
 #include <thread>
 #include <utility>
 
@@ -24,6 +26,11 @@ float CeilFloat(double x) {
   return f;
 }
 
+// Frees storage from ::operator new.
+struct FreeStorage {
+  void operator()(void* p) const { ::operator delete(p); }
+};
+
 }  // namespace
 
 // Values every page at t and sets Λ to the target-th largest value: the
@@ -43,29 +50,37 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   candidates_.Clear();
   queue_.Clear();
   queued_ = 0;
-  // Value and growth bounds, per page: the step's bulk, on several threads
-  // when there are many pages (each values its own range; nothing shared
-  // is written).
-  std::vector<Valuation> found(pages_.size(), Valuation{0.0, {}});
-  auto value_range = [this, t, &found](size_t begin, size_t end) {
+  // The per-page steps run on several threads when there are many pages,
+  // each over its own range of ids; they write only their range's pages
+  // and entries. The arrays are first written by those threads too, so
+  // their pages' first-touch faults are shared out as well.
+  const size_t n = pages_.size();
+  const size_t parts =
+      n < kParallelRebuildPages ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  auto in_parallel = [n, parts](const auto& range) {
+    std::vector<std::thread> helpers;
+    for (size_t k = 1; k < parts; ++k) {
+      helpers.emplace_back(range, k * n / parts, (k + 1) * n / parts);
+    }
+    range(0, n / parts);
+    for (std::thread& helper : helpers) helper.join();
+  };
+  // Value and growth bounds, per page: the step's bulk. (Valuation is
+  // trivially destructible: its storage is freed without destructor calls.)
+  const std::unique_ptr<Valuation, FreeStorage> storage(
+      static_cast<Valuation*>(::operator new(n * sizeof(Valuation))));
+  Valuation* const found = storage.get();
+  in_parallel([this, t, found](size_t begin, size_t end) {
     for (size_t id = begin; id < end; ++id) {
       const Page& p = pages_[id];
-      if (p.state == kAbsent || p.state == kLeased) continue;
-      found[id] = ValueWithGrowth(p, UncachedBelief(p), t);
+      new (&found[id]) Valuation(p.state == kAbsent || p.state == kLeased
+                                     ? Valuation{0.0, {}}
+                                     : ValueWithGrowth(p, UncachedBelief(p), t));
     }
-  };
-  const size_t parts = pages_.size() < kParallelRebuildPages
-                           ? 1
-                           : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
-  std::vector<std::thread> helpers;
-  for (size_t k = 1; k < parts; ++k) {
-    helpers.emplace_back(value_range, k * pages_.size() / parts, (k + 1) * pages_.size() / parts);
-  }
-  value_range(0, pages_.size() / parts);
-  for (std::thread& helper : helpers) helper.join();
+  });
   std::vector<double> ranked;
   ranked.reserve(size_);
-  for (PageId id = 0; id < pages_.size(); ++id) {
+  for (PageId id = 0; id < n; ++id) {
     Page& p = pages_[id];
     if (p.state == kAbsent) continue;
     if (p.state == kLeased) {
@@ -98,19 +113,33 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     reserve_growth_ = 0.0;
     reserve_.reserve(std::max(2 * target, size_ / 4) + 64);  // ties aside
   }
+  // The pages that are candidates now (about `target` of them), and the
+  // due time under the new level of the others (Refine, then KeyOf), which
+  // reads only the level, the policy and the host table besides the page.
+  auto is_candidate = [this, t, found](PageId id) {
+    return found[id].value >= admission_level_ && hosts_.Allowed(pages_[id].host, t);
+  };
+  const std::unique_ptr<double[]> keys(new double[n]);
+  in_parallel([this, t, found, &keys, &is_candidate](size_t begin, size_t end) {
+    for (size_t id = begin; id < end; ++id) {
+      Page& p = pages_[id];
+      if (p.state == kAbsent || p.state == kLeased) continue;
+      p.iota_lb = 0.0f;
+      if (is_candidate(id)) continue;
+      const policy::PageModel b = UncachedBelief(p);
+      if (found[id].value < admission_level_) {
+        Refine(p, b, t, found[id], /*solve=*/false);
+      }
+      keys[id] = KeyOf(p, b, p.n_cis);
+    }
+  });
   queue_.Reserve(size_);
-  for (PageId id = 0; id < pages_.size(); ++id) {
+  for (PageId id = 0; id < n; ++id) {
     Page& p = pages_[id];
     if (p.state == kAbsent || p.state == kLeased) continue;
-    const policy::PageModel b = Belief(p);
-    p.iota_lb = 0.0f;
-    if (found[id].value >= admission_level_ && hosts_.Allowed(p.host, t)) {
-      // About `target` of them.
+    if (is_candidate(id)) {
       AddCandidate(id, t, found[id]);
       continue;
-    }
-    if (found[id].value < admission_level_) {
-      Refine(p, b, t, found[id], /*solve=*/false);
     }
     if (reserve_active_) {
       reserve_growth_ = std::max(reserve_growth_, found[id].growth.later_slope);
@@ -120,7 +149,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     }
     p.state = kQueued;
     ++queued_;
-    queue_.Push({KeyOf(p, b, p.n_cis), id, Restamp(p, p.n_cis)});
+    queue_.Push({keys[id], id, Restamp(p, p.n_cis)});
   }
   std::make_heap(reserve_.begin(), reserve_.end(), HigherReserved);
   if (!(reserve_growth_ < kInf)) DropReserve();
