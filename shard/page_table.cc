@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <thread>
 #include <utility>
 
 namespace recrawl {
@@ -39,18 +40,33 @@ absl::string_view GetEntry(const HugePageVector<char>& arena, size_t offset, uin
 
 }  // namespace
 
-PageTable::PageTable() : ids_(0, Hash{&slots_}, Eq{&slots_}) {}
+PageTable::PageTable() {
+  for (IdTable& ids : ids_) ids = IdTable(0, Hash{&slots_}, Eq{&slots_});
+}
 
 PageId PageTable::Find(cluster::UrlId id) const {
-  auto it = ids_.find(ByUrl{id});
-  return it == ids_.end() ? kNoPage : *it;
+  const IdTable& ids = IdsOf(id);
+  auto it = ids.find(ByUrl{id});
+  return it == ids.end() ? kNoPage : *it;
+}
+
+size_t PageTable::IdCapacity() const {
+  size_t capacity = 0;
+  for (const IdTable& ids : ids_) capacity += ids.capacity();
+  return capacity;
+}
+
+size_t PageTable::size() const {
+  size_t pages = 0;
+  for (const IdTable& ids : ids_) pages += ids.size();
+  return pages;
 }
 
 PageId PageTable::Add(cluster::UrlId id) { return TryAdd(id); }
 
 PageId PageTable::TryAdd(cluster::UrlId id) {
   const PageId page = NewSlot(id);
-  if (!ids_.insert(page).second) {
+  if (!IdsOf(id).insert(page).second) {
     slots_[page] = PageSlot();
     free_.push_back(page);
     return kNoPage;
@@ -78,20 +94,31 @@ PageId PageTable::NewSlot(cluster::UrlId id) {
 }
 
 void PageTable::IndexAll() {
-  constexpr PageId kAhead = 16;
-  const PageId end = static_cast<PageId>(slots_.size());
-  for (PageId page = 0; page < end; ++page) {
-    if (page + kAhead < end && slots_[page + kAhead].in_use) {
-      ids_.prefetch(ByUrl{slots_[page + kAhead].id});
+  // Each part's table on its own thread, which reads the slots and writes
+  // only its table.
+  auto index_part = [this](int part) {
+    constexpr PageId kAhead = 16;
+    IdTable& ids = ids_[part];
+    const PageId end = static_cast<PageId>(slots_.size());
+    for (PageId page = 0; page < end; ++page) {
+      if (page + kAhead < end) {
+        const PageSlot& ahead = slots_[page + kAhead];
+        if (ahead.in_use && IdPart(ahead.id) == part) ids.prefetch(ByUrl{ahead.id});
+      }
+      const PageSlot& slot = slots_[page];
+      if (slot.in_use && IdPart(slot.id) == part) ids.insert(page);
     }
-    if (slots_[page].in_use) ids_.insert(page);
-  }
+  };
+  std::vector<std::thread> helpers;
+  for (int part = 1; part < kIdParts; ++part) helpers.emplace_back(index_part, part);
+  index_part(0);
+  for (std::thread& helper : helpers) helper.join();
 }
 
 void PageTable::Remove(PageId page) {
   PageSlot& slot = slots_[page];
   if (!slot.in_use) return;
-  ids_.erase(ByUrl{slot.id});
+  IdsOf(slot.id).erase(ByUrl{slot.id});
   FreePath(page);
   FreeEntry(slot);
   slot = PageSlot();
@@ -103,7 +130,10 @@ void PageTable::Remove(PageId page) {
 
 void PageTable::Reserve(size_t pages, size_t path_bytes) {
   slots_.reserve(pages);
-  ids_.reserve(pages);
+  // Ids are uniform: a part's share is within a few standard deviations
+  // of an equal one (a table that must grow still may).
+  const size_t share = pages / kIdParts;
+  for (IdTable& ids : ids_) ids.reserve(pages == 0 ? 0 : share + share / 64 + 64);
   arena_.reserve(std::min<size_t>(path_bytes, kNoPath));
 }
 
@@ -318,7 +348,7 @@ void PageTable::CompactArena() {
 size_t PageTable::MemoryBytes() const {
   return AllocatedBytes(slots_) + free_.capacity() * sizeof(PageId) +
          crawl_states_.size() * sizeof(CrawlState) +
-         crawl_states_free_.capacity() * sizeof(uint32_t) + ids_.capacity() * (sizeof(PageId) + 1) +
+         crawl_states_free_.capacity() * sizeof(uint32_t) + IdCapacity() * (sizeof(PageId) + 1) +
          AllocatedBytes(arena_) + prefixes_.MemoryBytes();
 }
 

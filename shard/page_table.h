@@ -89,13 +89,13 @@ class PageTable {
 
   // Bulk loading (start-up): slots added with AddUnindexed, whose ids the
   // caller knows to be distinct, are not found until IndexAll, which
-  // inserts them all at once, each looked up ahead of its insertion so that
-  // the cache misses of a million random inserts overlap. Only on a table
-  // whose every slot was added this way.
+  // inserts them all at once (on two threads), each looked up ahead of its
+  // insertion so that the cache misses of a million random inserts overlap.
+  // Only on a table whose every slot was added this way.
   PageId AddUnindexed(cluster::UrlId id);
   void IndexAll();
   // Loads the table's lines for `id` into the cache (ahead of a Find).
-  void Prefetch(cluster::UrlId id) const { ids_.prefetch(ByUrl{id}); }
+  void Prefetch(cluster::UrlId id) const { IdsOf(id).prefetch(ByUrl{id}); }
   // Loads the prefix table's lines for `prefix` into the cache (ahead of a
   // SetUrl with it).
   void PrefetchPrefix(const StringInterner::Hashed& prefix) const { prefixes_.Prefetch(prefix); }
@@ -106,7 +106,7 @@ class PageTable {
   const PageSlot& operator[](PageId page) const { return slots_[page]; }
   // Page ids are below this.
   PageId end() const { return static_cast<PageId>(slots_.size()); }
-  size_t size() const { return ids_.size(); }
+  size_t size() const;
   // Room for `pages` pages and `path_bytes` bytes of URL paths (arena
   // entries: about a path's length and 2), so that a load of that many
   // grows no table. The arena's room beyond its contents is address space,
@@ -236,7 +236,17 @@ class PageTable {
   // of the table unused.
   std::deque<CrawlState> crawl_states_;
   std::vector<uint32_t> crawl_states_free_;
-  absl::flat_hash_set<PageId, Hash, Eq> ids_;
+  // Pages by id, in kIdParts tables by the id's top bits (ids are uniform
+  // fingerprints, so the tables are about equal), so that IndexAll can fill
+  // them on as many threads.
+  using IdTable = absl::flat_hash_set<PageId, Hash, Eq>;
+  static constexpr int kIdPartBits = 1;
+  static constexpr int kIdParts = 1 << kIdPartBits;
+  static int IdPart(cluster::UrlId id) { return static_cast<int>(id >> (64 - kIdPartBits)); }
+  IdTable& IdsOf(cluster::UrlId id) { return ids_[IdPart(id)]; }
+  const IdTable& IdsOf(cluster::UrlId id) const { return ids_[IdPart(id)]; }
+  std::array<IdTable, kIdParts> ids_;
+  size_t IdCapacity() const;
   StringInterner prefixes_;
   // Varint length, then the bytes; freed entries are garbage until the next
   // compaction.

@@ -80,22 +80,35 @@ TEST(PageTableTest, ManyAddsAndRemovesKeepEverythingConsistent) {
 }
 
 // Bulk loading: pages are found only once indexed, removed ones not at all.
+// The ids spread over the whole range, as fingerprints do (the table keeps
+// them in parts by their top bits).
 TEST(PageTableTest, UnindexedPagesAreFoundAfterIndexAll) {
+  constexpr cluster::UrlId kSpread = 0x9E3779B97F4A7C15;  // odd: ids distinct
+  auto id_of = [](int i) { return static_cast<cluster::UrlId>(i) * kSpread; };
   PageTable table;
   std::vector<PageId> pages;
-  for (cluster::UrlId id = 1; id <= 1000; ++id) pages.push_back(table.AddUnindexed(id));
-  table.Remove(pages[499]);  // id 500, e.g. a malformed record
-  EXPECT_EQ(table.Find(7), kNoPage);
+  int high = 0;  // ids with the top bit set
+  for (int i = 1; i <= 1000; ++i) {
+    pages.push_back(table.AddUnindexed(id_of(i)));
+    high += static_cast<int>(id_of(i) >> 63);
+  }
+  EXPECT_GT(high, 400);
+  EXPECT_LT(high, 600);
+  table.Remove(pages[499]);  // e.g. a malformed record
+  EXPECT_EQ(table.Find(id_of(7)), kNoPage);
   table.IndexAll();
   EXPECT_EQ(table.size(), 999u);
-  for (cluster::UrlId id = 1; id <= 1000; ++id) {
-    table.Prefetch(id);
-    ASSERT_EQ(table.Find(id), id == 500 ? kNoPage : pages[id - 1]) << id;
+  for (int i = 1; i <= 1000; ++i) {
+    table.Prefetch(id_of(i));
+    ASSERT_EQ(table.Find(id_of(i)), i == 500 ? kNoPage : pages[i - 1]) << i;
   }
   // And the table goes on as usual.
-  const PageId again = table.Add(500);
-  EXPECT_EQ(table.Find(500), again);
-  EXPECT_EQ(table.TryAdd(500), kNoPage);
+  const PageId again = table.Add(id_of(500));
+  EXPECT_EQ(table.Find(id_of(500)), again);
+  EXPECT_EQ(table.TryAdd(id_of(500)), kNoPage);
+  table.Remove(again);
+  EXPECT_EQ(table.Find(id_of(500)), kNoPage);
+  EXPECT_EQ(table.size(), 999u);
 }
 
 // A load of as many URLs as reserved, with paths within the reserved
