@@ -353,10 +353,10 @@ void Restarts(const std::string& dir, int64_t n, double now) {
         static_cast<long long>(shard->startup().journal_entries));
     const StartupReport& r = shard->startup();
     std::printf(
-        "  of which scan + load %.2f s, journal replay %.2f s, index "
+        "  of which host records %.2f s, scan + load %.2f s, journal replay %.2f s, index "
         "build %.2f s, index level %.2f s (store's estimate: %lld "
         "URLs)\n",
-        r.load_seconds, r.replay_seconds, r.index_seconds, r.level_seconds,
+        r.hosts_seconds, r.load_seconds, r.replay_seconds, r.index_seconds, r.level_seconds,
         static_cast<long long>(r.estimated_urls));
     shard.reset();
   }
