@@ -115,6 +115,7 @@ int64_t ResidentBytes() {
 std::unique_ptr<Shard> OpenShard(const std::string& dir, double now) {
   UrlStoreOptions store_options;
   store_options.block_cache_bytes = size_t{8} << 20;
+  store_options.defer_compactions = true;  // as shard_server opens it
   if (const int kb = absl::GetFlag(FLAGS_scan_readahead_kb); kb >= 0) {
     store_options.scan_readahead_bytes = static_cast<size_t>(kb) << 10;
   }

@@ -161,6 +161,8 @@ int Main() {
   const auto start = std::chrono::steady_clock::now();
   shard::UrlStoreOptions store_options;
   store_options.block_cache_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_block_cache_mb)) << 20;
+  // The shard turns them on once it serves.
+  store_options.defer_compactions = true;
   if (const int kb = absl::GetFlag(FLAGS_write_buffer_kb); kb < 0) {
     spdlog::error("--write_buffer_kb must be >= 0, got {}", kb);
     return 2;

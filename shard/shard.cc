@@ -187,7 +187,8 @@ absl::Status Shard::Start(double now) {
   seconds();
   index_.PickTop(now_, 1);
   startup_.level_seconds = seconds();
-  return absl::OkStatus();
+  // Compactions a store deferred to here (UrlStoreOptions) start now.
+  return store_->EnableCompactions();
 }
 
 // ---------------------------------------------------------------- helpers

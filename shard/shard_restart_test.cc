@@ -16,6 +16,16 @@ namespace {
 using ::testing::HasSubstr;
 using ShardRestartTest = testing::ShardTest;
 
+// The store's compactions, deferred while the shard starts, are on once it
+// has started.
+TEST_F(ShardRestartTest, CompactionsAreOnOnceStarted) {
+  Upsert({Spec("https://a.com/1"), Spec("https://b.com/2")});
+  Open();
+  ASSERT_NE(store_, nullptr);
+  EXPECT_TRUE(store_->compactions_enabled());
+  EXPECT_EQ(shard_->startup().urls, 2);
+}
+
 // Start-up with scanning threads (store/parallel_scan.h) builds the same
 // shard as with none: every URL's state, and the picks' values (pages come
 // in another order, so equal values may be picked in another order).

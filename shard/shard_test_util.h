@@ -33,11 +33,16 @@ class ShardTest : public ::testing::Test {
   }
 
   // (Re)opens the shard on the directory at now_; the previous one, if any,
-  // is closed first, as a restart would.
+  // is closed first, as a restart would. The store is opened as
+  // shard_server opens it.
   void Open() {
     shard_.reset();
-    absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir_);
+    store_ = nullptr;
+    UrlStoreOptions store_options;
+    store_options.defer_compactions = true;
+    absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir_, store_options);
     ASSERT_TRUE(store.ok()) << store.status();
+    store_ = store->get();
     absl::StatusOr<std::unique_ptr<Shard>> shard = Shard::Open(*std::move(store), options_, now_);
     ASSERT_TRUE(shard.ok()) << shard.status();
     shard_ = *std::move(shard);
@@ -157,6 +162,7 @@ class ShardTest : public ::testing::Test {
   double now_ = 1000.0;
   uint64_t sequence_ = 0;
   std::unique_ptr<Shard> shard_;
+  UrlStore* store_ = nullptr;  // shard_'s
 };
 
 }  // namespace testing

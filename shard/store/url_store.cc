@@ -144,6 +144,9 @@ absl::StatusOr<std::unique_ptr<UrlStore>> UrlStore::Open(const std::string& dir,
   rocksdb::ColumnFamilyOptions meta = small;
   meta.write_buffer_size = options.meta_write_buffer_bytes;
   families[kMeta] = {kMetaFamily, meta};
+  for (rocksdb::ColumnFamilyDescriptor& family : families) {
+    family.options.disable_auto_compactions = options.defer_compactions;
+  }
 
   rocksdb::DB* db = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
@@ -371,6 +374,22 @@ StoreMemory UrlStore::Memory() const {
 absl::Status UrlStore::Flush() {
   rocksdb::FlushOptions flush;
   return FromRocks(db_->Flush(flush, handles_), "flushing");
+}
+
+absl::Status UrlStore::EnableCompactions() {
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    if (!db_->GetOptions(handle).disable_auto_compactions) continue;
+    rocksdb::Status s = db_->SetOptions(handle, {{"disable_auto_compactions", "false"}});
+    if (!s.ok()) return FromRocks(s, "turning compactions on");
+  }
+  return absl::OkStatus();
+}
+
+bool UrlStore::compactions_enabled() const {
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    if (db_->GetOptions(handle).disable_auto_compactions) return false;
+  }
+  return true;
 }
 
 absl::Status UrlStore::Compact() {

@@ -70,6 +70,11 @@ struct UrlStoreOptions {
   size_t meta_write_buffer_bytes = size_t{64} << 20;
   // Read-ahead of the start-up scan.
   size_t scan_readahead_bytes = size_t{4} << 20;
+  // Opens with RocksDB's automatic compactions off until EnableCompactions:
+  // a shard's start-up scans the whole store on every core, and the
+  // compactions a crash left pending would take a core from it. Writes
+  // meanwhile are flushed into level 0 as usual.
+  bool defer_compactions = false;
 };
 
 enum class Durability {
@@ -144,6 +149,13 @@ class UrlStore {
 
   // RocksDB's memory now.
   StoreMemory Memory() const;
+
+  // Turns automatic compactions on (they are on from the start unless
+  // UrlStoreOptions::defer_compactions); pending ones start in the
+  // background. Thread-safe.
+  absl::Status EnableCompactions();
+  // Whether automatic compactions are on.
+  bool compactions_enabled() const;
 
   // Writes the memtables to table files (a restart then replays less log).
   absl::Status Flush();

@@ -476,6 +476,30 @@ TEST(UrlStoreTest, MalformedRecordsAreReportedNotFatal) {
   EXPECT_EQ(store->GetHost("x.com").status().code(), absl::StatusCode::kDataLoss);
 }
 
+// Deferred compactions stay off until turned on; a store opened as usual
+// has them on.
+TEST(UrlStoreTest, DeferredCompactionsStartWhenEnabled) {
+  const std::string dir = NewDir("deferred");
+  {
+    UrlStoreOptions options;
+    options.defer_compactions = true;
+    absl::StatusOr<std::unique_ptr<UrlStore>> store = UrlStore::Open(dir, options);
+    ASSERT_TRUE(store.ok()) << store.status();
+    EXPECT_FALSE((*store)->compactions_enabled());
+    UrlStore::Batch batch = (*store)->NewBatch();
+    batch.PutUrl(Record(Url(1), 1));
+    ASSERT_TRUE((*store)->Write(&batch).ok());
+    ASSERT_TRUE((*store)->EnableCompactions().ok());
+    EXPECT_TRUE((*store)->compactions_enabled());
+    ASSERT_TRUE((*store)->EnableCompactions().ok());  // again: a no-op
+    EXPECT_TRUE((*store)->compactions_enabled());
+  }
+  std::unique_ptr<UrlStore> store = OpenOrDie(dir);
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(store->compactions_enabled());
+  EXPECT_TRUE(store->GetUrl(cluster::UrlIdOf(Url(1))).ok());
+}
+
 TEST(UrlStoreTest, SecondOpenOfTheSameDirectoryFails) {
   const std::string dir = NewDir("locked");
   std::unique_ptr<UrlStore> store = OpenOrDie(dir);
