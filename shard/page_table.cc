@@ -109,9 +109,12 @@ void PageTable::IndexAll() {
       if (slot.in_use && IdPart(slot.id) == part) ids.insert(page);
     }
   };
+  // A small table is not worth a thread.
+  constexpr size_t kParallelPages = size_t{1} << 16;
+  const int first_helped = slots_.size() < kParallelPages ? kIdParts : 1;
   std::vector<std::thread> helpers;
-  for (int part = 1; part < kIdParts; ++part) helpers.emplace_back(index_part, part);
-  index_part(0);
+  for (int part = first_helped; part < kIdParts; ++part) helpers.emplace_back(index_part, part);
+  for (int part = 0; part < first_helped; ++part) index_part(part);
   for (std::thread& helper : helpers) helper.join();
 }
 
