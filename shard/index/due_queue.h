@@ -62,10 +62,13 @@ class DueQueue {
   // Entries held, whatever the owner thinks of them.
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  // True when a push that needs a new chunk would grow the slab (no free
-  // chunk and no capacity left): the owner may drop stale entries first
-  // (Rewrite) rather than let it grow.
-  bool full() const { return free_chunks_ == 0 && slab_.size() + kChunk > slab_.capacity(); }
+  // True when the room left (free chunks and the slab's unused capacity)
+  // is less than a split may take beyond the chunks it frees, so that the
+  // next push or pop may grow the slab: the owner may drop stale entries
+  // first (Rewrite) rather than let it grow.
+  bool full() const {
+    return free_chunks_ + (slab_.capacity() - slab_.size()) / kChunk < kSplitChunks;
+  }
   // Makes room for `entries` entries up front. Optional: the slab grows on
   // its own by a 1/kGrowthDivisor share when a push or split finds it full.
   void Reserve(size_t entries);
@@ -96,6 +99,9 @@ class DueQueue {
   // chunks are part full (keys near each other leave some 15 buckets in
   // use, most with room).
   static constexpr uint32_t kSlackChunks = 16;
+  // The most chunks a split takes beyond those it frees: a new first chunk
+  // for each bucket below the one split, and the chunk being read.
+  static constexpr size_t kSplitChunks = kBuckets;
   static constexpr uint32_t kNoChunk = ~uint32_t{0};
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 

@@ -114,8 +114,9 @@ WarmIndex& Warm(int64_t m) {
 }
 
 // Picks, the index's work per pick since `before` and its bytes per page.
-void SetCounters(const SchedulingIndex& index, const SchedulingIndex::Stats& before, int64_t m,
-                 int64_t picks, benchmark::State& state) {
+void SetCounters(const SchedulingIndex& index, const SchedulingIndex::Stats& before,
+                 const DueQueue::Work& queue_before, int64_t m, int64_t picks,
+                 benchmark::State& state) {
   const SchedulingIndex::Stats& after = index.stats();
   auto per_pick = [&](uint64_t a, uint64_t b) {
     return static_cast<double>(a - b) / static_cast<double>(picks);
@@ -133,6 +134,11 @@ void SetCounters(const SchedulingIndex& index, const SchedulingIndex::Stats& bef
   state.counters["raises"] = static_cast<double>(after.raises - before.raises);
   state.counters["reserve_pulls"] = static_cast<double>(after.pulls - before.pulls);
   state.counters["candidates"] = static_cast<double>(index.candidates());
+  // The due queue's upkeep: entries moved by splits, compactions and growth.
+  const DueQueue::Work& queue = index.queue_work();
+  state.counters["queue_moves_per_pick"] =
+      per_pick(queue.split_moves + queue.rewrite_moves + queue.growth_copies,
+               queue_before.split_moves + queue_before.rewrite_moves + queue_before.growth_copies);
 }
 
 void BM_SchedulingIndex(benchmark::State& state) {
@@ -140,12 +146,13 @@ void BM_SchedulingIndex(benchmark::State& state) {
   WarmIndex& w = Warm(m);
   SchedulingIndex* index = w.index.get();
   const SchedulingIndex::Stats before = index->stats();
+  const DueQueue::Work queue_before = index->queue_work();
   int64_t picks = 0;
   for (auto _ : state) {
     RunSlots(index, m, 1, &w.t, w.rng, &w.counter);
     ++picks;
   }
-  SetCounters(*index, before, m, picks, state);
+  SetCounters(*index, before, queue_before, m, picks, state);
   state.counters["warmup_slots"] = static_cast<double>(w.warmup_slots);
 }
 BENCHMARK(BM_SchedulingIndex)
@@ -203,6 +210,7 @@ void BM_LeaseBurst(benchmark::State& state) {
   std::uniform_int_distribution<int64_t> page(0, m - 1);
   int64_t picks = 0;
   const SchedulingIndex::Stats before = index->stats();
+  const DueQueue::Work queue_before = index->queue_work();
   for (auto _ : state) {
     b.t += dt;
     const std::vector<double> times(kBatch, b.t);
@@ -221,7 +229,7 @@ void BM_LeaseBurst(benchmark::State& state) {
       state.ResumeTiming();
     }
   }
-  SetCounters(*index, before, m, picks, state);
+  SetCounters(*index, before, queue_before, m, picks, state);
 }
 BENCHMARK(BM_LeaseBurst)->Arg(100000)->Arg(1000000)->Arg(10000000)->Unit(benchmark::kNanosecond);
 

@@ -165,6 +165,52 @@ TEST(SchedulingIndexWorkTest, LearntUpdatesAfterCrawlsKeepOneWakeACrawl) {
   EXPECT_LT(wakeups, 1.5);
 }
 
+// Crawling at a steady rate with signals, the pages fixed: each crawl and
+// each signal that moves a page's due time leaves a stale entry behind.
+// They are dropped before the queue would grow, so once the first crawl
+// cycles have sized it the queue keeps its memory, about one entry a page
+// with a sixteenth of stale ones and the room a split needs.
+TEST(SchedulingIndexWorkTest, SteadyCrawlingKeepsTheQueueItsSize) {
+  constexpr uint32_t kPages = 20000;
+  constexpr int kCycles = 12;
+  constexpr int kSettleCycles = 3;
+  std::mt19937_64 rng(4);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SchedulingIndex index;
+  index.Reserve(kPages, kPages / 8);
+  for (PageId id = 0; id < kPages; ++id) {
+    policy::PageParams p;
+    p.importance = u(rng);
+    p.change_rate = u(rng);
+    p.recall = u(rng);
+    p.false_rate = 0.1 + 0.5 * u(rng);
+    index.Upsert(id, p, id / 8, -10.0 * u(rng));
+  }
+  // R = m/10: a crawl cycle is m picks; a signal every 5 picks.
+  const double rate = kPages / 10.0;
+  double t = 0.0;
+  uint64_t growth_after_settling = 0;
+  uint64_t compactions_after_settling = 0;
+  for (int cycle = 0; cycle < kCycles; ++cycle) {
+    if (cycle == kSettleCycles) {
+      growth_after_settling = index.queue_work().growth_copies;
+      compactions_after_settling = index.stats().compactions;
+    }
+    for (uint32_t j = 0; j < kPages; ++j) {
+      t += 1.0 / rate;
+      const std::vector<PickedPage> pick = index.PickTop(t, 1);
+      if (!pick.empty()) index.RecordCrawl(pick[0].page, t);
+      if (j % 5 == 0) index.RecordSignal(static_cast<PageId>(rng() % kPages), t);
+    }
+    std::printf("cycle %d: %.3f queue entries a page, %llu growth copies, %llu compactions\n",
+                cycle, static_cast<double>(index.queue_entries()) / kPages,
+                static_cast<unsigned long long>(index.queue_work().growth_copies),
+                static_cast<unsigned long long>(index.stats().compactions));
+  }
+  EXPECT_EQ(index.queue_work().growth_copies, growth_after_settling);
+  EXPECT_GT(index.stats().compactions, compactions_after_settling);
+}
+
 }  // namespace
 }  // namespace shard
 }  // namespace recrawl
