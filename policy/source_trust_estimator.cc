@@ -266,11 +266,12 @@ void SourceTrustEstimator::Compress() {
   compress_at_ = kept_changed() + target;
 }
 
-absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
-                                       const SourceSignals& signals, bool changed) {
+absl::Status SourceTrustEstimator::CheckInterval(double change_rate, double tau_elap,
+                                                 const SourceSignals& signals, bool changed,
+                                                 int num_sources) {
   if (absl::Status s = CheckFinite("change_rate", change_rate); !s.ok()) return s;
   if (absl::Status s = CheckFinite("tau_elap", tau_elap); !s.ok()) return s;
-  if (absl::Status s = CheckSourceSignals(signals, num_sources_); !s.ok()) return s;
+  if (absl::Status s = CheckSourceSignals(signals, num_sources); !s.ok()) return s;
   if (signals.joint > 0 && !changed) {
     return absl::InvalidArgumentError(
         "changed must be true when signals.joint > 0 (a joint event is a change)");
@@ -278,6 +279,15 @@ absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
   if (changed && change_rate * tau_elap <= 0.0) {
     return absl::InvalidArgumentError(
         "changed is true over an interval where change_rate * tau_elap = 0");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SourceTrustEstimator::Add(double change_rate, double tau_elap,
+                                       const SourceSignals& signals, bool changed) {
+  if (absl::Status s = CheckInterval(change_rate, tau_elap, signals, changed, num_sources_);
+      !s.ok()) {
+    return s;
   }
   ++num_crawls_;
   for (int s = 0; s < num_sources_; ++s) {

@@ -112,12 +112,15 @@ class SourceTrustEstimator {
                                                         size_t max_changed_intervals = 0);
   SourceTrustState State() const;
 
-  // InvalidArgument naming the field for: change_rate or tau_elap negative,
-  // NaN or infinite; signals with the wrong number of counts or a negative
-  // count; changed = false with a joint event (a joint event is a change);
-  // changed = true over an interval where nothing can have changed
-  // (change_rate·tau_elap = 0).
+  // Adds one crawl interval; fails as CheckInterval, changing nothing.
   absl::Status Add(double change_rate, double tau_elap, const SourceSignals& signals, bool changed);
+  // InvalidArgument naming the field for: change_rate or tau_elap negative,
+  // NaN or infinite; signals with other than `num_sources` counts or a
+  // negative count; changed = false with a joint event (a joint event is a
+  // change); changed = true over an interval where nothing can have changed
+  // (change_rate·tau_elap = 0).
+  static absl::Status CheckInterval(double change_rate, double tau_elap,
+                                    const SourceSignals& signals, bool changed, int num_sources);
 
   SourceTrustEstimate Estimate() const;
 

@@ -25,16 +25,26 @@ HostTrustTable::HostTrustTable(const policy::SourceTrustPrior& prior, size_t max
 
 absl::Status HostTrustTable::Learn(HostId host, double change_rate, double tau,
                                    const SourceCounts& counts, bool changed) {
+  std::copy(counts.begin(), counts.end(), scratch_.counts.begin());
   auto it = hosts_.find(host);
   if (it == hosts_.end()) {
+    if (absl::Status s = policy::SourceTrustEstimator::CheckInterval(change_rate, tau, scratch_,
+                                                                     changed, kTrustSources);
+        !s.ok()) {
+      return s;
+    }
+    if (host >= signalled_.size()) signalled_.resize(static_cast<size_t>(host) + 1, 0);
+    uint8_t& signalled = signalled_[host];
+    for (int s = 0; s < kTrustSources; ++s) {
+      if (counts[s] > 0) signalled |= static_cast<uint8_t>(1u << s);
+    }
+    // With one source there is nothing to choose between.
+    if (__builtin_popcount(signalled) < 2) return absl::OkStatus();
     it = hosts_
              .emplace(host, Host(policy::SourceTrustEstimator(kTrustSources, prior_, max_changed_)))
              .first;
   }
-  std::copy(counts.begin(), counts.end(), scratch_.counts.begin());
-  absl::Status s = it->second.estimator.Add(change_rate, tau, scratch_, changed);
-  if (!s.ok() && it->second.estimator.num_crawls() == 0) hosts_.erase(it);
-  return s;
+  return it->second.estimator.Add(change_rate, tau, scratch_, changed);
 }
 
 bool HostTrustTable::ShouldRefit(HostId host) const {
@@ -234,7 +244,7 @@ size_t HostTrustTable::MemoryBytes() const {
       2 * kTrustSources * sizeof(double) +
       max_changed_ * (2 * sizeof(float) + (1 + kTrustSources) * sizeof(uint16_t));
   return hosts_.capacity() * (sizeof(HostId) + sizeof(Host)) + hosts_.size() * per_host +
-         masks_.capacity();
+         masks_.capacity() + signalled_.capacity();
 }
 
 }  // namespace shard

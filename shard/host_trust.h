@@ -12,11 +12,16 @@
 // from several sources (joint events), which (M4) says overstates
 // freshness when two sources often signal the same change.
 //
-// State: 2.5–7 KB per host that has learnt (one to three times
-// max_changed_intervals changed intervals kept, 36 bytes each, plus sums);
-// hosts that never learnt cost nothing. The bound trades accuracy for
-// memory (policy/source_trust_estimator.h gives the error measured); at
-// 10^5 learning hosts the default costs 0.25–0.7 GB. A fit (BFGS over the five
+// A host learns once two or more sources have signalled in its pages'
+// intervals, from the interval that brings the second one on: with one
+// source there is nothing to choose between (ShouldRefit), and most hosts
+// send one kind of signal or none. Until then it costs a byte.
+//
+// State: 2.5–7 KB per host that learns (one to three times
+// max_changed_intervals changed intervals kept, 36 bytes each, plus sums).
+// The bound trades accuracy for memory (policy/source_trust_estimator.h
+// gives the error measured); at 10^5 learning hosts the default costs
+// 0.25–0.7 GB. A fit (BFGS over the five
 // sources) takes up to a few ms and is made only when asked (Estimate), then kept until the host
 // learns more.
 //
@@ -71,8 +76,9 @@ class HostTrustTable {
 
   // Adds one crawl interval of a page of `host`: τ seconds, the page's
   // change rate Δ_i per second, its signals by source, whether it changed.
-  // InvalidArgument (naming the field) for what the estimator rejects; the
-  // host is then unchanged.
+  // A host where fewer than two sources have signalled only notes the
+  // interval's sources (see the file comment). InvalidArgument (naming the
+  // field) for what the estimator rejects; the host is then unchanged.
   absl::Status Learn(HostId host, double change_rate, double tau, const SourceCounts& counts,
                      bool changed);
 
@@ -149,6 +155,9 @@ class HostTrustTable {
   // Per HostId, the trusted sources' bits of hosts with a choice, all bits
   // otherwise (a byte a host: read for every signal).
   std::vector<uint8_t> masks_;
+  // Per HostId, the sources that have signalled in the intervals of a host
+  // that learns nothing yet (bit s for source s).
+  std::vector<uint8_t> signalled_;
 };
 
 }  // namespace shard

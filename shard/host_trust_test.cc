@@ -21,12 +21,16 @@ policy::SourceTrustPrior DailyPrior() {
 
 // Crawls of `pages` pages of `host`, each daily-ish, where CDN purges signal
 // 90% of the changes and almost nothing else and the sitemap signals half
-// of them plus one false signal a day.
-void LearnHost(HostTrustTable* table, HostId host, int pages, int crawls, uint64_t seed) {
+// of them plus one false signal a day. Returns how many intervals came from
+// the first that had a second source signalling on (the ones the host
+// learns from when it starts learning here).
+int64_t LearnHost(HostTrustTable* table, HostId host, int pages, int crawls, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const double cdn_recall = 0.9, cdn_false = 0.02 / kDay;
   const double sitemap_recall = 0.5, sitemap_false = 1.0 / kDay;
+  uint32_t signalled = 0;
+  int64_t learnt = 0;
   for (int i = 0; i < pages; ++i) {
     const double delta = (0.2 + 1.8 * u(rng)) / kDay;
     for (int c = 0; c < crawls; ++c) {
@@ -43,9 +47,14 @@ void LearnHost(HostTrustTable* table, HostId host, int pages, int crawls, uint64
           std::poisson_distribution<int>(cdn_false * tau)(rng);
       counts[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] +=
           std::poisson_distribution<int>(sitemap_false * tau)(rng);
-      ASSERT_TRUE(table->Learn(host, delta, tau, counts, changes > 0).ok());
+      EXPECT_TRUE(table->Learn(host, delta, tau, counts, changes > 0).ok());
+      for (int s = 0; s < kTrustSources; ++s) {
+        if (counts[s] > 0) signalled |= 1u << s;
+      }
+      if (__builtin_popcount(signalled) >= 2) ++learnt;
     }
   }
+  return learnt;
 }
 
 TEST(HostTrustTest, SourcesHaveFixedPlaces) {
@@ -60,12 +69,13 @@ TEST(HostTrustTest, SourcesHaveFixedPlaces) {
 
 TEST(HostTrustTest, TellsAnAccurateSourceFromANoisyOne) {
   HostTrustTable table(DailyPrior());
-  LearnHost(&table, 7, 100, 30, 1);
+  const int64_t learnt = LearnHost(&table, 7, 100, 30, 1);
   EXPECT_FALSE(table.Has(8));
   EXPECT_FALSE(table.Estimate(8).has_value());
   const std::optional<policy::SourceTrustEstimate> e = table.Estimate(7);
   ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->num_crawls, 3000);
+  EXPECT_EQ(e->num_crawls, learnt);
+  EXPECT_GT(learnt, 2990);
   EXPECT_TRUE(e->converged) << e->iterations;
   // The shard does not match one change's signals from two sources, so a
   // sitemap signal that comes with a CDN purge (45% of changes) counts as
@@ -85,11 +95,43 @@ TEST(HostTrustTest, TellsAnAccurateSourceFromANoisyOne) {
   EXPECT_LT(e->sources[TrustSourceIndex(SIGNAL_SOURCE_WEBSUB)].recall, 0.1);
 }
 
+// Until a second source signals, a host keeps no estimator: nothing to
+// choose between. The interval that brings the second one on is learnt.
+TEST(HostTrustTest, LearnsOnceTwoSourcesHaveSignalled) {
+  HostTrustTable table(DailyPrior());
+  SourceCounts cdn{};
+  cdn[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 2;
+  SourceCounts sitemap{};
+  sitemap[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] = 1;
+  const size_t empty = table.MemoryBytes();
+  for (int n = 0; n < 100; ++n) {
+    ASSERT_TRUE(table.Learn(4, 1.0 / kDay, kDay, cdn, true).ok());
+    ASSERT_TRUE(table.Learn(4, 1.0 / kDay, kDay, SourceCounts{}, n % 2 == 0).ok());
+  }
+  EXPECT_FALSE(table.Has(4));
+  EXPECT_EQ(table.size(), 0u);
+  EXPECT_LE(table.MemoryBytes(), empty + 64);  // a byte a host id
+  EXPECT_FALSE(table.ShouldPersist(4));
+  ASSERT_TRUE(table.Learn(4, 1.0 / kDay, kDay, sitemap, false).ok());
+  ASSERT_TRUE(table.Has(4));
+  EXPECT_EQ(table.Estimate(4)->num_crawls, 1);
+  EXPECT_TRUE(table.ShouldPersist(4));
+  ASSERT_TRUE(table.Learn(4, 1.0 / kDay, kDay, cdn, true).ok());
+  EXPECT_EQ(table.Estimate(4)->num_crawls, 2);
+  // Bad input is refused whether or not the host learns yet.
+  EXPECT_FALSE(table.Learn(5, 1.0 / kDay, -kDay, cdn, true).ok());
+  EXPECT_FALSE(table.Learn(4, 1.0 / kDay, -kDay, cdn, true).ok());
+  EXPECT_EQ(table.Estimate(4)->num_crawls, 2);
+}
+
 TEST(HostTrustTest, PersistsAtDoublingThenEvery256) {
   HostTrustTable table(DailyPrior());
+  SourceCounts two{};
+  two[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] = 1;
+  two[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 1;
   std::vector<int> persisted;
   for (int n = 1; n <= 1000; ++n) {
-    ASSERT_TRUE(table.Learn(3, 1.0 / kDay, kDay, SourceCounts{}, false).ok());
+    ASSERT_TRUE(table.Learn(3, 1.0 / kDay, kDay, two, false).ok());
     if (table.ShouldPersist(3)) {
       persisted.push_back(n);
       table.MarkWritten(3);
