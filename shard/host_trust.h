@@ -15,7 +15,8 @@
 // A host learns once two or more sources have signalled in its pages'
 // intervals, from the interval that brings the second one on: with one
 // source there is nothing to choose between (ShouldRefit), and most hosts
-// send one kind of signal or none. Until then it costs a byte.
+// send one kind of signal or none. Until then it costs a byte, in memory
+// only: a restart starts the host's sources seen over.
 //
 // State: 2.5–7 KB per host that learns (one to three times
 // max_changed_intervals changed intervals kept, 36 bytes each, plus sums).

@@ -135,10 +135,10 @@ void SetCounters(const SchedulingIndex& index, const SchedulingIndex::Stats& bef
   state.counters["reserve_pulls"] = static_cast<double>(after.pulls - before.pulls);
   state.counters["candidates"] = static_cast<double>(index.candidates());
   // The due queue's upkeep: entries moved by splits, compactions and growth.
-  const DueQueue::Work& queue = index.queue_work();
-  state.counters["queue_moves_per_pick"] =
-      per_pick(queue.split_moves + queue.rewrite_moves + queue.growth_copies,
-               queue_before.split_moves + queue_before.rewrite_moves + queue_before.growth_copies);
+  auto moves = [](const DueQueue::Work& w) {
+    return w.split_moves + w.rewrite_moves + w.growth_copies;
+  };
+  state.counters["queue_moves_per_pick"] = per_pick(moves(index.queue_work()), moves(queue_before));
 }
 
 void BM_SchedulingIndex(benchmark::State& state) {
