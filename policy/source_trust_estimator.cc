@@ -177,9 +177,18 @@ void SourceTrustEstimator::Compress() {
     const float* k = &kept_[i * stride];
     return std::any_of(k + kJoint, k + stride, [](float n) { return n > 0.0f; });
   };
+  // An interval with a joint event is certainly changed: its outcome adds
+  // nothing, and what it adds beyond the sums, Σ_s n_s log γ_s + n_J log(Δ_i j),
+  // is linear in its counts for a given Δ_i. So such intervals merge by
+  // their Δ_i alone, whatever their counts. Merged with one without a joint
+  // event, whose outcome informs the fit, the mean would lose that (a mean
+  // joint count above 0): the two kinds never merge.
+  const auto joint = [&](size_t i) { return kept_[i * stride + kJoint] > 0.0f; };
   const auto distance = [&](size_t i, size_t j) {
     const float* a = &kept_[i * stride];
     const float* b = &kept_[j * stride];
+    if (joint(i) != joint(j)) return std::numeric_limits<float>::infinity();
+    if (joint(i)) return (log_rate[i] - log_rate[j]) * (log_rate[i] - log_rate[j]);
     float d = (log_exposure[i] - log_exposure[j]) * (log_exposure[i] - log_exposure[j]);
     if (signalled(i) || signalled(j)) {
       d += (log_rate[i] - log_rate[j]) * (log_rate[i] - log_rate[j]);
@@ -195,6 +204,8 @@ void SourceTrustEstimator::Compress() {
   std::vector<size_t> order(kept);
   for (size_t i = 0; i < kept; ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t i, size_t j) {
+    if (joint(i) != joint(j)) return joint(j);
+    if (joint(i)) return log_rate[i] < log_rate[j];
     const float* a = &kept_[i * stride];
     const float* b = &kept_[j * stride];
     for (size_t f = kJoint; f < stride; ++f) {
@@ -217,6 +228,7 @@ void SourceTrustEstimator::Compress() {
     bool progress = false;
     for (const auto& [d, p] : gaps) {
       if (done(d)) break;
+      if (std::isinf(d)) continue;
       const size_t i = order[p], j = order[p + 1];
       if (gone[i] || gone[j] || merged[i] || merged[j]) continue;
       float* a = &kept_[i * stride];
