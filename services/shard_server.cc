@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -80,6 +81,10 @@ ABSL_FLAG(double, trusted_source_share, 0.5,
           "Rank a host's pages by the signal sources whose log-odds per signal is at least this "
           "share of its best source's, once its crawls show it (0: every source; docs/"
           "operations.md, \"Per-source trust\")");
+ABSL_FLAG(double, joint_signal_window, 60.0,
+          "Signals of different sources for one URL whose times lie within this many seconds "
+          "are taken as one change's when learning per-source trust (0: never; docs/"
+          "operations.md, \"Per-source trust\")");
 ABSL_FLAG(int, block_cache_mb, 64, "RocksDB block cache, MiB");
 ABSL_FLAG(int, write_buffer_kb, 0,
           "Memtable size of the URL records and of the journal, KiB "
@@ -124,11 +129,15 @@ absl::StatusOr<shard::ShardOptions> OptionsFromFlags() {
   o.sync_writes = absl::GetFlag(FLAGS_sync);
   o.trusted_source_share = absl::GetFlag(FLAGS_trusted_source_share);
   o.pool_host_priors = absl::GetFlag(FLAGS_pool_host_priors);
+  o.joint_signal_window = absl::GetFlag(FLAGS_joint_signal_window);
   if (o.max_batch_items < 1) {
     return absl::InvalidArgumentError("--max_batch_items must be >= 1");
   }
   if (!(o.trusted_source_share >= 0.0 && o.trusted_source_share <= 1.0)) {
     return absl::InvalidArgumentError("--trusted_source_share must be in [0, 1]");
+  }
+  if (!(o.joint_signal_window >= 0.0 && std::isfinite(o.joint_signal_window))) {
+    return absl::InvalidArgumentError("--joint_signal_window must be a finite number >= 0");
   }
   return o;
 }

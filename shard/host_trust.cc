@@ -24,8 +24,10 @@ HostTrustTable::HostTrustTable(const policy::SourceTrustPrior& prior, size_t max
     : prior_(prior), max_changed_(max_changed_intervals) {}
 
 absl::Status HostTrustTable::Learn(HostId host, double change_rate, double tau,
-                                   const SourceCounts& counts, bool changed) {
+                                   const IntervalSignals& signals, bool changed) {
+  const SourceCounts& counts = signals.single;
   std::copy(counts.begin(), counts.end(), scratch_.counts.begin());
+  scratch_.joint = signals.joint;
   auto it = hosts_.find(host);
   if (it == hosts_.end()) {
     if (absl::Status s = policy::SourceTrustEstimator::CheckInterval(change_rate, tau, scratch_,
@@ -39,7 +41,7 @@ absl::Status HostTrustTable::Learn(HostId host, double change_rate, double tau,
       if (counts[s] > 0) signalled |= static_cast<uint8_t>(1u << s);
     }
     // With one source there is nothing to choose between.
-    if (__builtin_popcount(signalled) < 2) return absl::OkStatus();
+    if (__builtin_popcount(signalled) < 2 && signals.joint == 0) return absl::OkStatus();
     it = hosts_
              .emplace(host, Host(policy::SourceTrustEstimator(kTrustSources, prior_, max_changed_)))
              .first;

@@ -7,10 +7,11 @@
 //
 // Each crawl interval of a page whose signals since its previous crawl are
 // known by source (PageTable::SourceSplit) adds (Δ_i, τ, counts, changed)
-// to its host's estimator, Δ_i the page's own estimate. Signals are taken
-// as single-source events: the shard does not match one change's signals
-// from several sources (joint events), which (M4) says overstates
-// freshness when two sources often signal the same change.
+// to its host's estimator, Δ_i the page's own estimate. Signals of two
+// sources or more at one instant (within the shard's joint_signal_window)
+// are one joint event (PageTable::CountSourceSignal); unmatched, each
+// would count as its source's own, which (M4) says overstates freshness
+// and learns a source whose signals mostly come with another's as noise.
 //
 // A host learns once two or more sources have signalled in its pages'
 // intervals, from the interval that brings the second one on: with one
@@ -76,11 +77,14 @@ class HostTrustTable {
   static constexpr size_t kDefaultMaxChangedIntervals = 64;
 
   // Adds one crawl interval of a page of `host`: τ seconds, the page's
-  // change rate Δ_i per second, its signals by source, whether it changed.
-  // A host where fewer than two sources have signalled only notes the
-  // interval's sources (see the file comment). InvalidArgument (naming the
-  // field) for what the estimator rejects; the host is then unchanged.
-  absl::Status Learn(HostId host, double change_rate, double tau, const SourceCounts& counts,
+  // change rate Δ_i per second, its single-source events by source and its
+  // joint events, whether it changed. A host where fewer than two sources
+  // have signalled only notes the interval's sources (see the file
+  // comment); a joint event is two sources. InvalidArgument (naming the
+  // field) for what the estimator rejects (among them an unchanged
+  // interval with a joint event, which proves a change); the host is then
+  // unchanged.
+  absl::Status Learn(HostId host, double change_rate, double tau, const IntervalSignals& signals,
                      bool changed);
 
   // Whether the host's record should be written now (see the file comment).

@@ -21,36 +21,45 @@ policy::SourceTrustPrior DailyPrior() {
 
 // Crawls of `pages` pages of `host`, each daily-ish, where CDN purges signal
 // 90% of the changes and almost nothing else and the sitemap signals half
-// of them plus one false signal a day. Returns how many intervals came from
-// the first that had a second source signalling on (the ones the host
+// of them plus one false signal a day. With `match`, a change both signal
+// is one joint event (as the shard matches signals of one instant); without,
+// each signal counts as its source's own. Returns how many intervals came
+// from the first that had a second source signalling on (the ones the host
 // learns from when it starts learning here).
-int64_t LearnHost(HostTrustTable* table, HostId host, int pages, int crawls, uint64_t seed) {
+int64_t LearnHost(HostTrustTable* table, HostId host, int pages, int crawls, uint64_t seed,
+                  bool match = false) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const double cdn_recall = 0.9, cdn_false = 0.02 / kDay;
   const double sitemap_recall = 0.5, sitemap_false = 1.0 / kDay;
+  const int cdn = TrustSourceIndex(SIGNAL_SOURCE_CDN);
+  const int sitemap = TrustSourceIndex(SIGNAL_SOURCE_SITEMAP);
   uint32_t signalled = 0;
   int64_t learnt = 0;
   for (int i = 0; i < pages; ++i) {
     const double delta = (0.2 + 1.8 * u(rng)) / kDay;
     for (int c = 0; c < crawls; ++c) {
       const double tau = (0.3 + 2.0 * u(rng)) * kDay;
-      SourceCounts counts{};
+      IntervalSignals signals;
+      SourceCounts& counts = signals.single;
       const int changes = std::poisson_distribution<int>(delta * tau)(rng);
       for (int k = 0; k < changes; ++k) {
-        // The shard does not match one change's signals from two sources:
-        // each counts as its source's own.
-        if (u(rng) < cdn_recall) ++counts[TrustSourceIndex(SIGNAL_SOURCE_CDN)];
-        if (u(rng) < sitemap_recall) ++counts[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)];
+        const bool by_cdn = u(rng) < cdn_recall;
+        const bool by_sitemap = u(rng) < sitemap_recall;
+        if (match && by_cdn && by_sitemap) {
+          ++signals.joint;
+        } else {
+          counts[cdn] += by_cdn;
+          counts[sitemap] += by_sitemap;
+        }
       }
-      counts[TrustSourceIndex(SIGNAL_SOURCE_CDN)] +=
-          std::poisson_distribution<int>(cdn_false * tau)(rng);
-      counts[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] +=
-          std::poisson_distribution<int>(sitemap_false * tau)(rng);
-      EXPECT_TRUE(table->Learn(host, delta, tau, counts, changes > 0).ok());
+      counts[cdn] += std::poisson_distribution<int>(cdn_false * tau)(rng);
+      counts[sitemap] += std::poisson_distribution<int>(sitemap_false * tau)(rng);
+      EXPECT_TRUE(table->Learn(host, delta, tau, signals, changes > 0).ok());
       for (int s = 0; s < kTrustSources; ++s) {
         if (counts[s] > 0) signalled |= 1u << s;
       }
+      if (signals.joint > 0) signalled |= (1u << cdn) | (1u << sitemap);
       if (__builtin_popcount(signalled) >= 2) ++learnt;
     }
   }
@@ -95,18 +104,45 @@ TEST(HostTrustTest, TellsAnAccurateSourceFromANoisyOne) {
   EXPECT_LT(e->sources[TrustSourceIndex(SIGNAL_SOURCE_WEBSUB)].recall, 0.1);
 }
 
+// With one change's signals from both sources matched (joint events), the
+// sitemap is learnt as what it is: half the changes and a false signal a
+// day, instead of recall 0 (the test above).
+TEST(HostTrustTest, JointEventsLearnEachSourcesOwnRecall) {
+  HostTrustTable table(DailyPrior());
+  const int64_t learnt = LearnHost(&table, 7, 100, 30, 1, /*match=*/true);
+  const std::optional<policy::SourceTrustEstimate> e = table.Estimate(7);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->num_crawls, learnt);
+  EXPECT_TRUE(e->converged) << e->iterations;
+  const policy::SourceParams cdn = e->sources[TrustSourceIndex(SIGNAL_SOURCE_CDN)];
+  const policy::SourceParams sitemap = e->sources[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)];
+  std::printf("cdn λ %.3f ν %.3f/day; sitemap λ %.3f ν %.3f/day (%d iterations)\n", cdn.recall,
+              cdn.false_rate * kDay, sitemap.recall, sitemap.false_rate * kDay, e->iterations);
+  EXPECT_NEAR(cdn.recall, 0.9, 0.05);
+  EXPECT_NEAR(cdn.false_rate * kDay, 0.02, 0.015);
+  EXPECT_NEAR(sitemap.recall, 0.5, 0.08);
+  EXPECT_NEAR(sitemap.false_rate * kDay, 1.0, 0.15);
+  // A joint event proves a change: an unchanged interval with one is refused.
+  IntervalSignals joint;
+  joint.joint = 1;
+  EXPECT_FALSE(table.Learn(7, 1.0 / kDay, kDay, joint, false).ok());
+  // A joint event is two sources: a host learns from its first one.
+  ASSERT_TRUE(table.Learn(9, 1.0 / kDay, kDay, joint, true).ok());
+  EXPECT_TRUE(table.Has(9));
+}
+
 // Until a second source signals, a host keeps no estimator: nothing to
 // choose between. The interval that brings the second one on is learnt.
 TEST(HostTrustTest, LearnsOnceTwoSourcesHaveSignalled) {
   HostTrustTable table(DailyPrior());
-  SourceCounts cdn{};
-  cdn[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 2;
-  SourceCounts sitemap{};
-  sitemap[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] = 1;
+  IntervalSignals cdn;
+  cdn.single[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 2;
+  IntervalSignals sitemap;
+  sitemap.single[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] = 1;
   const size_t empty = table.MemoryBytes();
   for (int n = 0; n < 100; ++n) {
     ASSERT_TRUE(table.Learn(4, 1.0 / kDay, kDay, cdn, true).ok());
-    ASSERT_TRUE(table.Learn(4, 1.0 / kDay, kDay, SourceCounts{}, n % 2 == 0).ok());
+    ASSERT_TRUE(table.Learn(4, 1.0 / kDay, kDay, IntervalSignals{}, n % 2 == 0).ok());
   }
   EXPECT_FALSE(table.Has(4));
   EXPECT_EQ(table.size(), 0u);
@@ -126,9 +162,9 @@ TEST(HostTrustTest, LearnsOnceTwoSourcesHaveSignalled) {
 
 TEST(HostTrustTest, PersistsAtDoublingThenEvery256) {
   HostTrustTable table(DailyPrior());
-  SourceCounts two{};
-  two[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] = 1;
-  two[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 1;
+  IntervalSignals two;
+  two.single[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] = 1;
+  two.single[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 1;
   std::vector<int> persisted;
   for (int n = 1; n <= 1000; ++n) {
     ASSERT_TRUE(table.Learn(3, 1.0 / kDay, kDay, two, false).ok());
@@ -165,7 +201,7 @@ TEST(HostTrustTest, ARestoredHostGoesOnAsTheOriginal) {
 
 TEST(HostTrustTest, RejectsBadInputNamingTheField) {
   HostTrustTable table(DailyPrior());
-  absl::Status s = table.Learn(1, -1.0, kDay, SourceCounts{}, false);
+  absl::Status s = table.Learn(1, -1.0, kDay, IntervalSignals{}, false);
   EXPECT_NE(std::string(s.message()).find("change_rate"), std::string::npos);
   EXPECT_FALSE(table.Has(1));  // nothing learnt, nothing kept
   LearnHost(&table, 1, 2, 5, 4);
@@ -220,11 +256,11 @@ TEST(HostTrustTest, RanksByTheSourcesWorthListeningTo) {
 
 TEST(HostTrustTest, RefitsAtDoublingIntervalsOfHostsWithTwoSources) {
   HostTrustTable table(DailyPrior());
-  SourceCounts two{};
-  two[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] = 1;
-  two[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 1;
-  SourceCounts one{};
-  one[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 1;
+  IntervalSignals two;
+  two.single[TrustSourceIndex(SIGNAL_SOURCE_SITEMAP)] = 1;
+  two.single[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 1;
+  IntervalSignals one;
+  one.single[TrustSourceIndex(SIGNAL_SOURCE_CDN)] = 1;
   std::vector<int> refits;
   for (int n = 1; n <= 300; ++n) {
     ASSERT_TRUE(table.Learn(1, 1.0 / kDay, kDay, two, true).ok());

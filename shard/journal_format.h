@@ -8,11 +8,17 @@
 // recrawl builds for):
 //   'T' url(8) time(8) key(8) source(1)          a counted signal from
 //                                                source TrustSourceIndex
-//   'G' url(8) n_cis(2) filter(8) latest(4) named(4)
+//   'J' url(8) n_cis(2) filter(8) latest(4) named(4) joint_events(1)
+//       joint_signals(1) latest_sources(1)
 //                                                a URL's whole signal state
 //                                                since its last crawl, with
-//                                                its signals from each named
-//                                                source (trust_sources.h)
+//                                                its split by source
+//                                                (SignalSplit,
+//                                                trust_sources.h)
+//   'G' url(8) n_cis(2) filter(8) latest(4) named(4)
+//                                                'J' from before signals
+//                                                were matched: no joint
+//                                                events
 //   'S' url(8) time(8) key(8)                    a counted signal, source
 //                                                not known
 //   'F' url(8) n_cis(2) filter(8) latest(4)      'G' without the split by
@@ -56,10 +62,9 @@ struct JournalState {
   uint16_t n_cis;
   uint64_t filter;
   float latest;
-  // Whether named_signals holds how many of the n_cis signals came from
-  // each named source (by TrustSourceIndex; the rest from "other").
+  // Whether `split` holds how the n_cis signals split by source.
   bool split_known = false;
-  std::array<uint8_t, kOtherTrustSource> named_signals = {};
+  SignalSplit split = {};
 };
 
 struct JournalLease {
@@ -75,6 +80,7 @@ struct JournalLeaseEnd {
 };
 
 inline constexpr char kJournalSourcedSignalTag = 'T';
+inline constexpr char kJournalJointStateTag = 'J';
 inline constexpr char kJournalSplitStateTag = 'G';
 inline constexpr char kJournalSignalTag = 'S';
 inline constexpr char kJournalStateTag = 'F';
@@ -86,6 +92,7 @@ inline constexpr size_t kJournalSignalBytes = 25;
 inline constexpr size_t kJournalSourcedSignalBytes = kJournalSignalBytes + 1;
 inline constexpr size_t kJournalStateBytes = 23;
 inline constexpr size_t kJournalSplitStateBytes = kJournalStateBytes + kOtherTrustSource;
+inline constexpr size_t kJournalJointStateBytes = kJournalSplitStateBytes + 3;
 inline constexpr size_t kJournalLeaseBytes = 27;  // without the holder
 inline constexpr size_t kJournalLeaseEndBytes = 17;
 inline constexpr size_t kMaxJournalHolder = 0xffff;

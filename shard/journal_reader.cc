@@ -33,16 +33,25 @@ bool JournalReader::ForEachRecord(absl::string_view entry, const JournalVisitor&
       visit.signal(
           {GetFixed<cluster::UrlId>(p + 1), GetFixed<double>(p + 9), GetFixed<uint64_t>(p + 17)});
       i += kJournalSignalBytes;
-    } else if ((p[0] == kJournalSplitStateTag && left >= kJournalSplitStateBytes) ||
+    } else if ((p[0] == kJournalJointStateTag && left >= kJournalJointStateBytes) ||
+               (p[0] == kJournalSplitStateTag && left >= kJournalSplitStateBytes) ||
                (p[0] == kJournalStateTag && left >= kJournalStateBytes)) {
       JournalState state{GetFixed<cluster::UrlId>(p + 1), GetFixed<uint16_t>(p + 9),
                          GetFixed<uint64_t>(p + 11), GetFixed<float>(p + 19)};
-      state.split_known = p[0] == kJournalSplitStateTag;
+      state.split_known = p[0] != kJournalStateTag;
+      size_t bytes = kJournalStateBytes;
       if (state.split_known) {
-        std::memcpy(state.named_signals.data(), p + kJournalStateBytes, kOtherTrustSource);
+        std::memcpy(state.split.named.data(), p + kJournalStateBytes, kOtherTrustSource);
+        bytes = kJournalSplitStateBytes;
+      }
+      if (p[0] == kJournalJointStateTag) {
+        state.split.joint_events = GetFixed<uint8_t>(p + kJournalSplitStateBytes);
+        state.split.joint_signals = GetFixed<uint8_t>(p + kJournalSplitStateBytes + 1);
+        state.split.latest_sources = GetFixed<uint8_t>(p + kJournalSplitStateBytes + 2);
+        bytes = kJournalJointStateBytes;
       }
       visit.state(state);
-      i += state.split_known ? kJournalSplitStateBytes : kJournalStateBytes;
+      i += bytes;
     } else if (p[0] == kJournalLeaseTag && left >= kJournalLeaseBytes &&
                left - kJournalLeaseBytes >= GetFixed<uint16_t>(p + 25)) {
       const uint16_t holder = GetFixed<uint16_t>(p + 25);

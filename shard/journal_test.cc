@@ -81,16 +81,21 @@ TEST(JournalFormatTest, EntriesRoundTrip) {
   EXPECT_TRUE(leases.empty());
 }
 
-// Signals keep their source ('T'), folds their split by source ('G');
-// records without them ('S', 'F', as stores written before sources were
-// kept hold) read as of unknown source and split.
+// Signals keep their source ('T'), folds their split by source with the
+// joint events ('J'); records without them ('S', 'F', as stores written
+// before sources were kept hold) read as of unknown source and split, and
+// a split without joint events ('G', from before signals were matched)
+// reads with none.
 TEST(JournalFormatTest, SourcesAndSplitsRoundTrip) {
   JournalWriter writer(/*window=*/8);
   writer.AddSignal({1, 2.5, 3, /*source=*/2});
   writer.AddSignal({2, 3.5, 4});  // unknown source
   JournalState split{9, 7, 5, 0.5f};
   split.split_known = true;
-  split.named_signals = {1, 2, 3, 0};
+  split.split.named = {1, 2, 3, 0};
+  split.split.joint_events = 1;
+  split.split.joint_signals = 3;
+  split.split.latest_sources = 0b10011;
   writer.AddState(split);
   writer.AddState({10, 3, 6, 1.5f});  // split unknown
   std::vector<JournalSignal> signals;
@@ -110,10 +115,28 @@ TEST(JournalFormatTest, SourcesAndSplitsRoundTrip) {
   EXPECT_EQ(states[0].n_cis, 7);
   EXPECT_EQ(states[0].latest, 0.5f);
   EXPECT_TRUE(states[0].split_known);
-  EXPECT_EQ(states[0].named_signals, split.named_signals);
+  EXPECT_EQ(states[0].split.named, split.split.named);
+  EXPECT_EQ(states[0].split.joint_events, 1);
+  EXPECT_EQ(states[0].split.joint_signals, 3);
+  EXPECT_EQ(states[0].split.latest_sources, 0b10011);
   EXPECT_EQ(states[1].url, 10u);
   EXPECT_FALSE(states[1].split_known);
-  // A source byte out of range reads as unknown; a torn 'T' or 'G' is cut.
+  // A 'G' record: the 'J' record's bytes without the last three.
+  std::string old_split(writer.entry().substr(kJournalSourcedSignalBytes + kJournalSignalBytes,
+                                              kJournalSplitStateBytes));
+  old_split[0] = kJournalSplitStateTag;
+  states.clear();
+  EXPECT_TRUE(JournalReader::ForEachRecord(
+      old_split, {[](const JournalSignal&) {}, [&](const JournalState& s) { states.push_back(s); },
+                  [](const JournalLease&) {}, [](const JournalLeaseEnd&) {}}));
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_TRUE(states[0].split_known);
+  EXPECT_EQ(states[0].n_cis, 7);
+  EXPECT_EQ(states[0].split.named, split.split.named);
+  EXPECT_EQ(states[0].split.joint_events, 0);
+  EXPECT_EQ(states[0].split.joint_signals, 0);
+  EXPECT_EQ(states[0].split.latest_sources, 0);
+  // A source byte out of range reads as unknown; a torn 'T' or 'J' is cut.
   std::string bad(writer.entry().substr(0, kJournalSourcedSignalBytes));
   bad.back() = 9;
   signals.clear();
@@ -126,7 +149,7 @@ TEST(JournalFormatTest, SourcesAndSplitsRoundTrip) {
                                          [](cluster::UrlId) {}));
   const size_t split_at = 2 * kJournalSourcedSignalBytes - 1;  // 'T', then 'S'
   EXPECT_FALSE(JournalReader::ForEachUrl(
-      writer.entry().substr(0, split_at + kJournalSplitStateBytes - 1), [](cluster::UrlId) {}));
+      writer.entry().substr(0, split_at + kJournalJointStateBytes - 1), [](cluster::UrlId) {}));
 }
 
 // The bytes stores hold: a tag, then the fields in host byte order.
@@ -158,12 +181,15 @@ TEST(JournalFormatTest, RecordLayout) {
   JournalWriter split(/*window=*/8);
   JournalState split_state{9, 4, 5, 0.5f};
   split_state.split_known = true;
-  split_state.named_signals = {1, 0, 2, 255};
+  split_state.split.named = {1, 0, 2, 255};
+  split_state.split.joint_events = 2;
+  split_state.split.joint_signals = 5;
+  split_state.split.latest_sources = 0b00110;
   split.AddState(split_state);
-  EXPECT_EQ(split.entry(), "G" + bytes(cluster::UrlId{9}) + bytes(uint16_t{4}) +
+  EXPECT_EQ(split.entry(), "J" + bytes(cluster::UrlId{9}) + bytes(uint16_t{4}) +
                                bytes(uint64_t{5}) + bytes(0.5f) +
-                               std::string("\x01\x00\x02\xff", 4));
-  EXPECT_EQ(split.entry().size(), kJournalSplitStateBytes);
+                               std::string("\x01\x00\x02\xff\x02\x05\x06", 7));
+  EXPECT_EQ(split.entry().size(), kJournalJointStateBytes);
 
   JournalWriter end(/*window=*/8);
   end.AddLeaseEnd({6, 78});

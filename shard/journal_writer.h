@@ -153,13 +153,16 @@ inline void JournalWriter::AddSignal(const JournalSignal& s) {
 
 inline void JournalWriter::AddState(const JournalState& s) {
   using journal_internal::PutFixed;
-  entry_.push_back(s.split_known ? kJournalSplitStateTag : kJournalStateTag);
+  entry_.push_back(s.split_known ? kJournalJointStateTag : kJournalStateTag);
   PutFixed(s.url, &entry_);
   PutFixed(s.n_cis, &entry_);
   PutFixed(s.filter, &entry_);
   PutFixed(s.latest, &entry_);
   if (s.split_known) {
-    entry_.append(reinterpret_cast<const char*>(s.named_signals.data()), s.named_signals.size());
+    entry_.append(reinterpret_cast<const char*>(s.split.named.data()), s.split.named.size());
+    PutFixed(s.split.joint_events, &entry_);
+    PutFixed(s.split.joint_signals, &entry_);
+    PutFixed(s.split.latest_sources, &entry_);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "shard/page_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iterator>
 #include <thread>
@@ -190,52 +191,91 @@ void PageTable::SetLearning(PageId page, const LearningState& state) {
   e.has_learning = true;
 }
 
-void PageTable::CountSourceSignal(PageId page, int source) {
+uint8_t PageTable::CountSourceSignal(PageId page, int source, double offset, double joint_window) {
   const PageSlot& slot = slots_[page];
-  if (source == kOtherTrustSource || slot.crawl_state == kNoCrawlState) return;
+  if (slot.crawl_state == kNoCrawlState) return 0;
   CrawlState& e = crawl_states_[slot.crawl_state];
-  if (!e.source_split_known) return;
-  if (source < 0 || source > kOtherTrustSource || e.source_signals[source] == 0xff) {
+  if (!e.source_split_known) return 0;
+  if (source < 0 || source > kOtherTrustSource) {
     e.source_split_known = false;
-    return;
+    return 0;
   }
-  ++e.source_signals[source];
+  SignalSplit& split = e.split;
+  const uint8_t bit = static_cast<uint8_t>(1u << source);
+  const uint8_t instant = split.latest_sources;
+  if (instant != 0 && (instant & bit) == 0 && joint_window > 0.0 &&
+      std::abs(offset - static_cast<double>(slot.latest_signal)) <= joint_window) {
+    // The same change as the latest instant's signals.
+    if (__builtin_popcount(instant) == 1) {
+      // Its single-source event becomes a joint event of two signals.
+      const int first = __builtin_ctz(instant);
+      if (split.joint_events == 0xff || split.joint_signals > 0xff - 2 ||
+          (first != kOtherTrustSource && split.named[first] == 0)) {
+        e.source_split_known = false;
+        return 0;
+      }
+      if (first != kOtherTrustSource) --split.named[first];
+      ++split.joint_events;
+      split.joint_signals += 2;
+    } else {
+      if (split.joint_signals == 0xff) {
+        e.source_split_known = false;
+        return 0;
+      }
+      ++split.joint_signals;
+    }
+    split.latest_sources = instant | bit;
+    return instant;
+  }
+  if (source != kOtherTrustSource) {
+    if (split.named[source] == 0xff) {
+      e.source_split_known = false;
+      return 0;
+    }
+    ++split.named[source];
+  }
+  // A signal no earlier than the latest one starts a new instant.
+  if (offset >= static_cast<double>(slot.latest_signal)) split.latest_sources = bit;
+  return 0;
 }
 
-bool PageTable::SourceSplit(PageId page, int64_t n_cis, SourceCounts* counts) const {
+bool PageTable::SourceSplit(PageId page, int64_t n_cis, IntervalSignals* signals) const {
   const PageSlot& slot = slots_[page];
   if (slot.crawl_state == kNoCrawlState) return false;
   const CrawlState& e = crawl_states_[slot.crawl_state];
   if (!e.source_split_known) return false;
-  int64_t named = 0;
+  int64_t taken = e.split.joint_signals;
   for (int s = 0; s < kOtherTrustSource; ++s) {
-    (*counts)[s] = e.source_signals[s];
-    named += e.source_signals[s];
+    signals->single[s] = e.split.named[s];
+    taken += e.split.named[s];
   }
-  if (named > n_cis) return false;  // n_cis saturated
-  (*counts)[kOtherTrustSource] = n_cis - named;
+  if (taken > n_cis) return false;  // n_cis saturated
+  signals->single[kOtherTrustSource] = n_cis - taken;
+  signals->joint = e.split.joint_events;
   return true;
 }
 
-void PageTable::RaiseSourceSignals(PageId page, bool known,
-                                   const std::array<uint8_t, kOtherTrustSource>& named) {
+void PageTable::RaiseSourceSignals(PageId page, bool known, const SignalSplit& split) {
   const PageSlot& slot = slots_[page];
   if (slot.crawl_state == kNoCrawlState) return;
   CrawlState& e = crawl_states_[slot.crawl_state];
   if (!known) e.source_split_known = false;
   if (!e.source_split_known) return;
+  SignalSplit& mine = e.split;
   for (int s = 0; s < kOtherTrustSource; ++s) {
-    e.source_signals[s] = std::max(e.source_signals[s], named[s]);
+    mine.named[s] = std::max(mine.named[s], split.named[s]);
   }
+  mine.joint_events = std::max(mine.joint_events, split.joint_events);
+  mine.joint_signals = std::max(mine.joint_signals, split.joint_signals);
+  mine.latest_sources = split.latest_sources;
 }
 
-bool PageTable::NamedSourceSignals(PageId page,
-                                   std::array<uint8_t, kOtherTrustSource>* named) const {
+bool PageTable::SignalSplitOf(PageId page, SignalSplit* split) const {
   const PageSlot& slot = slots_[page];
   if (slot.crawl_state == kNoCrawlState) return false;
   const CrawlState& e = crawl_states_[slot.crawl_state];
   if (!e.source_split_known) return false;
-  std::copy(std::begin(e.source_signals), std::end(e.source_signals), named->begin());
+  *split = e.split;
   return true;
 }
 
@@ -244,7 +284,7 @@ void PageTable::RestartSourceSignals(PageId page) {
   if (slot.crawl_state == kNoCrawlState) return;
   CrawlState& e = crawl_states_[slot.crawl_state];
   e.source_split_known = true;
-  std::fill(std::begin(e.source_signals), std::end(e.source_signals), 0);
+  e.split = SignalSplit();
 }
 
 bool PageTable::Digest(PageId page, uint32_t* fingerprint) const {

@@ -154,18 +154,30 @@ class PageTable {
   // a signal of unknown source (`source` < 0: a journal record written
   // before records kept sources), or whose count of one source passed 255
   // has no known split until its next crawl.
-  void CountSourceSignal(PageId page, int source);
-  // A journal fold's split (JournalState): the page's counts of its named
-  // sources since its last crawl are at least `named` (the fold holds
-  // every signal before it); `known` false makes the split not known.
-  void RaiseSourceSignals(PageId page, bool known,
-                          const std::array<uint8_t, kOtherTrustSource>& named);
-  // The page's counts of its named sources since its last crawl, for a
-  // fold; false when the split is not known.
-  bool NamedSourceSignals(PageId page, std::array<uint8_t, kOtherTrustSource>* named) const;
-  // The split of the page's `n_cis` signals since its last crawl (what the
-  // named sources did not send is "other"); false when not known.
-  bool SourceSplit(PageId page, int64_t n_cis, SourceCounts* counts) const;
+  //
+  // Counts a signal of `source` `offset` seconds after the page's last
+  // crawl; call it before the slot's latest_signal takes the signal in. A
+  // signal of a source the latest signalling instant does not have yet,
+  // within `joint_window` seconds of it, is taken as the same change: the
+  // instant becomes (or stays) a joint event (docs/multi_source_model.md,
+  // (M2); 0: signals are never matched). Returns the sources the instant
+  // had before this signal joined it (bit TrustSourceIndex), 0 when the
+  // signal is a single-source event or the split is not known. Only the
+  // latest instant is kept: a signal delivered after another change's (a
+  // sitemap polled hours after its lastmod) is its source's own event.
+  uint8_t CountSourceSignal(PageId page, int source, double offset, double joint_window);
+  // A journal fold's split (JournalState): the page's counts since its
+  // last crawl are at least `split`'s (the fold holds every signal before
+  // it) and its latest instant is the fold's; `known` false makes the
+  // split not known.
+  void RaiseSourceSignals(PageId page, bool known, const SignalSplit& split);
+  // The page's split since its last crawl, for a fold; false when it is
+  // not known.
+  bool SignalSplitOf(PageId page, SignalSplit* split) const;
+  // The page's `n_cis` signals since its last crawl as single-source
+  // events by source (what the named sources and the joint events did not
+  // take is "other"'s) and joint events; false when not known.
+  bool SourceSplit(PageId page, int64_t n_cis, IntervalSignals* signals) const;
   // The page was crawled: its counts restart, known from now on if it has
   // an entry.
   void RestartSourceSignals(PageId page);
@@ -214,13 +226,15 @@ class PageTable {
   struct CrawlState {
     LearningState learning;
     uint32_t digest = 0;
-    bool has_learning = false;
-    bool has_digest = false;
-    // Signals since the last crawl from the named sources (all but
-    // "other"), valid while source_split_known.
-    bool source_split_known = false;
-    uint8_t source_signals[kOtherTrustSource] = {};
+    bool has_learning : 1;
+    bool has_digest : 1;
+    // Whether `split` holds the signals since the last crawl.
+    bool source_split_known : 1;
+    SignalSplit split;
+
+    CrawlState() : has_learning(false), has_digest(false), source_split_known(false) {}
   };
+  static_assert(sizeof(CrawlState) <= 104, "CrawlState grew: it is per crawled URL");
   CrawlState& EntryOf(PageSlot& slot);
   // Frees the slot's entry if it holds neither learning nor a digest.
   void MaybeFreeEntry(PageSlot& slot);

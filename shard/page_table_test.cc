@@ -215,27 +215,41 @@ TEST(PageTableTest, DigestsShareTheCrawlState) {
   EXPECT_FALSE(table.Digest(b, &fingerprint));  // not a's digest
 }
 
+// Counts a signal of `source` `offset` seconds after the last crawl as the
+// shard does: matched first, then taken into the slot's latest signal.
+uint8_t CountSignal(PageTable* table, PageId page, SignalSource source, double offset = 0.0,
+                    double joint_window = 0.0) {
+  const uint8_t joined =
+      table->CountSourceSignal(page, TrustSourceIndex(source), offset, joint_window);
+  PageSlot& slot = (*table)[page];
+  if (offset > slot.latest_signal) slot.latest_signal = static_cast<float>(offset);
+  return joined;
+}
+
 TEST(PageTableTest, SignalsBySourceAreKnownFromACrawlWithAnEntryOn) {
   PageTable table;
   const PageId a = table.Add(1);
-  SourceCounts counts;
+  IntervalSignals counts;
   // No crawl-state entry: not counted, not known.
-  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
+  CountSignal(&table, a, SIGNAL_SOURCE_CDN);
   EXPECT_FALSE(table.SourceSplit(a, 1, &counts));
   table.SetDigest(a, 7);                           // a crawl gives it an entry
   EXPECT_FALSE(table.SourceSplit(a, 1, &counts));  // its interval began without one
   table.RestartSourceSignals(a);
   ASSERT_TRUE(table.SourceSplit(a, 0, &counts));
-  EXPECT_EQ(counts, (SourceCounts{0, 0, 0, 0, 0}));
-  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
-  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
-  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_WEBSUB));
-  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_OTHER));  // the rest of n_cis
+  EXPECT_EQ(counts.single, (SourceCounts{0, 0, 0, 0, 0}));
+  EXPECT_EQ(counts.joint, 0);
+  // Without a matching window every signal is its source's own event.
+  CountSignal(&table, a, SIGNAL_SOURCE_CDN);
+  CountSignal(&table, a, SIGNAL_SOURCE_CDN);
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_WEBSUB), 0);
+  CountSignal(&table, a, SIGNAL_SOURCE_OTHER);  // the rest of n_cis
   ASSERT_TRUE(table.SourceSplit(a, 4, &counts));
-  EXPECT_EQ(counts, (SourceCounts{0, 2, 0, 1, 1}));
+  EXPECT_EQ(counts.single, (SourceCounts{0, 2, 0, 1, 1}));
+  EXPECT_EQ(counts.joint, 0);
   EXPECT_FALSE(table.SourceSplit(a, 2, &counts));  // n_cis saturated below the named ones
   // A source past 255 makes the split unknown until the next crawl.
-  for (int k = 0; k < 300; ++k) table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_SITEMAP));
+  for (int k = 0; k < 300; ++k) CountSignal(&table, a, SIGNAL_SOURCE_SITEMAP);
   EXPECT_FALSE(table.SourceSplit(a, 1000, &counts));
   table.RestartSourceSignals(a);
   EXPECT_TRUE(table.SourceSplit(a, 0, &counts));
@@ -243,19 +257,74 @@ TEST(PageTableTest, SignalsBySourceAreKnownFromACrawlWithAnEntryOn) {
   // A journal's fold raises the counts to its own (which hold the signals
   // replayed before it); a signal or a fold of unknown source makes the
   // split unknown.
-  std::array<uint8_t, kOtherTrustSource> named = {};
-  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
-  table.RaiseSourceSignals(a, /*known=*/true, {0, 3, 1, 0});
-  table.CountSourceSignal(a, TrustSourceIndex(SIGNAL_SOURCE_CDN));
-  ASSERT_TRUE(table.NamedSourceSignals(a, &named));
-  EXPECT_EQ(named, (std::array<uint8_t, kOtherTrustSource>{0, 4, 1, 0}));
-  ASSERT_TRUE(table.SourceSplit(a, 6, &counts));
-  EXPECT_EQ(counts, (SourceCounts{0, 4, 1, 0, 1}));
-  table.CountSourceSignal(a, /*source=*/-1);
-  EXPECT_FALSE(table.NamedSourceSignals(a, &named));
+  SignalSplit split;
+  CountSignal(&table, a, SIGNAL_SOURCE_CDN);
+  SignalSplit fold;
+  fold.named = {0, 3, 1, 0};
+  fold.joint_events = 1;
+  fold.joint_signals = 2;
+  fold.latest_sources = 0b00010;
+  table.RaiseSourceSignals(a, /*known=*/true, fold);
+  CountSignal(&table, a, SIGNAL_SOURCE_CDN);
+  ASSERT_TRUE(table.SignalSplitOf(a, &split));
+  EXPECT_EQ(split.named, (std::array<uint8_t, kOtherTrustSource>{0, 4, 1, 0}));
+  EXPECT_EQ(split.joint_events, 1);
+  EXPECT_EQ(split.joint_signals, 2);
+  ASSERT_TRUE(table.SourceSplit(a, 8, &counts));
+  EXPECT_EQ(counts.single, (SourceCounts{0, 4, 1, 0, 1}));
+  EXPECT_EQ(counts.joint, 1);
+  table.CountSourceSignal(a, /*source=*/-1, 0.0, 0.0);
+  EXPECT_FALSE(table.SignalSplitOf(a, &split));
   table.RestartSourceSignals(a);
   table.RaiseSourceSignals(a, /*known=*/false, {});
   EXPECT_FALSE(table.SourceSplit(a, 0, &counts));
+}
+
+// Signals of different sources within the window of the latest signalling
+// instant are one change's: a joint event, whichever source came first.
+TEST(PageTableTest, JointEventsMatchOneChangesSignalsFromSeveralSources) {
+  PageTable table;
+  const PageId a = table.Add(1);
+  table.SetDigest(a, 7);
+  table.RestartSourceSignals(a);
+  constexpr double kWindow = 60.0;
+  constexpr uint8_t kCdn = 1u << 1, kSitemap = 1u << 0, kOther = 1u << kOtherTrustSource;
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_CDN, 100, kWindow), 0);
+  // The sitemap's signal of the same change, stamped 30 s later.
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_SITEMAP, 130, kWindow), kCdn);
+  // IndexNow's, arriving later but stamped earlier: the same instant.
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_INDEXNOW, 90, kWindow), kCdn | kSitemap);
+  IntervalSignals counts;
+  ASSERT_TRUE(table.SourceSplit(a, 3, &counts));
+  EXPECT_EQ(counts.single, (SourceCounts{0, 0, 0, 0, 0}));
+  EXPECT_EQ(counts.joint, 1);
+  // A second CDN signal is another change (its source is in the instant
+  // already), and starts the latest instant; "other" then joins it.
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_CDN, 150, kWindow), 0);
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_OTHER, 160, kWindow), kCdn);
+  // Far from the latest instant: single-source events.
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_SITEMAP, 1000, kWindow), 0);
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_CDN, 10, kWindow), 0);  // late, and old
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_OTHER, 2000, kWindow), 0);
+  ASSERT_TRUE(table.SourceSplit(a, 8, &counts));
+  EXPECT_EQ(counts.single, (SourceCounts{1, 1, 0, 0, 1}));
+  EXPECT_EQ(counts.joint, 2);
+  SignalSplit split;
+  ASSERT_TRUE(table.SignalSplitOf(a, &split));
+  EXPECT_EQ(split.joint_signals, 5);
+  EXPECT_EQ(split.latest_sources, kOther);
+  // An "other" single event joined by a named source.
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_WEBSUB, 2010, kWindow), kOther);
+  ASSERT_TRUE(table.SourceSplit(a, 9, &counts));
+  EXPECT_EQ(counts.single, (SourceCounts{1, 1, 0, 0, 0}));
+  EXPECT_EQ(counts.joint, 3);
+  // A crawl starts the next interval with no instant to join.
+  table.RestartSourceSignals(a);
+  table[a].latest_signal = -1.0f;
+  EXPECT_EQ(CountSignal(&table, a, SIGNAL_SOURCE_CDN, 5, kWindow), 0);
+  ASSERT_TRUE(table.SourceSplit(a, 1, &counts));
+  EXPECT_EQ(counts.single, (SourceCounts{0, 1, 0, 0, 0}));
+  EXPECT_EQ(counts.joint, 0);
 }
 
 }  // namespace

@@ -135,6 +135,12 @@ struct ShardOptions {
   // show it (host_trust.h; policy::MultiSourceModel::TrustedSources). 0: by
   // every source's signals.
   double trusted_source_share = 0.5;
+  // Signals of different sources whose times lie within this many seconds
+  // of each other are taken as one change's (a joint event,
+  // docs/multi_source_model.md (M2)) when learning per-source trust and
+  // when a host is ranked by its trusted sources' merged stream; 0: every
+  // signal is its source's own event.
+  double joint_signal_window = 60.0;
 
   LearningOptions learning;
   // Host pooling (host_prior_table.h): a page whose prior is the default
@@ -313,12 +319,12 @@ class Shard {
   // leases and holds, into the index.
   void IndexLoadedState();
   // Of `page`'s n_cis signals since its last crawl, those that count in
-  // ranking: the ones from its host's trusted sources (host_trust.h) when
-  // the split by source is known, else all.
+  // ranking: for a host ranked by its trusted sources (host_trust.h) and a
+  // split by source that is known, TrustedSignals; else all.
   int64_t RankedSignals(PageId page, int64_t n_cis) const;
-  // Of the signals counted by source in `split`, those of `host`'s trusted
-  // sources.
-  int64_t TrustedSignals(HostId host, const SourceCounts& split) const;
+  // Of the signals in `split`, the events of `host`'s trusted sources'
+  // merged stream: their single-source events and the joint events.
+  int64_t TrustedSignals(HostId host, const IntervalSignals& split) const;
 
   // shard_urls.cc
   // `id` is UrlIdOf(url.spec()).
@@ -369,7 +375,7 @@ class Shard {
   void RecordFailure(PageId page, double fetch_time);
   // Adds a crawl interval whose signals are known by source to the host's
   // per-source trust, and writes the host's record when it is due.
-  void LearnTrust(HostId host, const LearnedModel& fit, double tau, const SourceCounts& counts,
+  void LearnTrust(HostId host, const LearnedModel& fit, double tau, const IntervalSignals& signals,
                   bool changed);
   // Ends lease `id` unfetched if it is active (its URL eligible again);
   // true if it was.

@@ -341,7 +341,7 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
                           CrawlOutcome outcome, ReportCrawlsResponse* response) {
   PageSlot& slot = pages_[page];
   // Read before the crawl's digest or learning may give the page its entry.
-  SourceCounts split;
+  IntervalSignals split;
   const bool split_known = pages_.SourceSplit(page, slot.n_cis, &split);
   // The page's model learns from the signals it is ranked by. Once its
   // host's trust leaves a source out, crawls follow the trusted sources'
@@ -452,9 +452,9 @@ void Shard::RecordSuccess(PageId page, double fetch_time, const std::string& dig
   batch_.PatchUrl(slot.id, patch);
 }
 
-void Shard::LearnTrust(HostId host, const LearnedModel& fit, double tau, const SourceCounts& counts,
-                       bool changed) {
-  if (!trust_.Learn(host, fit.estimate.change_rate, tau, counts, changed).ok()) {
+void Shard::LearnTrust(HostId host, const LearnedModel& fit, double tau,
+                       const IntervalSignals& signals, bool changed) {
+  if (!trust_.Learn(host, fit.estimate.change_rate, tau, signals, changed).ok()) {
     ++rejected_trust_;
     return;
   }

@@ -328,6 +328,98 @@ TEST_F(ShardLearningTest, LearnsPerSourceTrustPerHostAndKeepsItAcrossRestarts) {
   EXPECT_EQ(State(pages[0].url).host_trust().crawls(), flushed);
 }
 
+// A sitemap stamps half of the changes a CDN purges (90%), 20 s after the
+// purge, and sends one false signal a day. Matched as one change's (joint
+// events), the sitemap is learnt as what it is; unmatched
+// (joint_signal_window 0), its signals that come with the CDN's go to its
+// false rate and its recall is learnt as about 0 (as in host_trust_test).
+// A joint event still open at a restart is kept through the journal's fold.
+TEST_F(ShardLearningTest, MatchesOneChangesSignalsFromTwoSources) {
+  constexpr double kDay = 86400.0;
+  for (const double window : {60.0, 0.0}) {
+    options_.joint_signal_window = window;
+    options_.journal_window = 2;
+    Recreate();
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> u01(0.0, 1.0);
+    const int kPages = 40;
+    std::vector<Page> pages;
+    std::vector<UrlSpec> specs;
+    for (int i = 0; i < kPages; ++i) {
+      Page p;
+      p.url = absl::StrCat("https://shop.example/item", i);
+      p.change_rate = 1.0 / kDay;
+      p.last_crawl = now_;
+      pages.push_back(p);
+      specs.push_back(Spec(p.url));
+    }
+    ASSERT_EQ(Upsert(specs).result().applied(), static_cast<uint32_t>(kPages));
+    for (int r = 0; r < 30; ++r) {
+      for (Page& p : pages) {
+        const double t = p.last_crawl + (0.5 + u01(rng)) * kDay;
+        const double tau = t - p.last_crawl;
+        std::vector<Signal> signals;
+        const int changes = std::poisson_distribution<int>(p.change_rate * tau)(rng);
+        for (int k = 0; k < changes; ++k) {
+          const double at = p.last_crawl + u01(rng) * (tau - 60.0);
+          if (u01(rng) < 0.9) signals.push_back(MakeSignal(p.url, at, SIGNAL_SOURCE_CDN));
+          if (u01(rng) < 0.5)
+            signals.push_back(MakeSignal(p.url, at + 20.0, SIGNAL_SOURCE_SITEMAP));
+        }
+        for (int k = std::poisson_distribution<int>(tau / kDay)(rng); k > 0; --k) {
+          signals.push_back(
+              MakeSignal(p.url, p.last_crawl + u01(rng) * tau, SIGNAL_SOURCE_SITEMAP));
+        }
+        // Delivered in the order they were sent.
+        std::sort(signals.begin(), signals.end(),
+                  [](const Signal& a, const Signal& b) { return a.time() < b.time(); });
+        now_ = std::max(now_, t);
+        if (!signals.empty()) Signals(signals);
+        ASSERT_EQ(
+            Report({ByUrl(p.url, t, changes > 0 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED)})
+                .result()
+                .applied(),
+            1u);
+        p.last_crawl = t;
+      }
+    }
+    const HostSourceTrust trust = State(pages[0].url).host_trust();
+    ASSERT_EQ(trust.sources_size(), 5);
+    const SourceTrust& sitemap = trust.sources(0);
+    const SourceTrust& cdn = trust.sources(1);
+    std::printf("window %.0f s, %llu intervals: CDN λ %.3f ν %.4f/day, sitemap λ %.3f ν %.3f/day\n",
+                window, static_cast<unsigned long long>(trust.crawls()), cdn.recall(),
+                cdn.false_rate() * kDay, sitemap.recall(), sitemap.false_rate() * kDay);
+    EXPECT_EQ(shard_->GetStats(now_).estimator().rejected_trust_intervals(), 0u);
+    EXPECT_NEAR(cdn.recall(), 0.9, 0.06);
+    if (window == 0.0) {
+      EXPECT_LT(sitemap.recall(), 0.15);
+      EXPECT_GT(sitemap.false_rate() * kDay, 1.3);
+      continue;
+    }
+    EXPECT_NEAR(sitemap.recall(), 0.5, 0.12);
+    EXPECT_NEAR(sitemap.false_rate() * kDay, 1.0, 0.25);
+
+    // One change's purge and sitemap signal, folded into the journal (its
+    // window is 2 batches) and restarted across: the crawl learns one joint
+    // event, no single-source event of either.
+    Page& q = pages[1];
+    now_ += 100;
+    Signals({MakeSignal(q.url, now_, SIGNAL_SOURCE_CDN)});
+    Signals({MakeSignal(q.url, now_ + 20, SIGNAL_SOURCE_SITEMAP)});
+    for (int k = 0; k < 3; ++k) Signals({MakeSignal(pages[2].url, now_ + 30 + k)});
+    ASSERT_TRUE(shard_->Flush().ok());  // a graceful stop keeps every interval
+    Open();
+    EXPECT_EQ(State(q.url).signals_since_crawl(), 2u);
+    now_ += 60;
+    ASSERT_EQ(Report({ByUrl(q.url, now_, CRAWL_OUTCOME_CHANGED)}).result().applied(), 1u);
+    const HostSourceTrust after = State(q.url).host_trust();
+    EXPECT_EQ(after.crawls(), trust.crawls() + 1);
+    EXPECT_EQ(after.sources(1).signals(), trust.sources(1).signals());
+    EXPECT_EQ(after.sources(0).signals(), trust.sources(0).signals());
+  }
+}
+
 // Host pooling (host_prior_table.h): the pages of one host change hourly,
 // far from the shard's default of daily. Once the host's crawls have been
 // pooled, a new URL of the host is ranked from the host's prior, not the

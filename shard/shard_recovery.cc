@@ -293,8 +293,8 @@ absl::Status Shard::Recovery::ReplayJournal() {
       PageSlot& slot = shard_.pages_[page];
       AddSignal(s.key, &slot.signal_filter);
       if (slot.n_cis < kMaxSignals) ++slot.n_cis;
-      shard_.pages_.CountSourceSignal(page, s.source);
       const double offset = s.time - shard_.LastCrawl(page);
+      shard_.pages_.CountSourceSignal(page, s.source, offset, shard_.options_.joint_signal_window);
       if (offset > slot.latest_signal) {
         slot.latest_signal = LatestSignalOffset(offset);
       }
@@ -309,7 +309,7 @@ absl::Status Shard::Recovery::ReplayJournal() {
       slot.n_cis = std::max(slot.n_cis, s.n_cis);
       slot.signal_filter |= s.filter;
       slot.latest_signal = std::max(slot.latest_signal, s.latest);
-      shard_.pages_.RaiseSourceSignals(page, s.split_known, s.named_signals);
+      shard_.pages_.RaiseSourceSignals(page, s.split_known, s.split);
       shard_.MarkUnfolded(page, seq);
     };
     // A later grant replaces an earlier one (a URL has one lease at a

@@ -139,15 +139,26 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
     }
     AddSignal(key, &slot.signal_filter);
     if (slot.n_cis < kMaxSignals) ++slot.n_cis;
+    const int source_index = TrustSourceIndex(source);
+    // Before latest_signal takes it in: matched against the latest instant.
+    const uint8_t joined =
+        pages_.CountSourceSignal(page, source_index, offset, options_.joint_signal_window);
     if (offset > slot.latest_signal) {
       slot.latest_signal = LatestSignalOffset(offset);
     }
-    const int source_index = TrustSourceIndex(source);
-    pages_.CountSourceSignal(page, source_index);
     // A source the host's crawls showed not worth listening to counts for
     // learning, not in ranking.
     const bool trusted = trust_.Trusted(indexed.host, source_index);
-    if (trusted) index_.RecordSignal(page, t);
+    bool ranked = trusted;
+    if (joined != 0 && trust_.TrustedModel(indexed.host)) {
+      // A joint event counts once in ranking (TrustedSignals): the instant
+      // was counted already unless it was a single event of a source not
+      // trusted. Two sources signalling one instant prove a change ((M2)),
+      // trusted or not.
+      ranked =
+          __builtin_popcount(joined) == 1 && !trust_.Trusted(indexed.host, __builtin_ctz(joined));
+    }
+    if (ranked) index_.RecordSignal(page, t);
     if (trusted && !trust_.TrustedModel(indexed.host) && SignalCountRefreshesRate(slot.n_cis)) {
       RankBySignalRate(page, slot, indexed, t);
     }
@@ -210,15 +221,20 @@ bool Shard::RanksByOwnPriorFit(HostId host, const policy::PageParams& model,
 }
 
 int64_t Shard::RankedSignals(PageId page, int64_t n_cis) const {
-  SourceCounts split;
-  if (!pages_.SourceSplit(page, n_cis, &split)) return n_cis;
-  return TrustedSignals(Indexed(page).host, split);
+  const HostId host = Indexed(page).host;
+  IntervalSignals split;
+  if (!trust_.TrustedModel(host) || !pages_.SourceSplit(page, n_cis, &split)) return n_cis;
+  return TrustedSignals(host, split);
 }
 
-int64_t Shard::TrustedSignals(HostId host, const SourceCounts& split) const {
-  int64_t ranked = 0;
+int64_t Shard::TrustedSignals(HostId host, const IntervalSignals& split) const {
+  // The merged stream of the trusted sources counts a change once, however
+  // many of them signalled it. A joint event counts as one of its events
+  // whichever sources took part (the split does not keep them): two sources
+  // at one instant prove a change ((M2)).
+  int64_t ranked = split.joint;
   for (int s = 0; s < kTrustSources; ++s) {
-    if (trust_.Trusted(host, s)) ranked += split[s];
+    if (trust_.Trusted(host, s)) ranked += split.single[s];
   }
   return ranked;
 }
@@ -260,7 +276,7 @@ void Shard::FoldJournal() {
       [this](PageId page) {
         const PageSlot& slot = pages_[page];
         JournalState state{slot.id, slot.n_cis, slot.signal_filter, slot.latest_signal};
-        state.split_known = pages_.NamedSourceSignals(page, &state.named_signals);
+        state.split_known = pages_.SignalSplitOf(page, &state.split);
         journal_.AddState(state);
         // Its lease too, active or not (a late report may still name it).
         if (const LeaseTable::Lease* lease = leases_.OfPage(page); lease != nullptr) {

@@ -41,6 +41,30 @@ inline SignalSource TrustSourceAt(int index) {
 // Signals of one crawl interval, by TrustSourceIndex.
 using SourceCounts = std::array<int64_t, kTrustSources>;
 
+// A crawl interval's signals once one change's signals from several sources
+// are matched (docs/multi_source_model.md, (M2)): the single-source events
+// of each source, and the joint events (signalling instants of two sources
+// or more).
+struct IntervalSignals {
+  SourceCounts single = {};
+  int64_t joint = 0;
+};
+
+// How a page's signals since its last crawl split by source, as a page's
+// crawl-state entry and the journal's folds keep it (bytes: a count that
+// would pass 255 makes the split unknown instead).
+struct SignalSplit {
+  // Single-source events of each named source (all but "other").
+  std::array<uint8_t, kOtherTrustSource> named = {};
+  uint8_t joint_events = 0;
+  // The signals the joint events took in (two or more each): the rest of
+  // the page's signals not in `named` are "other"'s single-source events.
+  uint8_t joint_signals = 0;
+  // The sources of the latest signalling instant (bit TrustSourceIndex),
+  // which a signal of another source within the matching window joins.
+  uint8_t latest_sources = 0;
+};
+
 }  // namespace shard
 }  // namespace recrawl
 
