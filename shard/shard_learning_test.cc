@@ -420,6 +420,87 @@ TEST_F(ShardLearningTest, MatchesOneChangesSignalsFromTwoSources) {
   }
 }
 
+// A host whose CDN purges (90%) and IndexNow pings (80%) both announce its
+// changes, 5 s apart, and whose sitemap only moves daily: both announcing
+// sources are trusted, and the host's pages are ranked by their merged
+// stream, which counts a change once. A change both announce leaves a
+// page's crawl value where the first signal put it, and still so after a
+// restart; a second change raises it.
+TEST_F(ShardLearningTest, RanksAChangeTwoTrustedSourcesSignalOnce) {
+  constexpr double kDay = 86400.0;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  const int kPages = 40;
+  std::vector<Page> pages;
+  std::vector<UrlSpec> specs;
+  for (int i = 0; i < kPages; ++i) {
+    Page p;
+    p.url = absl::StrCat("https://news.example/post", i);
+    p.change_rate = 1.0 / kDay;
+    p.last_crawl = now_;
+    pages.push_back(p);
+    specs.push_back(Spec(p.url));
+  }
+  ASSERT_EQ(Upsert(specs).result().applied(), static_cast<uint32_t>(kPages));
+  for (int r = 0; r < 30; ++r) {
+    for (Page& p : pages) {
+      const double t = p.last_crawl + (0.5 + u01(rng)) * kDay;
+      const double tau = t - p.last_crawl;
+      std::vector<Signal> signals;
+      const int changes = std::poisson_distribution<int>(p.change_rate * tau)(rng);
+      for (int k = 0; k < changes; ++k) {
+        const double at = p.last_crawl + u01(rng) * (tau - 60.0);
+        if (u01(rng) < 0.9) signals.push_back(MakeSignal(p.url, at, SIGNAL_SOURCE_CDN));
+        if (u01(rng) < 0.8) signals.push_back(MakeSignal(p.url, at + 5.0, SIGNAL_SOURCE_INDEXNOW));
+      }
+      for (int k = std::poisson_distribution<int>(tau / kDay)(rng); k > 0; --k) {
+        signals.push_back(MakeSignal(p.url, p.last_crawl + u01(rng) * tau, SIGNAL_SOURCE_SITEMAP));
+      }
+      std::sort(signals.begin(), signals.end(),
+                [](const Signal& a, const Signal& b) { return a.time() < b.time(); });
+      now_ = std::max(now_, t);
+      if (!signals.empty()) Signals(signals);
+      ASSERT_EQ(
+          Report({ByUrl(p.url, t, changes > 0 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED)})
+              .result()
+              .applied(),
+          1u);
+      p.last_crawl = t;
+    }
+  }
+  const HostSourceTrust trust = State(pages[0].url).host_trust();
+  std::printf("CDN λ %.3f, IndexNow λ %.3f, sitemap λ %.3f ν %.3f/day\n", trust.sources(1).recall(),
+              trust.sources(2).recall(), trust.sources(0).recall(),
+              trust.sources(0).false_rate() * kDay);
+  ASSERT_TRUE(trust.sources(1).trusted());   // CDN
+  ASSERT_TRUE(trust.sources(2).trusted());   // IndexNow
+  ASSERT_FALSE(trust.sources(0).trusted());  // sitemap
+
+  now_ += 600;
+  const std::string& once = pages[1].url;
+  const double before = State(once).crawl_value();
+  Signals({MakeSignal(once, now_ - 10, SIGNAL_SOURCE_CDN)});
+  const double signalled = State(once).crawl_value();
+  EXPECT_GT(signalled, before * 1.5);
+  Signals({MakeSignal(once, now_ - 5, SIGNAL_SOURCE_INDEXNOW)});
+  EXPECT_EQ(State(once).signals_since_crawl(), 2u);
+  EXPECT_EQ(State(once).crawl_value(), signalled);  // the same change
+  // Another change, IndexNow first this time, then the CDN.
+  const std::string& twice = pages[2].url;
+  Signals({MakeSignal(twice, now_ - 500, SIGNAL_SOURCE_INDEXNOW)});
+  Signals({MakeSignal(twice, now_ - 498, SIGNAL_SOURCE_CDN)});
+  const double joint_first = State(twice).crawl_value();
+  Signals({MakeSignal(twice, now_ - 10, SIGNAL_SOURCE_CDN)});
+  // A second change: near the ceiling μ/Δ already (the merged stream's
+  // signals are near proof), but higher.
+  EXPECT_GT(State(twice).crawl_value(), joint_first);
+  const double two_changes = State(twice).crawl_value();
+  ASSERT_TRUE(shard_->Flush().ok());
+  Open();
+  EXPECT_NEAR(State(once).crawl_value(), signalled, 1e-9 * signalled);
+  EXPECT_NEAR(State(twice).crawl_value(), two_changes, 1e-9 * two_changes);
+}
+
 // Host pooling (host_prior_table.h): the pages of one host change hourly,
 // far from the shard's default of daily. Once the host's crawls have been
 // pooled, a new URL of the host is ranked from the host's prior, not the
