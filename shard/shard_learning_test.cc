@@ -17,8 +17,6 @@ namespace recrawl {
 namespace shard {
 namespace {
 
-using ShardLearningTest = testing::ShardTest;
-
 struct Page {
   std::string url;
   double change_rate;  // Δ per second
@@ -26,6 +24,73 @@ struct Page {
   double false_rate;   // ν per second
   double last_crawl;
   uint32_t crawls = 0;
+};
+
+class ShardLearningTest : public testing::ShardTest {
+ protected:
+  static constexpr double kDay = 86400.0;
+
+  // A source that signals a page's changes: each with probability
+  // `recall`, stamped `delay` seconds after it.
+  struct Announcer {
+    SignalSource source;
+    double recall;
+    double delay;
+  };
+
+  // `n` pages of one host (`prefix` and a number) that change daily, last
+  // crawled now_ and registered with the default prior.
+  std::vector<Page> AddDailyPages(const std::string& prefix, int n) {
+    std::vector<Page> pages;
+    std::vector<UrlSpec> specs;
+    for (int i = 0; i < n; ++i) {
+      Page p;
+      p.url = absl::StrCat(prefix, i);
+      p.change_rate = 1.0 / kDay;
+      p.last_crawl = now_;
+      pages.push_back(p);
+      specs.push_back(Spec(p.url));
+    }
+    EXPECT_EQ(Upsert(specs).result().applied(), static_cast<uint32_t>(n));
+    return pages;
+  }
+
+  // `rounds` rounds of one crawl of every page, each 0.5-1.5 days after its
+  // last. Meanwhile its changes are signalled by `announcers` and its
+  // sitemap sends one false signal a day; the signals arrive in the order
+  // they were sent, and the crawl reports whether the page changed.
+  void CrawlRounds(std::vector<Page>* pages, int rounds, const std::vector<Announcer>& announcers,
+                   std::mt19937_64* rng) {
+    std::uniform_real_distribution<double> u01(0.0, 1.0);
+    for (int r = 0; r < rounds; ++r) {
+      for (Page& p : *pages) {
+        const double t = p.last_crawl + (0.5 + u01(*rng)) * kDay;
+        const double tau = t - p.last_crawl;
+        std::vector<Signal> signals;
+        const int changes = std::poisson_distribution<int>(p.change_rate * tau)(*rng);
+        for (int k = 0; k < changes; ++k) {
+          const double at = p.last_crawl + u01(*rng) * (tau - 60.0);
+          for (const Announcer& a : announcers) {
+            if (u01(*rng) < a.recall) signals.push_back(MakeSignal(p.url, at + a.delay, a.source));
+          }
+        }
+        for (int k = std::poisson_distribution<int>(tau / kDay)(*rng); k > 0; --k) {
+          signals.push_back(
+              MakeSignal(p.url, p.last_crawl + u01(*rng) * tau, SIGNAL_SOURCE_SITEMAP));
+        }
+        std::sort(signals.begin(), signals.end(),
+                  [](const Signal& a, const Signal& b) { return a.time() < b.time(); });
+        now_ = std::max(now_, t);
+        if (!signals.empty()) Signals(signals);
+        ASSERT_EQ(
+            Report({ByUrl(p.url, t, changes > 0 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED)})
+                .result()
+                .applied(),
+            1u);
+        p.last_crawl = t;
+      }
+    }
+  }
 };
 
 TEST_F(ShardLearningTest, EstimatesConvergeOnSyntheticPopulation) {
@@ -186,7 +251,6 @@ TEST_F(ShardLearningTest, ChangedUrlBelowTheLevelIsProbedSoonAfter) {
 // source to trust from its crawls, pooled over the host, and keeps it across
 // a crash (up to its last unwritten intervals) and a graceful restart.
 TEST_F(ShardLearningTest, LearnsPerSourceTrustPerHostAndKeepsItAcrossRestarts) {
-  constexpr double kDay = 86400.0;
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u01(0.0, 1.0);
   const int kPages = 40;
@@ -335,54 +399,14 @@ TEST_F(ShardLearningTest, LearnsPerSourceTrustPerHostAndKeepsItAcrossRestarts) {
 // false rate and its recall is learnt as about 0 (as in host_trust_test).
 // A joint event still open at a restart is kept through the journal's fold.
 TEST_F(ShardLearningTest, MatchesOneChangesSignalsFromTwoSources) {
-  constexpr double kDay = 86400.0;
   for (const double window : {60.0, 0.0}) {
     options_.joint_signal_window = window;
     options_.journal_window = 2;
     Recreate();
     std::mt19937_64 rng(11);
-    std::uniform_real_distribution<double> u01(0.0, 1.0);
-    const int kPages = 40;
-    std::vector<Page> pages;
-    std::vector<UrlSpec> specs;
-    for (int i = 0; i < kPages; ++i) {
-      Page p;
-      p.url = absl::StrCat("https://shop.example/item", i);
-      p.change_rate = 1.0 / kDay;
-      p.last_crawl = now_;
-      pages.push_back(p);
-      specs.push_back(Spec(p.url));
-    }
-    ASSERT_EQ(Upsert(specs).result().applied(), static_cast<uint32_t>(kPages));
-    for (int r = 0; r < 30; ++r) {
-      for (Page& p : pages) {
-        const double t = p.last_crawl + (0.5 + u01(rng)) * kDay;
-        const double tau = t - p.last_crawl;
-        std::vector<Signal> signals;
-        const int changes = std::poisson_distribution<int>(p.change_rate * tau)(rng);
-        for (int k = 0; k < changes; ++k) {
-          const double at = p.last_crawl + u01(rng) * (tau - 60.0);
-          if (u01(rng) < 0.9) signals.push_back(MakeSignal(p.url, at, SIGNAL_SOURCE_CDN));
-          if (u01(rng) < 0.5)
-            signals.push_back(MakeSignal(p.url, at + 20.0, SIGNAL_SOURCE_SITEMAP));
-        }
-        for (int k = std::poisson_distribution<int>(tau / kDay)(rng); k > 0; --k) {
-          signals.push_back(
-              MakeSignal(p.url, p.last_crawl + u01(rng) * tau, SIGNAL_SOURCE_SITEMAP));
-        }
-        // Delivered in the order they were sent.
-        std::sort(signals.begin(), signals.end(),
-                  [](const Signal& a, const Signal& b) { return a.time() < b.time(); });
-        now_ = std::max(now_, t);
-        if (!signals.empty()) Signals(signals);
-        ASSERT_EQ(
-            Report({ByUrl(p.url, t, changes > 0 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED)})
-                .result()
-                .applied(),
-            1u);
-        p.last_crawl = t;
-      }
-    }
+    std::vector<Page> pages = AddDailyPages("https://shop.example/item", 40);
+    CrawlRounds(&pages, 30, {{SIGNAL_SOURCE_CDN, 0.9, 0.0}, {SIGNAL_SOURCE_SITEMAP, 0.5, 20.0}},
+                &rng);
     const HostSourceTrust trust = State(pages[0].url).host_trust();
     ASSERT_EQ(trust.sources_size(), 5);
     const SourceTrust& sitemap = trust.sources(0);
@@ -427,47 +451,10 @@ TEST_F(ShardLearningTest, MatchesOneChangesSignalsFromTwoSources) {
 // page's crawl value where the first signal put it, and still so after a
 // restart; a second change raises it.
 TEST_F(ShardLearningTest, RanksAChangeTwoTrustedSourcesSignalOnce) {
-  constexpr double kDay = 86400.0;
   std::mt19937_64 rng(5);
-  std::uniform_real_distribution<double> u01(0.0, 1.0);
-  const int kPages = 40;
-  std::vector<Page> pages;
-  std::vector<UrlSpec> specs;
-  for (int i = 0; i < kPages; ++i) {
-    Page p;
-    p.url = absl::StrCat("https://news.example/post", i);
-    p.change_rate = 1.0 / kDay;
-    p.last_crawl = now_;
-    pages.push_back(p);
-    specs.push_back(Spec(p.url));
-  }
-  ASSERT_EQ(Upsert(specs).result().applied(), static_cast<uint32_t>(kPages));
-  for (int r = 0; r < 30; ++r) {
-    for (Page& p : pages) {
-      const double t = p.last_crawl + (0.5 + u01(rng)) * kDay;
-      const double tau = t - p.last_crawl;
-      std::vector<Signal> signals;
-      const int changes = std::poisson_distribution<int>(p.change_rate * tau)(rng);
-      for (int k = 0; k < changes; ++k) {
-        const double at = p.last_crawl + u01(rng) * (tau - 60.0);
-        if (u01(rng) < 0.9) signals.push_back(MakeSignal(p.url, at, SIGNAL_SOURCE_CDN));
-        if (u01(rng) < 0.8) signals.push_back(MakeSignal(p.url, at + 5.0, SIGNAL_SOURCE_INDEXNOW));
-      }
-      for (int k = std::poisson_distribution<int>(tau / kDay)(rng); k > 0; --k) {
-        signals.push_back(MakeSignal(p.url, p.last_crawl + u01(rng) * tau, SIGNAL_SOURCE_SITEMAP));
-      }
-      std::sort(signals.begin(), signals.end(),
-                [](const Signal& a, const Signal& b) { return a.time() < b.time(); });
-      now_ = std::max(now_, t);
-      if (!signals.empty()) Signals(signals);
-      ASSERT_EQ(
-          Report({ByUrl(p.url, t, changes > 0 ? CRAWL_OUTCOME_CHANGED : CRAWL_OUTCOME_UNCHANGED)})
-              .result()
-              .applied(),
-          1u);
-      p.last_crawl = t;
-    }
-  }
+  std::vector<Page> pages = AddDailyPages("https://news.example/post", 40);
+  CrawlRounds(&pages, 30, {{SIGNAL_SOURCE_CDN, 0.9, 0.0}, {SIGNAL_SOURCE_INDEXNOW, 0.8, 5.0}},
+              &rng);
   const HostSourceTrust trust = State(pages[0].url).host_trust();
   std::printf("CDN λ %.3f, IndexNow λ %.3f, sitemap λ %.3f ν %.3f/day\n", trust.sources(1).recall(),
               trust.sources(2).recall(), trust.sources(0).recall(),
