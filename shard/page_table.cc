@@ -255,19 +255,12 @@ bool PageTable::SourceSplit(PageId page, int64_t n_cis, IntervalSignals* signals
   return true;
 }
 
-void PageTable::RaiseSourceSignals(PageId page, bool known, const SignalSplit& split) {
+void PageTable::RestoreSourceSignals(PageId page, bool known, const SignalSplit& split) {
   const PageSlot& slot = slots_[page];
   if (slot.crawl_state == kNoCrawlState) return;
   CrawlState& e = crawl_states_[slot.crawl_state];
   if (!known) e.source_split_known = false;
-  if (!e.source_split_known) return;
-  SignalSplit& mine = e.split;
-  for (int s = 0; s < kOtherTrustSource; ++s) {
-    mine.named[s] = std::max(mine.named[s], split.named[s]);
-  }
-  mine.joint_events = std::max(mine.joint_events, split.joint_events);
-  mine.joint_signals = std::max(mine.joint_signals, split.joint_signals);
-  mine.latest_sources = split.latest_sources;
+  if (e.source_split_known) e.split = split;
 }
 
 bool PageTable::SignalSplitOf(PageId page, SignalSplit* split) const {

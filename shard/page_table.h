@@ -166,11 +166,13 @@ class PageTable {
   // latest instant is kept: a signal delivered after another change's (a
   // sitemap polled hours after its lastmod) is its source's own event.
   uint8_t CountSourceSignal(PageId page, int source, double offset, double joint_window);
-  // A journal fold's split (JournalState): the page's counts since its
-  // last crawl are at least `split`'s (the fold holds every signal before
-  // it) and its latest instant is the fold's; `known` false makes the
-  // split not known.
-  void RaiseSourceSignals(PageId page, bool known, const SignalSplit& split);
+  // A journal fold's split (JournalState) at start-up: the fold holds
+  // every signal of the page before it, so the page's split is the fold's,
+  // whatever the signals replayed before it gave (a signal stamped ahead of
+  // the clock is replayed at its clamped time and may have matched
+  // otherwise); `known` false makes the split not known. A split that was
+  // not known stays so.
+  void RestoreSourceSignals(PageId page, bool known, const SignalSplit& split);
   // The page's split since its last crawl, for a fold; false when it is
   // not known.
   bool SignalSplitOf(PageId page, SignalSplit* split) const;

@@ -254,17 +254,18 @@ TEST(PageTableTest, SignalsBySourceAreKnownFromACrawlWithAnEntryOn) {
   table.RestartSourceSignals(a);
   EXPECT_TRUE(table.SourceSplit(a, 0, &counts));
 
-  // A journal's fold raises the counts to its own (which hold the signals
-  // replayed before it); a signal or a fold of unknown source makes the
-  // split unknown.
+  // A journal's fold gives the page its own split (it holds the signals
+  // replayed before it, however they were matched on replay); a signal or
+  // a fold of unknown source makes the split unknown.
   SignalSplit split;
   CountSignal(&table, a, SIGNAL_SOURCE_CDN);
+  CountSignal(&table, a, SIGNAL_SOURCE_SITEMAP);  // part of the fold's joint event
   SignalSplit fold;
   fold.named = {0, 3, 1, 0};
   fold.joint_events = 1;
   fold.joint_signals = 2;
   fold.latest_sources = 0b00010;
-  table.RaiseSourceSignals(a, /*known=*/true, fold);
+  table.RestoreSourceSignals(a, /*known=*/true, fold);
   CountSignal(&table, a, SIGNAL_SOURCE_CDN);
   ASSERT_TRUE(table.SignalSplitOf(a, &split));
   EXPECT_EQ(split.named, (std::array<uint8_t, kOtherTrustSource>{0, 4, 1, 0}));
@@ -276,7 +277,7 @@ TEST(PageTableTest, SignalsBySourceAreKnownFromACrawlWithAnEntryOn) {
   table.CountSourceSignal(a, /*source=*/-1, 0.0, 0.0);
   EXPECT_FALSE(table.SignalSplitOf(a, &split));
   table.RestartSourceSignals(a);
-  table.RaiseSourceSignals(a, /*known=*/false, {});
+  table.RestoreSourceSignals(a, /*known=*/false, {});
   EXPECT_FALSE(table.SourceSplit(a, 0, &counts));
 }
 

@@ -309,7 +309,7 @@ absl::Status Shard::Recovery::ReplayJournal() {
       slot.n_cis = std::max(slot.n_cis, s.n_cis);
       slot.signal_filter |= s.filter;
       slot.latest_signal = std::max(slot.latest_signal, s.latest);
-      shard_.pages_.RaiseSourceSignals(page, s.split_known, s.split);
+      shard_.pages_.RestoreSourceSignals(page, s.split_known, s.split);
       shard_.MarkUnfolded(page, seq);
     };
     // A later grant replaces an earlier one (a URL has one lease at a
