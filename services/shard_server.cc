@@ -83,8 +83,8 @@ ABSL_FLAG(double, trusted_source_share, 0.5,
           "operations.md, \"Per-source trust\")");
 ABSL_FLAG(double, joint_signal_window, 60.0,
           "Signals of different sources for one URL whose times lie within this many seconds "
-          "are taken as one change's when learning per-source trust (0: never; docs/"
-          "operations.md, \"Per-source trust\")");
+          "are taken as one change's, in learning per-source trust and in ranking by the "
+          "trusted sources (0: never; docs/operations.md, \"Per-source trust\")");
 ABSL_FLAG(int, block_cache_mb, 64, "RocksDB block cache, MiB");
 ABSL_FLAG(int, write_buffer_kb, 0,
           "Memtable size of the URL records and of the journal, KiB "
