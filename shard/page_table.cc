@@ -196,42 +196,35 @@ uint8_t PageTable::CountSourceSignal(PageId page, int source, double offset, dou
   if (slot.crawl_state == kNoCrawlState) return 0;
   CrawlState& e = crawl_states_[slot.crawl_state];
   if (!e.source_split_known) return 0;
-  if (source < 0 || source > kOtherTrustSource) {
+  // Until the next crawl: an unknown source, or a count past its byte.
+  const auto forget = [&e] {
     e.source_split_known = false;
-    return 0;
-  }
+    return uint8_t{0};
+  };
+  if (source < 0 || source > kOtherTrustSource) return forget();
   SignalSplit& split = e.split;
   const uint8_t bit = static_cast<uint8_t>(1u << source);
   const uint8_t instant = split.latest_sources;
   if (instant != 0 && (instant & bit) == 0 && joint_window > 0.0 &&
       std::abs(offset - static_cast<double>(slot.latest_signal)) <= joint_window) {
-    // The same change as the latest instant's signals.
-    if (__builtin_popcount(instant) == 1) {
-      // Its single-source event becomes a joint event of two signals.
-      const int first = __builtin_ctz(instant);
-      if (split.joint_events == 0xff || split.joint_signals > 0xff - 2 ||
-          (first != kOtherTrustSource && split.named[first] == 0)) {
-        e.source_split_known = false;
-        return 0;
-      }
-      if (first != kOtherTrustSource) --split.named[first];
-      ++split.joint_events;
-      split.joint_signals += 2;
-    } else {
-      if (split.joint_signals == 0xff) {
-        e.source_split_known = false;
-        return 0;
-      }
-      ++split.joint_signals;
+    // The same change as the latest instant's signals. A single-source
+    // event becomes a joint event of two signals; a joint event takes one
+    // more.
+    const bool single = __builtin_popcount(instant) == 1;
+    const int first = __builtin_ctz(instant);
+    const bool named_first = single && first != kOtherTrustSource;
+    if (split.joint_signals > 0xff - (single ? 2 : 1) || (single && split.joint_events == 0xff) ||
+        (named_first && split.named[first] == 0)) {
+      return forget();
     }
+    if (named_first) --split.named[first];
+    split.joint_events += single;
+    split.joint_signals += single ? 2 : 1;
     split.latest_sources = instant | bit;
     return instant;
   }
   if (source != kOtherTrustSource) {
-    if (split.named[source] == 0xff) {
-      e.source_split_known = false;
-      return 0;
-    }
+    if (split.named[source] == 0xff) return forget();
     ++split.named[source];
   }
   // A signal no earlier than the latest one starts a new instant.
