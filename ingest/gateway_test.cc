@@ -193,11 +193,11 @@ TEST_F(GatewayTest, TokensGuardTheWebhookAndAdmin) {
 // The site holds every answer for 30 s and fetches may take 60: Stop
 // returns before any is answered only because it cancels them.
 TEST_F(GatewayTest, StopCancelsTheFetchesInFlight) {
-  TestHttpServer slow;
   absl::Mutex mu;
   int held = 0;
   int answered = 0;
   absl::Notification release;
+  TestHttpServer slow;  // after what its handlers use: it stops first
   auto hold = [&](const httplib::Request&, httplib::Response& res) {
     {
       absl::MutexLock lock(&mu);

@@ -322,6 +322,9 @@ TEST_F(IngestEndToEndTest, SitemapChangesAreSignalledOnceOnTheirShards) {
   for (const char* path : {"/a", "/b", "/c", "/d"}) {
     state.lastmods[SiteUrl(path)] = "2020-01-01T00:00:00Z";
   }
+  // The gzip bomb's body; declared before the server so that it outlives
+  // the handler, which the gateway may still be calling as the test ends.
+  const std::string bomb = feeds::DeflateGzip(std::string(size_t{60} << 20, ' '));
   TestHttpServer site;
   site.server().Get("/sitemap_index.xml", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(
@@ -348,7 +351,6 @@ TEST_F(IngestEndToEndTest, SitemapChangesAreSignalledOnceOnTheirShards) {
   site.server().Get("/notxml.xml", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("this is not a sitemap", "text/plain");
   });
-  const std::string bomb = feeds::DeflateGzip(std::string(size_t{60} << 20, ' '));
   site.server().Get("/bomb.xml.gz", [&](const httplib::Request&, httplib::Response& res) {
     res.set_content(bomb, "application/gzip");
   });

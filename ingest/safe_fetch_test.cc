@@ -77,12 +77,12 @@ class SafeFetchTest : public ::testing::Test {
     mu_.Await(absl::Condition(&held));
   }
 
-  TestHttpServer server_;
   absl::Mutex mu_;
   int slow_requests_ ABSL_GUARDED_BY(mu_) = 0;
   std::string posted_;
   absl::Notification release_slow_;
   FetchOptions options_;
+  TestHttpServer server_;  // last: it stops before what its handlers use goes
 };
 
 TEST_F(SafeFetchTest, FetchesBodyAndValidators) {

@@ -1,5 +1,8 @@
 // A cpp-httplib server on 127.0.0.1 (any free port) for tests: routes are
-// added to server() before Start; Stop (or the destructor) ends it.
+// added to server() before Start; Stop (or the destructor) ends it, waiting
+// for the handlers in flight. Whatever a handler uses must outlive that:
+// declare the server after it (a fixture's member last), since a client
+// such as the gateway may still be calling as a test ends.
 #ifndef RECRAWL_INGEST_TEST_HTTP_SERVER_H_
 #define RECRAWL_INGEST_TEST_HTTP_SERVER_H_
 

@@ -50,11 +50,11 @@ class WebSubRunnerTest : public ::testing::Test {
     return "";
   }
 
-  TestHttpServer hub_;
   absl::Mutex mu_;
   std::vector<std::string> secrets_;
   std::string state_file_;
   GatewayMetrics metrics_;
+  TestHttpServer hub_;  // last: it stops before what its handler uses goes
 };
 
 TEST_F(WebSubRunnerTest, SubscriptionsAndTheirSecretsPersist) {
