@@ -26,7 +26,10 @@ target=${FUZZ_TARGET:-//shard:shard_fuzz_target}
 name=${target##*:}
 name=${name%_target}er
 out=${FUZZ_OUT:-${TMPDIR:-/tmp}/recrawl_$name}
-mkdir -p "$out/obj" "$out/corpus"
+# The objects; FUZZ_OBJ lets several targets share them (same flags), when
+# Bazel has generated every target's protobuf code before the first build.
+obj=${FUZZ_OBJ:-$out/obj}
+mkdir -p "$obj" "$out/corpus"
 
 bazel build "$target" >/dev/null  # generated protobuf code
 srcs=$(bazel query "kind('source file', deps($target))" 2>/dev/null |
@@ -41,22 +44,22 @@ flags=(-std=c++17 -O1 -g -I. -Ibazel-bin -I/usr/include/libxml2 -fno-omit-frame-
        -fsanitize=fuzzer-no-link,address,undefined)
 # An object is rebuilt when its source or any header of the tree is newer
 # (no per-file header tracking: a header change rebuilds everything).
-if [[ ! -f "$out/stamp" ]] ||
+if [[ ! -f "$obj/stamp" ]] ||
    [[ -n "$(find -L cluster client shard policy proto coordinator services ingest \
               bazel-bin/proto bazel-bin/shard bazel-bin/ingest \
-              -name '*.h' -newer "$out/stamp" -print -quit)" ]]; then
-  rm -f "$out"/obj/*.o
+              -name '*.h' -newer "$obj/stamp" -print -quit)" ]]; then
+  rm -f "$obj"/*.o
 fi
-touch "$out/stamp"
+touch "$obj/stamp"
 compile() {
-  local src=$1 obj="$out/obj/$(echo "$1" | tr '/' '_').o"
-  if [[ ! -f "$obj" || "$src" -nt "$obj" ]]; then
-    clang++ "${flags[@]}" -c "$src" -o "$obj"
+  local src=$1 o="$obj/$(echo "$1" | tr '/' '_').o"
+  if [[ ! -f "$o" || "$src" -nt "$o" ]]; then
+    clang++ "${flags[@]}" -c "$src" -o "$o"
   fi
-  echo "$obj"
+  echo "$o"
 }
 export -f compile
-export out
+export obj
 export flags_str="${flags[*]}"
 objs=$(printf '%s\n' $srcs $gen |
        xargs -P "$(nproc)" -I{} bash -c 'flags=($flags_str); compile {}')
