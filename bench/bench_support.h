@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -18,6 +19,10 @@ using Clock = std::chrono::steady_clock;
 inline double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
 }
+
+// The q-quantile of `v` (0 ≤ q ≤ 1; 1 is the largest), by the element at
+// rank ⌊q (n − 1)⌋ once sorted. `v` must not be empty.
+double Percentile(std::vector<double> v, double q);
 
 // Exits with the status printed unless it is OK.
 void Check(const absl::Status& status);

@@ -69,6 +69,7 @@ namespace {
 using bench::BenchDir;
 using bench::Check;
 using bench::Clock;
+using bench::Percentile;
 using bench::Seconds;
 using bench::SyntheticUrl;
 
@@ -80,11 +81,6 @@ std::string LoadAverage() {
 
 double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-double Percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * (v.size() - 1))];
 }
 
 // The most of `times` in any window [t, t + width).
