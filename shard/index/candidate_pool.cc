@@ -183,6 +183,7 @@ CandidatePool::Line CandidatePool::LineOf(const Record& r, double from, double b
 }
 
 void CandidatePool::Place(Key key, double from, double bound) {
+  ++placements_;
   Record& r = records_[key.slot];
   const Line line = LineOf(r, from, bound);
   key.intercept = line.intercept;

@@ -93,6 +93,9 @@ class CandidatePool {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   size_t MemoryBytes() const;
+  // Entries placed on a line so far (each a heap insert: by Add, and by
+  // Expire, Shift and RestartTop moving one on), for counting work.
+  uint64_t placements() const { return placements_; }
 
   // Adds a page valued `value` at `at`.
   void Add(PageId page, double value, double at, const Growth& growth, uint32_t tag = 0);
@@ -236,6 +239,7 @@ class CandidatePool {
   std::vector<PageId> top_page_;
   int top_class_ = -1;  // the class of the last Top
   size_t size_ = 0;
+  uint64_t placements_ = 0;
   // The classes in blocks of kBlockClasses, each remembering its best class
   // and until when that stays its best: the bounds are lines in t, so a
   // steeper class overtakes the best one at a time known when the block is

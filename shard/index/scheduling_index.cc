@@ -677,6 +677,7 @@ void SchedulingIndex::PickExact(double t, int k, std::vector<PickedPage>* picked
   if (needs_rekey_) RekeyAll();
   if (reserve_active_ && !(FloorBound(t) < admission_level_)) DropReserve();
   Drain(t);
+  if (PoolFlooded()) Rebuild(t, PoolTarget());
   size_t target = 0;  // of the last rebuild in this call
   for (;;) {
     Select(t, k, picked);
@@ -702,6 +703,15 @@ void SchedulingIndex::PickExact(double t, int k, std::vector<PickedPage>* picked
     target = target == 0 ? RefillTarget(k) : 4 * target;
     Rebuild(t, target);
   }
+}
+
+bool SchedulingIndex::PoolFlooded() const {
+  // Twice the size that makes a pick raise Λ (so the pool grew between
+  // picks), an eighth of the pages and a rebuild's parallel size (so that
+  // picking from the pool and raising over it, 1–2 µs a candidate on one
+  // thread, costs more than a rebuild, ~0.15 µs a page on several).
+  return candidates_.size() >
+         std::max({2 * MaxCandidates(PoolTarget()), size_ / 8, kParallelRebuildPages});
 }
 
 std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {

@@ -6,7 +6,8 @@
 // and while some eligible page has V ≥ Λ only pages past their due time can
 // be the argmax. The index keeps
 //   * a level Λ (level()): set by a rebuild (the only O(m) step: at start,
-//     after SetPolicy, and when no eligible page is left above Λ) so that a
+//     after SetPolicy, when no eligible page is left above Λ, and when most
+//     pages joined the pool between two picks) so that a
 //     few hundred pages are above it, and raised only when far more pile up
 //     (bandwidth fell). In steady state every page crosses Λ once per crawl
 //     and is picked soon after, so Λ stays put (Sec. 5.2's level Λ);
@@ -138,6 +139,8 @@ class SchedulingIndex : public CrawlIndex {
   const Stats& stats() const { return stats_; }
   // Entries the due-time queue moved (splits, compactions, growth).
   const DueQueue::Work& queue_work() const { return queue_.work(); }
+  // Candidates placed in the pool's heaps (candidate_pool.h).
+  uint64_t candidate_placements() const { return candidates_.placements(); }
   // Entries in the due-time queue, live and stale.
   size_t queue_entries() const { return queue_.size(); }
   // Bytes held by the index's tables (capacity, not size).
@@ -292,6 +295,11 @@ class SchedulingIndex : public CrawlIndex {
   static constexpr size_t kParallelRebuildPages = 1 << 16;
   void Rebuild(double t, size_t target);
   bool ShouldRaise() const;
+  // Whether so many pages joined the pool since the last pick (signals on
+  // most pages, or time passing with no picks, as when fetchers were away)
+  // that a rebuild, O(m) on several threads, is cheaper than picking from
+  // the pool and raising Λ over it (O(pool) valuations on one thread).
+  bool PoolFlooded() const;
   // Raises Λ so that the last rebuild's target of candidates stay.
   void Raise(double t);
 

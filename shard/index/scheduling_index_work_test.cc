@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "policy/crawl_policy.h"
 #include "policy/page_model.h"
+#include "shard/index/brute_force_index.h"
 #include "shard/index/scheduling_index.h"
 
 namespace recrawl {
@@ -209,6 +210,59 @@ TEST(SchedulingIndexWorkTest, SteadyCrawlingKeepsTheQueueItsSize) {
   }
   EXPECT_EQ(index.queue_work().growth_copies, growth_after_settling);
   EXPECT_GT(index.stats().compactions, compactions_after_settling);
+}
+
+// Signals on most pages between two picks (fetchers away while sites keep
+// pinging, or a signal backlog delivered at once) make most of them
+// candidates. The next pick then rebuilds Λ over the pages, once, instead
+// of picking from the flooded pool and raising Λ over it (which values
+// and re-keys every candidate on one thread); its picks are the brute
+// force's.
+TEST(SchedulingIndexWorkTest, ASignalFloodBetweenPicksCostsOneRebuild) {
+  constexpr uint32_t kPages = 200000;
+  constexpr uint32_t kHosts = 20000;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SchedulingIndex index;
+  BruteForceIndex oracle;
+  const double now = 1e6;
+  for (PageId id = 0; id < kPages; ++id) {
+    policy::PageParams p = RandomPage(rng);
+    p.recall = 0.5 + 0.5 * u(rng);  // signals say much
+    const double last_crawl = now - 86400 * u(rng);
+    index.Upsert(id, p, id % kHosts, last_crawl);
+    oracle.Upsert(id, p, id % kHosts, last_crawl);
+  }
+  ASSERT_EQ(index.PickTop(now, 1)[0].page, oracle.PickTop(now, 1)[0].page);
+  for (PageId id = 0; id < kPages; ++id) {
+    index.RecordSignals(id, now + 1, 8);
+    oracle.RecordSignals(id, now + 1, 8);
+  }
+  const size_t flooded = index.candidates();
+  ASSERT_GT(flooded, kPages / 2) << "not a flood";
+  const SchedulingIndex::Stats before = index.stats();
+  const uint64_t placed = index.candidate_placements();
+  const std::vector<PickedPage> picked = index.PickTop(now + 2, 10);
+  const uint64_t placements = index.candidate_placements() - placed;
+  const SchedulingIndex::Stats& after = index.stats();
+  const std::vector<PickedPage> want = oracle.PickTop(now + 2, 10);
+  ASSERT_EQ(picked.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(picked[i].page, want[i].page) << "rank " << i;
+    EXPECT_EQ(picked[i].value, want[i].value) << "rank " << i;
+  }
+  std::printf("the flooded pick: %zu candidates before; %llu valuations, %llu placements\n",
+              flooded, static_cast<unsigned long long>(after.valuations - before.valuations),
+              static_cast<unsigned long long>(placements));
+  EXPECT_EQ(after.rebuilds - before.rebuilds, 1u);
+  EXPECT_EQ(after.raises - before.raises, 0u);
+  // The rebuild values each page once (on several threads) and places
+  // about its target in the pool; picking from the flooded pool moved every
+  // candidate's bound on to its next line, and the raise after it placed
+  // them again.
+  EXPECT_LE(after.valuations - before.valuations, uint64_t{kPages} * 11 / 10);
+  EXPECT_LE(placements, uint64_t{4096});
+  EXPECT_LE(index.candidates(), size_t{4096});
 }
 
 }  // namespace
