@@ -153,6 +153,11 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   }
   std::make_heap(reserve_.begin(), reserve_.end(), HigherReserved);
   if (!(reserve_growth_ < kInf)) DropReserve();
+  // Pages tied at Λ all stay candidates; neither a raise nor a rebuild could
+  // shrink the pool they make before it grows (ShouldRaise, PoolFlooded).
+  if (candidates_.size() > MaxCandidates(PoolTarget())) {
+    retry_raise_above_ = 2 * candidates_.size();
+  }
 }
 
 double SchedulingIndex::ClearBound(double t) const {
