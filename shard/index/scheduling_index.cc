@@ -709,11 +709,11 @@ bool SchedulingIndex::PoolFlooded() const {
   // Twice the size that makes a pick raise Λ (so the pool grew between
   // picks), an eighth of the pages and a rebuild's parallel size (so that
   // picking from the pool and raising over it, 1–2 µs a candidate on one
-  // thread, costs more than a rebuild, ~0.15 µs a page on several), and the
-  // size a raise waits for after pages tied at Λ (a rebuild would leave
-  // them all candidates again).
+  // thread, costs more than a rebuild, ~0.15 µs a page on several), and
+  // twice the pool a rebuild left with pages tied at Λ (rebuilding would
+  // leave them all candidates again).
   return candidates_.size() > std::max({2 * MaxCandidates(PoolTarget()), size_ / 8,
-                                        kParallelRebuildPages, retry_raise_above_});
+                                        kParallelRebuildPages, flood_above_});
 }
 
 std::vector<PickedPage> SchedulingIndex::PickTop(double t, int k) {

@@ -403,6 +403,11 @@ class SchedulingIndex : public CrawlIndex {
   // A raise that found nothing to raise (ties at Λ) waits until the pool
   // is larger than this (0: no such wait).
   size_t retry_raise_above_ = 0;
+  // A rebuild that left pages tied at Λ in the pool: no rebuild for a flood
+  // until the pool is larger than this (0: no such wait). Unlike
+  // retry_raise_above_, a raise that found ties leaves it: the flood rule
+  // still bounds a pool that raises cannot shrink.
+  size_t flood_above_ = 0;
   bool needs_rebuild_ = true;
   // Picks returned so far, and at the last rebuild, which aimed at
   // rebuild_target_ candidates (for RefillTarget).

@@ -155,9 +155,9 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   if (!(reserve_growth_ < kInf)) DropReserve();
   // Pages tied at Λ all stay candidates; neither a raise nor a rebuild could
   // shrink the pool they make before it grows (ShouldRaise, PoolFlooded).
-  if (candidates_.size() > MaxCandidates(PoolTarget())) {
-    retry_raise_above_ = 2 * candidates_.size();
-  }
+  const bool tied = candidates_.size() > MaxCandidates(PoolTarget());
+  retry_raise_above_ = tied ? 2 * candidates_.size() : 0;
+  flood_above_ = retry_raise_above_;
 }
 
 double SchedulingIndex::ClearBound(double t) const {
