@@ -6,8 +6,8 @@
 // and while some eligible page has V ≥ Λ only pages past their due time can
 // be the argmax. The index keeps
 //   * a level Λ (level()): set by a rebuild (the only O(m) step: at start,
-//     after SetPolicy, when no eligible page is left above Λ, and when most
-//     pages joined the pool between two picks) so that a
+//     after SetPolicy, when no eligible page is left above Λ, and when more
+//     than an eighth of the pages joined the pool between two picks) so that a
 //     few hundred pages are above it, and raised only when far more pile up
 //     (bandwidth fell). In steady state every page crosses Λ once per crawl
 //     and is picked soon after, so Λ stays put (Sec. 5.2's level Λ);

@@ -44,7 +44,6 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   rebuild_target_ = target;
   picks_at_rebuild_ = picks_;
   size_at_rebuild_ = size_;
-  retry_raise_above_ = 0;
   needs_rebuild_ = false;
   needs_rekey_ = false;
   candidates_.Clear();
