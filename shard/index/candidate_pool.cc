@@ -239,9 +239,7 @@ CandidatePool::Key CandidatePool::TakeOut(uint32_t slot) {
 void CandidatePool::Expire(double t) {
   // As the class heaps (Touch): the pool's slack counts against the
   // index's 64 bytes a page.
-  if (expiry_.capacity() > 2 * static_cast<size_t>(expiry_.size()) + 16) {
-    expiry_.shrink_to_fit();
-  }
+  expiry_.ReleaseSlack(16);
   while (!expiry_.empty() && expiry_.top().at <= t) {
     const Expiry x = expiry_.top();
     expiry_.Erase(0);
@@ -471,15 +469,11 @@ CandidatePool::Entry CandidatePool::PopTop() {
 
 void CandidatePool::Touch(int k) {
   // Classes fill and drain as slopes drift; without this each would keep
-  // its high-water capacity. Amortised: it takes half the capacity in
-  // erasures. (Over 2x, not 4x, and little constant slack: some hundreds of
+  // its high-water capacity. (Little constant slack: some hundreds of
   // classes hold entries, most of them a few, and their slack counts
-  // against the index's 64 bytes a page; an emptied class gives back
-  // all.)
+  // against the index's 64 bytes a page; an emptied class gives back all.)
   Heap& heap = classes_[k];
-  if (heap.capacity() > (heap.empty() ? 0 : 2 * static_cast<size_t>(heap.size()) + 2)) {
-    heap.shrink_to_fit();
-  }
+  heap.ReleaseSlack(4);
   // A block's cached best and its until time depend only on its classes'
   // tops, so a change below a top (most pushes and erasures) leaves it valid.
   const int block = k / kBlockClasses;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -33,11 +34,29 @@ class IndexedHeap {
   const Entry& at(uint32_t i) const { return entries_[i]; }
   size_t capacity() const { return entries_.capacity(); }
   size_t MemoryBytes() const { return AllocatedBytes(entries_); }
+  // Entries copied to new storage so far (growth and ReleaseSlack), for
+  // counting work.
+  uint64_t copies() const { return copies_; }
   void reserve(size_t n) { entries_.reserve(n); }
-  void shrink_to_fit() { entries_.shrink_to_fit(); }
   void clear() { entries_.clear(); }
+  // Gives memory back once the capacity is over 4x the size plus `spare`,
+  // keeping 2x plus spare / 2 (all of it when empty): a heap that drains
+  // does not keep its high-water capacity, and one that hovers around a
+  // size copies its entries O(1) times each, amortised. (Shrinking to the
+  // size would make the next push copy them all again: a heap losing one
+  // entry for each it gains would copy itself every few calls.)
+  void ReleaseSlack(size_t spare) {
+    const size_t n = entries_.size();
+    if (entries_.capacity() <= (n == 0 ? 0 : 4 * n + spare)) return;
+    copies_ += n;
+    HugePageVector<Entry> kept;
+    if (n > 0) kept.reserve(2 * n + spare / 2);
+    kept.assign(std::make_move_iterator(entries_.begin()), std::make_move_iterator(entries_.end()));
+    entries_.swap(kept);
+  }
 
   void Push(const Entry& e) {
+    if (entries_.size() == entries_.capacity()) copies_ += entries_.size();  // growth
     entries_.push_back(e);
     SiftUp(size() - 1);
   }
@@ -95,6 +114,7 @@ class IndexedHeap {
   }
 
   HugePageVector<Entry> entries_;
+  uint64_t copies_ = 0;
   Before before_;
   Moved moved_;
 };
