@@ -42,6 +42,9 @@ ABSL_FLAG(int64_t, leases, 0,
           "the URLs, so that each size covers the same share of a crawl "
           "cycle)");
 ABSL_FLAG(int64_t, burst, 20000, "URLs to lease at one time");
+ABSL_FLAG(bool, alike, false,
+          "Load every URL with importance 1 and no crawl time (an imported list: pages "
+          "alike, tied until signals and crawls tell them apart)");
 ABSL_FLAG(double, burst_step, 0.0,
           "Seconds the burst's slot time advances a batch (0: one time; "
           "256 / 100K s: a burst leased at 100K URLs/s in real time)");
@@ -186,8 +189,12 @@ void Run() {
     for (int64_t i = 0; i < n; ++i) {
       UrlSpec* spec = req.add_urls();
       spec->set_url(bench::SyntheticUrl(i));
-      spec->set_importance(u(rng));
-      spec->set_last_crawl_time(now - 86400 * u(rng));
+      if (absl::GetFlag(FLAGS_alike)) {
+        spec->set_importance(1.0);
+      } else {
+        spec->set_importance(u(rng));
+        spec->set_last_crawl_time(now - 86400 * u(rng));
+      }
       if (req.urls_size() == 1000 || i + 1 == n) {
         const Clock::time_point start = Clock::now();
         Check(shard->UpsertUrls(req, now));

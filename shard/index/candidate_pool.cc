@@ -222,6 +222,34 @@ void CandidatePool::Add(PageId page, double value, double at, const Growth& grow
   ++size_;
 }
 
+void CandidatePool::AddLike(PageId page, const Entry& like, uint32_t tag) {
+  const uint32_t slot = NewSlot();
+  Record& r = records_[slot];
+  r.value = like.value;
+  r.at = like.at;
+  r.base = like.base;
+  r.slope = like.slope;
+  r.rise = like.rise;
+  r.later_slope = like.later_slope;
+  r.piece = 0;
+  page_slots_->SetSlot(page, slot);
+  ++size_;
+  if (!(like.base < kInf)) {  // a voided entry: +∞ until valued
+    r.slope_class = kVoidClass;
+    r.expiry_pos = kNone;
+    classes_[kVoidClass].Push({kInf, page, slot, tag});
+    Touch(kVoidClass);
+    return;
+  }
+  // As Shift does: pieces that end before now are moved on by Expire.
+  Place({0.0, page, slot, tag}, r.at, r.base);
+}
+
+CandidatePool::Entry CandidatePool::Find(PageId page) const {
+  const Record& r = records_[page_slots_->Slot(page)];
+  return EntryOf(classes_[r.slope_class].at(r.pos));
+}
+
 CandidatePool::Key CandidatePool::TakeOut(uint32_t slot) {
   Record& r = records_[slot];
   const int k = r.slope_class;

@@ -99,6 +99,14 @@ class CandidatePool {
 
   // Adds a page valued `value` at `at`.
   void Add(PageId page, double value, double at, const Growth& growth, uint32_t tag = 0);
+  // Adds `page` with the bound of another candidate's entry (`like`, as Top
+  // or Find gave it): right when the two pages' values are equal at all
+  // times (the index's pages alike), so that what bounds one bounds the
+  // other. Its bound starts again from like.at: Expire must come before
+  // the next Top.
+  void AddLike(PageId page, const Entry& like, uint32_t tag);
+  // The page's entry (it must be in the pool).
+  Entry Find(PageId page) const;
   // The page's value jumped (a signal): its bound is +∞ until re-added.
   void Void(PageId page);
   // The page's value is a function of an effective time that just jumped

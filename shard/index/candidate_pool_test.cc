@@ -51,9 +51,10 @@ struct TruePage {
   }
 };
 
-// Random adds, voids, shifts, removals and pops at increasing times: every bound
-// the pool reports is at least the true value of the page it names and of
-// every page still in the pool, and pops come in non-increasing bound order.
+// Random adds, copies (AddLike), voids, shifts, removals and pops at
+// increasing times: every bound the pool reports is at least the true value
+// of the page it names and of every page still in the pool, and pops come
+// in non-increasing bound order.
 TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -91,6 +92,15 @@ TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
     } else if (action < 0.6 && p.present) {
       pool.Remove(id);
       p.present = false;
+    } else if (action < 0.65) {
+      // The page takes another's value curve and the pool's entry for it
+      // (its pieces may have ended long ago: the next Expire moves them).
+      const PageId other = static_cast<PageId>(rng() % kPages);
+      if (other == id || !pages[other].present) continue;
+      if (p.present) pool.Remove(id);
+      p = pages[other];
+      pool.AddLike(id, pool.Find(other), 0);
+      EXPECT_EQ(pool.Find(id).base, pool.Find(other).base);
     } else {
       pool.Expire(t);
       CandidatePool::Entry top;

@@ -331,7 +331,12 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
   const int64_t added = p.n_cis - before;
   if (added == 0) return;                  // saturated: V does not move
   if (p.state == kPicked) RestorePicks();  // its bound must move with it
-  if (needs_rebuild_) return;              // it values every page at its count
+  if (p.state == kFollower) {
+    Unfollow(id);  // no longer alike its cohort: its own candidate
+  } else if (p.state == kCandidate && Leads(id)) {
+    HandOverInPool(id, candidates_.Find(id));  // the entry before the signal
+  }
+  if (needs_rebuild_) return;  // it values every page at its count
   if (p.state != kQueued && p.state != kCandidate) return;
   if (p.state == kQueued && !reserve_active_ && p.n_cis <= p.keyed_signals) {
     return;  // its key allows for these signals already
@@ -436,7 +441,7 @@ void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
 size_t SchedulingIndex::MemoryBytes() const {
   return AllocatedBytes(pages_) + queue_.MemoryBytes() + candidates_.MemoryBytes() +
          reserve_.capacity() * sizeof(Reserved) + hosts_.MemoryBytes() +
-         beliefs_.capacity() * sizeof(CachedBelief);
+         beliefs_.capacity() * sizeof(CachedBelief) + CohortBytes();
 }
 
 // ---------------------------------------------------------------------------
@@ -447,7 +452,12 @@ void SchedulingIndex::Detach(PageId id) {
   if (p.state == kQueued) {
     --queued_;  // its entry is stale once the caller changes the state
   } else if (p.state == kCandidate) {
+    if (Leads(id)) HandOverInPool(id, candidates_.Find(id));
     candidates_.Remove(id);
+  } else if (p.state == kFollower) {
+    // Its heap entry is stale once the caller changes the state.
+    --cohorts_[p.pos].live;
+    --followers_;
   } else if (p.state == kPicked) {
     for (size_t i = 0; i < picked_.size(); ++i) {
       if (picked_[i].page == id) {
@@ -586,16 +596,37 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   auto better = [](PageId a, double va, PageId b, double vb) {
     return BetterPick({a, va}, {b, vb});
   };
+  // The cohort `leader` led: its next page whose host allows it at t (the
+  // ones before it go back to the queue), valued alike, or kNoPage.
+  auto hand_over = [&](PageId leader) {
+    PageId next = HandOver(leader);
+    while (next != kNoPage && !hosts_.Allowed(pages_[next].host, t)) {
+      requeue_.push_back(next);
+      next = HandOver(next);
+    }
+    return next;
+  };
   candidates_.Expire(t);
   std::vector<Exact>& valued = valued_;
-  while (static_cast<int>(picked->size()) < k) {
-    int best = -1;
-    for (size_t i = 0; i < valued.size(); ++i) {
-      if (usable(valued[i].page) && (best < 0 || better(valued[i].page, valued[i].v.value,
-                                                        valued[best].page, valued[best].v.value))) {
-        best = static_cast<int>(i);
+  int best = -1;
+  // Makes valued[i] the best if it is usable and better; a cohort's leader
+  // that is not usable (its host had a pick) hands over to its next
+  // follower, valued as it is, which is considered in turn.
+  auto consider = [&](size_t i) {
+    for (; i < valued.size(); ++i) {
+      const Exact& e = valued[i];
+      if (usable(e.page)) {
+        if (best < 0 || better(e.page, e.v.value, valued[best].page, valued[best].v.value)) {
+          best = static_cast<int>(i);
+        }
+      } else if (const PageId next = hand_over(e.page); next != kNoPage) {
+        valued.push_back({next, e.v});  // alike: the same valuation
       }
     }
+  };
+  while (static_cast<int>(picked->size()) < k) {
+    best = -1;
+    consider(0);
     CandidatePool::Entry top;
     double bound;
     while (candidates_.Top(t, &top, &bound)) {
@@ -624,21 +655,35 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
       const PageId id = top.page;
       if (!hosts_.Allowed(top.tag, t)) {  // the page's host
         // Its host was crawled meanwhile: back to the queue until allowed
-        // (its ι_lb is still a lower bound at this level).
+        // (its ι_lb is still a lower bound at this level); its cohort's
+        // next page takes its place in the pool.
         requeue_.push_back(id);
+        if (Leads(id)) {
+          HandOverInPool(id, top);
+          candidates_.Expire(t);  // its line from top.at may have ended
+        }
         continue;
       }
       const Exact e{id, ValueCandidate(top, t)};
-      valued.push_back(e);
-      if (usable(id) &&
-          (best < 0 || better(id, e.v.value, valued[best].page, valued[best].v.value))) {
-        best = static_cast<int>(valued.size() - 1);
+      if (best >= 0 && e.v.value == valued[best].v.value && id > valued[best].page &&
+          Alike(pages_[id], pages_[valued[best].page])) {
+        // Tied with the best and alike it: it waits in the best's cohort
+        // (with any cohort of its own) instead of being valued pick
+        // after pick.
+        Follow(id, valued[best].page);
+        continue;
       }
+      valued.push_back(e);
+      consider(valued.size() - 1);
     }
     if (best < 0) break;
     const Exact chosen = valued[best];
     picked->push_back({chosen.page, chosen.v.value});
     valued.erase(valued.begin() + best);
+    // Its cohort's next page is the best of the rest of it, valued alike.
+    if (const PageId next = hand_over(chosen.page); next != kNoPage) {
+      valued.push_back({next, chosen.v});
+    }
     const HostId host = pages_[chosen.page].host;
     if (hosts_.OnePerPick(host)) used_hosts_.push_back(host);
     taken_.push_back(chosen);

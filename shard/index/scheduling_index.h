@@ -29,7 +29,15 @@
 //     compacts the table);
 //   * after a rebuild, the pages below Λ down to a floor, by value (the
 //     burst reserve): a lease burst that empties the pool moves the next of
-//     them to the pool instead of rebuilding.
+//     them to the pool instead of rebuilding;
+//   * pages alike (one model, one crawl time, one signal count: one value
+//     at all times, as in an import of URLs of one importance) as cohorts:
+//     the one of lowest id stands in the pool for the others, which wait
+//     outside it by id and lose every tie to it, and the next takes its
+//     place when it leaves. Without them every pick would value every page
+//     of the cohort, since only exact values show that a tie loses on its
+//     id. A cohort forms where a pick finds two pages tied and alike, and
+//     in a rebuild; a page leaves it at any change (signal, crawl, model).
 // Keys are lower bounds and every eligible page with V ≥ Λ is a candidate,
 // so PickTop returns the same pages as BruteForceIndex (ties broken by id)
 // whenever its k-th pick is ≥ Λ (or clears the reserve's bound); otherwise
@@ -40,11 +48,16 @@
 #ifndef RECRAWL_SHARD_INDEX_SCHEDULING_INDEX_H_
 #define RECRAWL_SHARD_INDEX_SCHEDULING_INDEX_H_
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "policy/crawl_policy.h"
 #include "policy/crawl_value.h"
 #include "policy/page_model.h"
@@ -98,6 +111,8 @@ class SchedulingIndex : public CrawlIndex {
     uint64_t compactions = 0;  // stale queue entries dropped (Compact)
     // Model updates whose page kept its due-time bound (CarryBound).
     uint64_t carried_bounds = 0;
+    // Pages that joined a cohort of pages alike (in a pick or a rebuild).
+    uint64_t follows = 0;
   };
 
   explicit SchedulingIndex(const policy::CrawlPolicy& policy = policy::CrawlPolicy::GreedyNcis());
@@ -143,6 +158,11 @@ class SchedulingIndex : public CrawlIndex {
   uint64_t candidate_placements() const { return candidates_.placements(); }
   // Entries in the due-time queue, live and stale.
   size_t queue_entries() const { return queue_.size(); }
+  // Pages waiting in a cohort behind an alike page of lower id.
+  size_t followers() const { return followers_; }
+  // Checks the cohorts' invariant (scheduling_index.h, Cohort), for
+  // tests: an empty string when it holds, else what is wrong. O(m).
+  std::string CheckCohorts() const;
   // Bytes held by the index's tables (capacity, not size).
   size_t MemoryBytes() const;
 
@@ -152,7 +172,8 @@ class SchedulingIndex : public CrawlIndex {
   // PickTop + RecordCrawl or Lease, the common sequence, then never puts it
   // back only to take it out again.
   // kWaking: popped from the queue, being valued by Wake.
-  enum State : uint8_t { kAbsent, kQueued, kCandidate, kLeased, kPicked, kWaking };
+  // kFollower: in a cohort, behind its leader (a candidate alike it).
+  enum State : uint8_t { kAbsent, kQueued, kCandidate, kLeased, kPicked, kWaking, kFollower };
 
   // 40 bytes. The model is stored as floats (the index's view of the page;
   // Upsert rounds the parameters) and derived quantities are recomputed on
@@ -171,7 +192,8 @@ class SchedulingIndex : public CrawlIndex {
     // While queued: the stamp of its live queue entry (the queue deletes
     // lazily, see Queued); while a candidate: its slot in the pool (set
     // when it joins the pool and when the pool compacts its slot table;
-    // the pool's heap moves write into that table, not here).
+    // the pool's heap moves write into that table, not here); while a
+    // follower: its cohort.
     uint32_t pos;
     uint16_t n_cis;
     uint16_t state : 3;  // a State
@@ -182,6 +204,9 @@ class SchedulingIndex : public CrawlIndex {
   };
   static constexpr int64_t kMaxKeyedSignals = (1 << 13) - 1;
   static_assert(sizeof(Page) <= 40, "Page grew");
+  // What makes two pages alike (Alike): the model's four floats and the
+  // crawl time, 24 bytes from the record's start, and n_cis.
+  static constexpr size_t kLikenessBytes = 4 * sizeof(float) + sizeof(double);
   static_assert(kMaxSignals <= std::numeric_limits<uint16_t>::max(),
                 "Page::n_cis must hold kMaxSignals");
   // The due-time queue deletes lazily: an entry is live while its page is
@@ -375,6 +400,65 @@ class SchedulingIndex : public CrawlIndex {
   size_t PoolTarget() const;
   // Puts the last PickTop's picks that are still kPicked back in the pool.
   void RestorePicks();
+
+  // Cohorts of pages alike. Between calls a cohort's leader is a
+  // candidate in the pool, its followers (kFollower, Page::pos = the
+  // cohort) are alike it and of higher ids, and so each has the leader's
+  // value at all times and loses to it: the pool's bound for the leader
+  // bounds them too, and the follower of lowest id is the best of them once
+  // the leader is gone. Followers wait in a min-heap by id that deletes
+  // lazily (a page that left its cohort, or left and came back, leaves an
+  // entry that is skipped or found again), compacted when stale entries
+  // outnumber live ones.
+  struct Cohort {
+    PageId leader = kNoPage;
+    size_t live = 0;                // followers
+    std::vector<PageId> followers;  // min-heap by id, with stale entries
+  };
+  static constexpr uint32_t kNoCohort = ~uint32_t{0};
+  // Whether the two pages have one value at all times (one model, one
+  // crawl time, one signal count; bit for bit).
+  bool Alike(const Page& a, const Page& b) const;
+  // What Alike compares, as a hash key.
+  struct Likeness {
+    std::array<char, kLikenessBytes> bytes;
+    uint16_t n_cis;
+    bool operator==(const Likeness& o) const { return n_cis == o.n_cis && bytes == o.bytes; }
+    template <typename H>
+    friend H AbslHashValue(H h, const Likeness& l) {
+      return H::combine(std::move(h), absl::string_view(l.bytes.data(), l.bytes.size()), l.n_cis);
+    }
+  };
+  static Likeness LikenessOf(const Page& p);
+  size_t CohortBytes() const;
+  // The cohort `page` leads, or kNoCohort.
+  uint32_t LedCohort(PageId page) const;
+  bool Leads(PageId page) const { return LedCohort(page) != kNoCohort; }
+  uint32_t NewCohort(PageId leader);
+  // Frees the cohort's record (its followers must have left or moved).
+  void ReleaseCohort(uint32_t c);
+  // Ends the cohort: its leader leads no more, and its followers must be
+  // placed by the caller.
+  void FreeCohort(uint32_t c);
+  // Makes `page` (out of the pool, alike `leader`, of a higher id) a
+  // follower of leader's cohort; a cohort `page` led is merged into it
+  // (the smaller into the larger).
+  void Follow(PageId page, PageId leader);
+  // Removes and returns the cohort's follower of lowest id (kNoPage: none).
+  PageId NextFollower(uint32_t c);
+  // `leader` leaves its cohort (picked, taken out of the pool, changed):
+  // the next follower leads the rest and is returned (kNoPage: none) as a
+  // candidate out of the pool, for the caller to place.
+  PageId HandOver(PageId leader);
+  // HandOver, the next follower placed in the pool with the leader's
+  // entry `like`.
+  void HandOverInPool(PageId leader, const CandidatePool::Entry& like);
+  // A follower leaves its cohort into the pool, with its leader's entry.
+  void Unfollow(PageId page);
+  // Sends leader's cohort back to the queue with it (Raise): each follower
+  // takes the leader's due-time bound.
+  void EnqueueCohort(PageId leader);
+  void DropCohorts();
   void RekeyAll();
   void SetLevel(double level);
 
@@ -433,6 +517,10 @@ class SchedulingIndex : public CrawlIndex {
   std::vector<Exact> taken_;      // picked, out of the pool
   std::vector<PageId> requeue_;   // hosts no longer allowed
   std::vector<PageId> deferred_;  // Drain's
+  std::vector<Cohort> cohorts_;
+  std::vector<uint32_t> free_cohorts_;
+  absl::flat_hash_map<PageId, uint32_t> led_by_;  // leader → cohort
+  size_t followers_ = 0;
   // Beliefs of recently valued pages, direct-mapped by page id (ids are
   // dense): building one (PageModel::Create, a log1p) is ~20% of a
   // valuation, and the same few candidates near the top are valued pick

@@ -49,6 +49,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   candidates_.Clear();
   queue_.Clear();
   queued_ = 0;
+  DropCohorts();  // followers are valued and placed as the others are
   // The per-page steps run on several threads when there are many pages,
   // each over its own range of ids; they write only their range's pages
   // and entries. The arrays are first written by those threads too, so
@@ -133,11 +134,19 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     }
   });
   queue_.Reserve(size_);
+  // Candidates alike one of lower id follow it (ids ascend here, so the
+  // first of each likeness leads).
+  absl::flat_hash_map<Likeness, PageId> first_alike;
   for (PageId id = 0; id < n; ++id) {
     Page& p = pages_[id];
     if (p.state == kAbsent || p.state == kLeased) continue;
     if (is_candidate(id)) {
-      AddCandidate(id, t, found[id]);
+      const auto [it, first] = first_alike.try_emplace(LikenessOf(p), id);
+      if (first) {
+        AddCandidate(id, t, found[id]);
+      } else {
+        Follow(id, it->second);
+      }
       continue;
     }
     if (reserve_active_) {
@@ -259,10 +268,28 @@ void SchedulingIndex::Raise(double t) {
   for (const CandidatePool::Entry& e : candidates_.Entries()) {
     valued.push_back({e.page, ValueWithGrowth(e.page, t)});
   }
-  // The loop below visits every candidate, so their order may change.
-  std::nth_element(valued.begin(), valued.begin() + (target - 1), valued.end(),
-                   [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
-  const double level = valued[target - 1].v.value;
+  // The target-th largest value, a cohort's leader counting for its
+  // followers too (they have its value). The loop below visits every
+  // candidate, so their order may change.
+  double level;
+  if (followers_ == 0) {
+    std::nth_element(valued.begin(), valued.begin() + (target - 1), valued.end(),
+                     [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
+    level = valued[target - 1].v.value;
+  } else {
+    std::sort(valued.begin(), valued.end(),
+              [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
+    size_t counted = 0;
+    level = valued.back().v.value;
+    for (const Exact& e : valued) {
+      const uint32_t c = LedCohort(e.page);
+      counted += 1 + (c == kNoCohort ? 0 : cohorts_[c].live);
+      if (counted >= target) {
+        level = e.v.value;
+        break;
+      }
+    }
+  }
   if (!(level > level_)) {
     // Ties at Λ: try again when the pool has doubled, so that this
     // O(pool) step stays amortised.
@@ -281,6 +308,7 @@ void SchedulingIndex::Raise(double t) {
     Page& p = pages_[e.page];
     Refine(p, Belief(p), t, e.v, /*solve=*/true);
     Enqueue(e.page);
+    EnqueueCohort(e.page);  // its followers are below Λ with it
   }
 }
 

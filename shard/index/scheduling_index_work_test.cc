@@ -1,6 +1,7 @@
 // The scheduling index's work at the sizes shards hold, counted rather than
 // timed: loading pages, signals and picks move each due-queue entry a
 // bounded number of times, whether or not the caller sized the tables.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -266,29 +267,101 @@ TEST(SchedulingIndexWorkTest, ASignalFloodBetweenPicksCostsOneRebuild) {
 }
 
 // Pages alike (an import of URLs with one importance, one prior and no
-// crawl time) tie at any level: a rebuild leaves all of them candidates.
-// That pool is not a flood to rebuild again at the next pick: the rebuild
-// waits, as the raise does, until the pool has doubled. (Each pick still
-// values every tied candidate, ~kPages valuations: their bounds all exceed
-// the best exact value by the growth bounds' slack; docs/benchmarks.md,
-// "Pages alike".)
-TEST(SchedulingIndexWorkTest, PagesAlikeRebuildOnce) {
-  constexpr uint32_t kPages = 200000;
+// crawl time) have one value at all times, so only their ids order them:
+// they wait in a cohort behind the one of lowest id, and a pick values that
+// one, not every page tied with it (which only exact values could show to
+// lose on its id). The picks are the brute force's.
+policy::PageParams AlikePage() {
   policy::PageParams alike;
   alike.importance = 1.0;
   alike.change_rate = 1e-5;
   alike.recall = 0.5;
   alike.false_rate = 1e-6;
-  SchedulingIndex index;
-  const double now = 1e6;
-  for (PageId id = 0; id < kPages; ++id) index.Upsert(id, alike, id, now - 86400);
-  for (int pick = 0; pick < 20; ++pick) {
-    for (const PickedPage& p : index.PickTop(now + pick, 10)) index.RecordCrawl(p.page, now + pick);
+  return alike;
+}
+
+// Picks 10 at a time, one a second, crawling each pick; the brute force
+// checks the first `checked` picks and the last. Returns the candidates
+// the picks after the first valued (the first follows a rebuild, which
+// values every page).
+uint64_t PickAlike(SchedulingIndex* index, BruteForceIndex* oracle, double now, int picks,
+                   int checked) {
+  uint64_t after_first = 0;
+  for (int pick = 0; pick < picks; ++pick) {
+    const double t = now + pick;
+    if (pick == 1) after_first = index->stats().candidate_valuations;
+    const std::vector<PickedPage> got = index->PickTop(t, 10);
+    if (pick < checked || pick == picks - 1) {
+      const std::vector<PickedPage> want = oracle->PickTop(t, 10);
+      EXPECT_EQ(got.size(), want.size()) << "pick " << pick;
+      for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+        EXPECT_EQ(got[i].page, want[i].page) << "pick " << pick << " rank " << i;
+        EXPECT_EQ(got[i].value, want[i].value) << "pick " << pick << " rank " << i;
+      }
+    }
+    for (const PickedPage& p : got) {
+      index->RecordCrawl(p.page, t);
+      oracle->RecordCrawl(p.page, t);
+    }
   }
-  std::printf("pages alike: %llu rebuilds, %.0f valuations a pick\n",
-              static_cast<unsigned long long>(index.stats().rebuilds),
-              static_cast<double>(index.stats().valuations) / 20);
-  EXPECT_LE(index.stats().rebuilds, 2u);
+  return index->stats().candidate_valuations - after_first;
+}
+
+void PrintAlike(const char* what, const SchedulingIndex& index, uint64_t valued, int picks) {
+  const SchedulingIndex::Stats& s = index.stats();
+  std::printf(
+      "%s: %.1f candidates valued a pick after the first; %llu rebuilds, %llu raises, "
+      "%llu joined a cohort, %zu followers at the end; all valuations %.1f a pick "
+      "(%llu wake-ups)\n",
+      what, static_cast<double>(valued) / (picks - 1), static_cast<unsigned long long>(s.rebuilds),
+      static_cast<unsigned long long>(s.raises), static_cast<unsigned long long>(s.follows),
+      index.followers(), static_cast<double>(s.valuations) / picks,
+      static_cast<unsigned long long>(s.wakeups));
+}
+
+TEST(SchedulingIndexWorkTest, PagesAlikeAreNotValuedPickAfterPick) {
+  constexpr uint32_t kPages = 200000;
+  constexpr int kPicks = 50;
+  SchedulingIndex index;
+  BruteForceIndex oracle;
+  const double now = 1e6;
+  for (PageId id = 0; id < kPages; ++id) {
+    index.Upsert(id, AlikePage(), id % 50000, now - 86400);
+    oracle.Upsert(id, AlikePage(), id % 50000, now - 86400);
+  }
+  const uint64_t valued = PickAlike(&index, &oracle, now, kPicks, 3);
+  PrintAlike("pages alike", index, valued, kPicks);
+  EXPECT_EQ(index.stats().rebuilds, 1u);
+  // A pick values the cohort's first page, not each page tied with it.
+  EXPECT_LE(valued, uint64_t{kPicks} * 20);
+  EXPECT_EQ(index.CheckCohorts(), "");
+}
+
+// The same pages registered 1,000 at a time, 10 s apart: 200 cohorts of
+// slightly different values. Each wakes from the queue page by page as its
+// value crosses the level, and forms again in the pool when a pick first
+// finds its pages tied (each page valued once for it), not a cohort's worth
+// of valuations a pick. (All valuations count each page's first wake-up,
+// which solves its due time: once a crawl cycle, as for any page.)
+TEST(SchedulingIndexWorkTest, PagesAlikeInBatchesFormCohortsOnce) {
+  constexpr uint32_t kBatches = 200;
+  constexpr uint32_t kBatch = 1000;
+  constexpr int kPicks = 600;
+  SchedulingIndex index;
+  BruteForceIndex oracle;
+  const double now = 1e6;
+  for (uint32_t batch = 0; batch < kBatches; ++batch) {
+    const double registered = now - 86400 + 10.0 * batch;
+    for (PageId id = batch * kBatch; id < (batch + 1) * kBatch; ++id) {
+      index.Upsert(id, AlikePage(), id % 50000, registered);
+      oracle.Upsert(id, AlikePage(), id % 50000, registered);
+    }
+  }
+  const uint64_t valued = PickAlike(&index, &oracle, now, kPicks, 3);
+  PrintAlike("pages alike in batches", index, valued, kPicks);
+  // The picks took 6 batches; their forming costs one valuation a page.
+  EXPECT_LE(valued, uint64_t{kPicks} * 20 + 6 * kBatch);
+  EXPECT_EQ(index.CheckCohorts(), "");
 }
 
 }  // namespace
