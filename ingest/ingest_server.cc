@@ -55,6 +55,7 @@
 #include <httplib.h>
 #include <openssl/ssl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -71,6 +72,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "client/credentials.h"
 #include "client/ping_client.h"
 #include "ingest/gateway.h"
@@ -95,6 +98,9 @@ ABSL_FLAG(int, signal_streams, 4,
           "StreamSignals streams to the coordinator: requests' signals are sent in groups on "
           "whichever stream is free");
 ABSL_FLAG(bool, sync, true, "Ask the shards to fsync before acknowledging signals");
+ABSL_FLAG(double, coordinator_wait, 60.0,
+          "Seconds to keep trying at start while the coordinator cannot be reached (with "
+          "--route_to_shards, for its shard map), a log line a try; 0: give up at once");
 ABSL_FLAG(bool, route_to_shards, false,
           "Send signals straight to the shards that own them (else through the coordinator), "
           "over channels set by --shard_tls_*, with the token file's internal token");
@@ -365,14 +371,36 @@ int Main() {
   auto make_pinger = [&client_options, &ping] {
     return client::PingClient::Create(client_options, ping);
   };
+  // The coordinator may still be starting (or its TLS handshake slow on a
+  // loaded machine): a stream that cannot reach it is tried again each
+  // second until --coordinator_wait has passed. Other errors (a refused
+  // token, a bad shard map) end the start at once.
+  const double wait = absl::GetFlag(FLAGS_coordinator_wait);
+  const absl::Time give_up = absl::Now() + absl::Seconds(wait);
   std::vector<std::unique_ptr<client::PingClient>> pingers;
-  for (int i = 0; i < absl::GetFlag(FLAGS_signal_streams); ++i) {
+  for (int i = 0; i < absl::GetFlag(FLAGS_signal_streams);) {
     absl::StatusOr<std::unique_ptr<client::PingClient>> pinger = make_pinger();
-    if (!pinger.ok()) {
-      spdlog::error("coordinator {}: {}", client_options.target, pinger.status().ToString());
+    if (pinger.ok()) {
+      pingers.push_back(*std::move(pinger));
+      ++i;
+      continue;
+    }
+    const absl::StatusCode code = pinger.status().code();
+    const bool unreachable =
+        code == absl::StatusCode::kUnavailable || code == absl::StatusCode::kDeadlineExceeded;
+    const double left = absl::ToDoubleSeconds(give_up - absl::Now());
+    if (!unreachable || left <= 0.0) {
+      spdlog::error("coordinator {}: {}{}", client_options.target, pinger.status().ToString(),
+                    unreachable ? absl::StrCat(" (gave up after --coordinator_wait=", wait, " s)")
+                                : std::string());
       return 1;
     }
-    pingers.push_back(*std::move(pinger));
+    spdlog::warn("coordinator {} not reachable yet: {}; trying again for up to {:.0f} s",
+                 client_options.target, pinger.status().ToString(), left);
+    if (const int sig = services::WaitForStopSignalFor(stop_signals, std::min(1.0, left))) {
+      spdlog::info("signal {} while waiting for the coordinator: exiting", sig);
+      return 0;
+    }
   }
   // Straight to the shards, the streams read the shard map again now and
   // then and after a failed delivery (ingest/signal_sink.h).

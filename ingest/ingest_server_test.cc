@@ -1,13 +1,17 @@
 // The ingest_server binary as a process: HTTPS with --tls_cert/--tls_key
 // (and client certificates with --tls_client_ca), refusal of bad flags, a clean exit on SIGTERM,
 // and operator keys kept in
-// --state_dir across a SIGKILL. No cluster: nothing here reaches the signal
-// path.
+// --state_dir across a SIGKILL, and the wait for an unreachable coordinator
+// at start. No cluster: nothing here reaches the signal path.
+#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -145,6 +149,72 @@ TEST(IngestServerTest, RefusesBadFlags) {
     const int status = std::system(command.c_str());
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << flag << ": " << status;
   }
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs the gateway with `flags` and its log in `log`; returns its pid.
+pid_t Spawn(const std::vector<std::string>& flags, const std::string& log) {
+  std::vector<std::string> args = {kBinary};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(kBinary, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// A coordinator that cannot be reached at start (still starting, or its
+// TLS handshake slow) is tried again each second for --coordinator_wait
+// seconds, a log line a try; then the gateway exits 1, saying why. (A try
+// takes the client's own retries, about 5 s here: 6 s allow two.)
+TEST(IngestServerTest, WaitsForItsCoordinatorThenGivesUp) {
+  const std::string dir = ::testing::TempDir();
+  const std::string log = dir + "/wait.log";
+  const pid_t pid = Spawn({"--host=127.0.0.1", "--port=0", "--coordinator=127.0.0.1:1",
+                           "--route_to_shards", "--coordinator_wait=6"},
+                          log);
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  const std::string text = ReadFile(log);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << "\n" << text;
+  EXPECT_NE(text.find("not reachable yet"), std::string::npos) << text;
+  EXPECT_NE(text.find("gave up after --coordinator_wait=6 s"), std::string::npos) << text;
+}
+
+// SIGTERM while waiting for the coordinator ends the wait and the process
+// cleanly.
+TEST(IngestServerTest, StopsWhileWaitingForItsCoordinator) {
+  const std::string dir = ::testing::TempDir();
+  const std::string log = dir + "/wait_stop.log";
+  const pid_t pid = Spawn({"--host=127.0.0.1", "--port=0", "--coordinator=127.0.0.1:1",
+                           "--route_to_shards", "--coordinator_wait=600"},
+                          log);
+  ASSERT_GT(pid, 0);
+  // Until its first retry line (the first call gives up within the client's
+  // own retries, seconds).
+  for (int i = 0; i < 600 && ReadFile(log).find("not reachable yet") == std::string::npos; ++i) {
+    usleep(100000);
+  }
+  ASSERT_NE(ReadFile(log).find("not reachable yet"), std::string::npos) << ReadFile(log);
+  kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << ReadFile(log);
+  EXPECT_NE(ReadFile(log).find("while waiting for the coordinator"), std::string::npos);
 }
 
 }  // namespace

@@ -2,7 +2,11 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <utility>
 
@@ -29,6 +33,18 @@ int WaitForStopSignal(const sigset_t& signals) {
   int sig = 0;
   sigwait(&signals, &sig);
   return sig;
+}
+
+int WaitForStopSignalFor(const sigset_t& signals, double seconds) {
+  const double whole = std::floor(std::max(seconds, 0.0));
+  timespec timeout;
+  timeout.tv_sec = static_cast<time_t>(whole);
+  timeout.tv_nsec = static_cast<long>((std::max(seconds, 0.0) - whole) * 1e9);
+  for (;;) {
+    const int sig = sigtimedwait(&signals, nullptr, &timeout);
+    if (sig > 0) return sig;
+    if (errno != EINTR) return 0;  // EAGAIN: the time passed
+  }
 }
 
 void WritePortFile(const std::string& path, int port, int metrics_port) {

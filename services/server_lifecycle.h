@@ -30,6 +30,10 @@ sigset_t BlockStopSignals();
 // Blocks until SIGTERM or SIGINT arrives; returns it.
 int WaitForStopSignal(const sigset_t& signals);
 
+// The same for at most `seconds`: 0 when none arrived by then (a pause
+// that a stop signal ends early, as while waiting for a peer at start).
+int WaitForStopSignalFor(const sigset_t& signals, double seconds);
+
 // Writes "<grpc port> <metrics port>\n" to `path` whole (a temporary file,
 // then renamed: a reader never sees half of it). Nothing for "".
 void WritePortFile(const std::string& path, int port, int metrics_port);
