@@ -280,6 +280,19 @@ policy::PageParams AlikePage() {
   return alike;
 }
 
+// Registers `batches` batches of `batch` pages alike in both indexes, the
+// first crawled a day before `now` and each next `spacing` seconds later.
+void LoadAlike(SchedulingIndex* index, BruteForceIndex* oracle, double now, uint32_t batches,
+               uint32_t batch, double spacing) {
+  for (uint32_t b = 0; b < batches; ++b) {
+    const double registered = now - 86400 + spacing * b;
+    for (PageId id = b * batch; id < (b + 1) * batch; ++id) {
+      index->Upsert(id, AlikePage(), id % 50000, registered);
+      oracle->Upsert(id, AlikePage(), id % 50000, registered);
+    }
+  }
+}
+
 // Picks 10 at a time, one a second, crawling each pick; the brute force
 // checks the first `checked` picks and the last. Returns the candidates
 // the picks after the first valued (the first follows a rebuild, which
@@ -325,10 +338,7 @@ TEST(SchedulingIndexWorkTest, PagesAlikeAreNotValuedPickAfterPick) {
   SchedulingIndex index;
   BruteForceIndex oracle;
   const double now = 1e6;
-  for (PageId id = 0; id < kPages; ++id) {
-    index.Upsert(id, AlikePage(), id % 50000, now - 86400);
-    oracle.Upsert(id, AlikePage(), id % 50000, now - 86400);
-  }
+  LoadAlike(&index, &oracle, now, 1, kPages, 0.0);
   const uint64_t valued = PickAlike(&index, &oracle, now, kPicks, 3);
   PrintAlike("pages alike", index, valued, kPicks);
   EXPECT_EQ(index.stats().rebuilds, 1u);
@@ -350,13 +360,7 @@ TEST(SchedulingIndexWorkTest, PagesAlikeInBatchesFormCohortsOnce) {
   SchedulingIndex index;
   BruteForceIndex oracle;
   const double now = 1e6;
-  for (uint32_t batch = 0; batch < kBatches; ++batch) {
-    const double registered = now - 86400 + 10.0 * batch;
-    for (PageId id = batch * kBatch; id < (batch + 1) * kBatch; ++id) {
-      index.Upsert(id, AlikePage(), id % 50000, registered);
-      oracle.Upsert(id, AlikePage(), id % 50000, registered);
-    }
-  }
+  LoadAlike(&index, &oracle, now, kBatches, kBatch, 10.0);
   const uint64_t valued = PickAlike(&index, &oracle, now, kPicks, 3);
   PrintAlike("pages alike in batches", index, valued, kPicks);
   // The picks took 6 batches; their forming costs one valuation a page.
