@@ -333,8 +333,8 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
   if (p.state == kPicked) RestorePicks();  // its bound must move with it
   if (p.state == kFollower) {
     Unfollow(id);  // no longer alike its cohort: its own candidate
-  } else if (p.state == kCandidate && Leads(id)) {
-    HandOverInPool(id, candidates_.Find(id));  // the entry before the signal
+  } else if (const uint32_t c = p.state == kCandidate ? LedCohort(id) : kNoCohort; c != kNoCohort) {
+    HandOverInPool(id, c, candidates_.Find(id));  // the entry before the signal
   }
   if (needs_rebuild_) return;  // it values every page at its count
   if (p.state != kQueued && p.state != kCandidate) return;
@@ -452,7 +452,9 @@ void SchedulingIndex::Detach(PageId id) {
   if (p.state == kQueued) {
     --queued_;  // its entry is stale once the caller changes the state
   } else if (p.state == kCandidate) {
-    if (Leads(id)) HandOverInPool(id, candidates_.Find(id));
+    if (const uint32_t c = LedCohort(id); c != kNoCohort) {
+      HandOverInPool(id, c, candidates_.Find(id));
+    }
     candidates_.Remove(id);
   } else if (p.state == kFollower) {
     // Its heap entry is stale once the caller changes the state.
@@ -599,10 +601,12 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   // The cohort `leader` led: its next page whose host allows it at t (the
   // ones before it go back to the queue), valued alike, or kNoPage.
   auto hand_over = [&](PageId leader) {
-    PageId next = HandOver(leader);
+    const uint32_t c = LedCohort(leader);
+    if (c == kNoCohort) return kNoPage;
+    PageId next = HandOver(leader, c);
     while (next != kNoPage && !hosts_.Allowed(pages_[next].host, t)) {
       requeue_.push_back(next);
-      next = HandOver(next);
+      next = cohorts_[c].leader == next ? HandOver(next, c) : kNoPage;
     }
     return next;
   };
@@ -658,8 +662,8 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         // (its ι_lb is still a lower bound at this level); its cohort's
         // next page takes its place in the pool.
         requeue_.push_back(id);
-        if (Leads(id)) {
-          HandOverInPool(id, top);
+        if (const uint32_t c = LedCohort(id); c != kNoCohort) {
+          HandOverInPool(id, c, top);
           candidates_.Expire(t);  // its line from top.at may have ended
         }
         continue;

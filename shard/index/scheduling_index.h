@@ -433,7 +433,6 @@ class SchedulingIndex : public CrawlIndex {
   size_t CohortBytes() const;
   // The cohort `page` leads, or kNoCohort.
   uint32_t LedCohort(PageId page) const;
-  bool Leads(PageId page) const { return LedCohort(page) != kNoCohort; }
   uint32_t NewCohort(PageId leader);
   // Frees the cohort's record (its followers must have left or moved).
   void ReleaseCohort(uint32_t c);
@@ -446,13 +445,14 @@ class SchedulingIndex : public CrawlIndex {
   void Follow(PageId page, PageId leader);
   // Removes and returns the cohort's follower of lowest id (kNoPage: none).
   PageId NextFollower(uint32_t c);
-  // `leader` leaves its cohort (picked, taken out of the pool, changed):
-  // the next follower leads the rest and is returned (kNoPage: none) as a
-  // candidate out of the pool, for the caller to place.
-  PageId HandOver(PageId leader);
+  // `leader` leaves cohort `c`, which it leads (picked, taken out of the
+  // pool, changed): the next follower leads the rest and is returned
+  // (kNoPage: none) as a candidate out of the pool, for the caller to
+  // place. The cohort ends when none is left to follow the returned page.
+  PageId HandOver(PageId leader, uint32_t c);
   // HandOver, the next follower placed in the pool with the leader's
   // entry `like`.
-  void HandOverInPool(PageId leader, const CandidatePool::Entry& like);
+  void HandOverInPool(PageId leader, uint32_t c, const CandidatePool::Entry& like);
   // A follower leaves its cohort into the pool, with its leader's entry.
   void Unfollow(PageId page);
   // Sends leader's cohort back to the queue with it (Raise): each follower

@@ -133,9 +133,7 @@ PageId SchedulingIndex::NextFollower(uint32_t c) {
   return kNoPage;
 }
 
-PageId SchedulingIndex::HandOver(PageId leader) {
-  const uint32_t c = LedCohort(leader);
-  if (c == kNoCohort) return kNoPage;
+PageId SchedulingIndex::HandOver(PageId leader, uint32_t c) {
   led_by_.erase(leader);
   const PageId next = NextFollower(c);
   if (next == kNoPage || cohorts_[c].live == 0) {
@@ -148,8 +146,8 @@ PageId SchedulingIndex::HandOver(PageId leader) {
   return next;
 }
 
-void SchedulingIndex::HandOverInPool(PageId leader, const CandidatePool::Entry& like) {
-  const PageId next = HandOver(leader);
+void SchedulingIndex::HandOverInPool(PageId leader, uint32_t c, const CandidatePool::Entry& like) {
+  const PageId next = HandOver(leader, c);
   if (next != kNoPage) candidates_.AddLike(next, like, pages_[next].host);
 }
 
