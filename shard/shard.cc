@@ -471,6 +471,7 @@ ShardStats Shard::GetStats(double now) {
   w->set_rebuilds(work.rebuilds);
   w->set_raises(work.raises);
   w->set_reserve_pulls(work.pulls);
+  w->set_host_waits(work.host_waits);
   return s;
 }
 

@@ -331,7 +331,9 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
   const int64_t added = p.n_cis - before;
   if (added == 0) return;                  // saturated: V does not move
   if (p.state == kPicked) RestorePicks();  // its bound must move with it
-  if (p.state == kFollower) {
+  if (p.state == kParked) {
+    Requeue(id);  // its entry no longer bounds it; keyed for its host
+  } else if (p.state == kFollower) {
     Unfollow(id);  // no longer alike its cohort: its own candidate
   } else if (const uint32_t c = p.state == kCandidate ? LedCohort(id) : kNoCohort; c != kNoCohort) {
     HandOverInPool(id, c, candidates_.Find(id));  // the entry before the signal
@@ -441,7 +443,7 @@ void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
 size_t SchedulingIndex::MemoryBytes() const {
   return AllocatedBytes(pages_) + queue_.MemoryBytes() + candidates_.MemoryBytes() +
          reserve_.capacity() * sizeof(Reserved) + hosts_.MemoryBytes() +
-         beliefs_.capacity() * sizeof(CachedBelief) + CohortBytes();
+         beliefs_.capacity() * sizeof(CachedBelief) + CohortBytes() + ParkedBytes();
 }
 
 // ---------------------------------------------------------------------------
@@ -461,6 +463,7 @@ void SchedulingIndex::Detach(PageId id) {
     --cohorts_[p.pos].live;
     --followers_;
   } else if (p.state == kPicked) {
+    // (A parked page's entry is stale once the caller changes the state.)
     for (size_t i = 0; i < picked_.size(); ++i) {
       if (picked_[i].page == id) {
         picked_.erase(picked_.begin() + i);
@@ -541,6 +544,7 @@ void SchedulingIndex::Wake(PageId id, double t, std::vector<PageId>* deferred) {
   ++stats_.wakeups;
   Page& p = pages_[id];
   if (!hosts_.Allowed(p.host, t)) {
+    ++stats_.host_waits;
     // Re-keyed at the host's allowed time (and valued first while the
     // reserve is active: Λ's key may be later than the floor's).
     if (reserve_active_ && Recertify(id, t, ValueWithGrowth(id, t))) return;
@@ -563,6 +567,7 @@ void SchedulingIndex::Wake(PageId id, double t, std::vector<PageId>* deferred) {
 }
 
 void SchedulingIndex::Drain(double t) {
+  ReleaseHosts(t);
   deferred_.clear();
   Queued top;
   while (queue_.PopDue(t, &top)) {
@@ -590,6 +595,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   valued_.clear();
   taken_.clear();
   requeue_.clear();
+  set_aside_.clear();
   auto usable = [&](PageId page) {
     const HostId host = pages_[page].host;
     return !hosts_.OnePerPick(host) ||
@@ -606,6 +612,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
     PageId next = HandOver(leader, c);
     while (next != kNoPage && !hosts_.Allowed(pages_[next].host, t)) {
       requeue_.push_back(next);
+      ++stats_.host_waits;
       next = cohorts_[c].leader == next ? HandOver(next, c) : kNoPage;
     }
     return next;
@@ -658,14 +665,25 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
       }
       const PageId id = top.page;
       if (!hosts_.Allowed(top.tag, t)) {  // the page's host
-        // Its host was crawled meanwhile: back to the queue until allowed
-        // (its ι_lb is still a lower bound at this level); its cohort's
-        // next page takes its place in the pool.
-        requeue_.push_back(id);
+        // Its host was crawled meanwhile: parked until allowed; its
+        // cohort's next page takes its place in the pool.
+        ++stats_.host_waits;
         if (const uint32_t c = LedCohort(id); c != kNoCohort) {
           HandOverInPool(id, c, top);
           candidates_.Expire(t);  // its line from top.at may have ended
         }
+        Park(id, top);
+        continue;
+      }
+      if (!used_hosts_.empty() && !usable(id)) {
+        // Its host had its pick in this call: it waits, unvalued, with
+        // its entry until the next call; its cohort's next page takes its
+        // place in the pool.
+        if (const uint32_t c = LedCohort(id); c != kNoCohort) {
+          HandOverInPool(id, c, top);
+          candidates_.Expire(t);
+        }
+        set_aside_.push_back(top);
         continue;
       }
       const Exact e{id, ValueCandidate(top, t)};
@@ -693,6 +711,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
     taken_.push_back(chosen);
   }
   for (const Exact& e : valued) AddCandidate(e.page, t, e.v);
+  for (const CandidatePool::Entry& e : set_aside_) candidates_.AddLike(e.page, e, e.tag);
   for (PageId id : requeue_) Requeue(id);
 }
 

@@ -113,6 +113,9 @@ class SchedulingIndex : public CrawlIndex {
     uint64_t carried_bounds = 0;
     // Pages that joined a cohort of pages alike (in a pick or a rebuild).
     uint64_t follows = 0;
+    // Pages a wake-up or a pick found with their host held, queued again
+    // for the host's allowed time.
+    uint64_t host_waits = 0;
   };
 
   explicit SchedulingIndex(const policy::CrawlPolicy& policy = policy::CrawlPolicy::GreedyNcis());
@@ -173,7 +176,18 @@ class SchedulingIndex : public CrawlIndex {
   // back only to take it out again.
   // kWaking: popped from the queue, being valued by Wake.
   // kFollower: in a cohort, behind its leader (a candidate alike it).
-  enum State : uint8_t { kAbsent, kQueued, kCandidate, kLeased, kPicked, kWaking, kFollower };
+  // kParked: a candidate a pick found with its host held, waiting with its
+  // pool entry until the host allows it (Park).
+  enum State : uint8_t {
+    kAbsent,
+    kQueued,
+    kCandidate,
+    kLeased,
+    kPicked,
+    kWaking,
+    kFollower,
+    kParked
+  };
 
   // 40 bytes. The model is stored as floats (the index's view of the page;
   // Upsert rounds the parameters) and derived quantities are recomputed on
@@ -193,7 +207,8 @@ class SchedulingIndex : public CrawlIndex {
     // lazily, see Queued); while a candidate: its slot in the pool (set
     // when it joins the pool and when the pool compacts its slot table;
     // the pool's heap moves write into that table, not here); while a
-    // follower: its cohort.
+    // follower: its cohort; while parked: the stamp of its live entry
+    // among its host's (ParkedEntry).
     uint32_t pos;
     uint16_t n_cis;
     uint16_t state : 3;  // a State
@@ -401,6 +416,37 @@ class SchedulingIndex : public CrawlIndex {
   // Puts the last PickTop's picks that are still kPicked back in the pool.
   void RestorePicks();
 
+  // Candidates of held hosts. A pick that finds a candidate's host held
+  // (crawled since, or blocked) parks it with its pool entry, still an
+  // upper bound on its value later, instead of queuing it to be valued and
+  // solved for again: a host with a crawl delay and many pages over Λ
+  // would otherwise have each of them woken and valued at each of its
+  // crawls. When the host allows crawls again (ReleaseHosts, from Drain)
+  // its parked pages go back to the pool with those entries, unvalued.
+  // Between calls every parked page's host is held or has a due entry in
+  // host_wakes_, so that no eligible page with V >= Λ is missing from the
+  // pool at a pick. A parked page that changes (a signal, a crawl, a new
+  // model, a lease, a removal) leaves a stale entry that the release skips.
+  void Park(PageId id, const CandidatePool::Entry& entry);
+  // Returns to the pool the parked pages of every host whose wake-up is
+  // due at t and that allows crawls at t; the others wake again when they
+  // do.
+  void ReleaseHosts(double t);
+  // Forgets every parked entry (a rebuild places every page anew).
+  void DropParked();
+  // Pushes a wake-up at its allowed time for every host with parked pages
+  // (after a host's allowed time moved earlier).
+  void RewakeParkedHosts();
+  size_t ParkedBytes() const;
+  struct HostWake {
+    double at;
+    HostId host;
+    bool operator>(const HostWake& o) const { return at > o.at; }
+  };
+  // Entries' `slot` is the page's stamp (Page::pos) when parked.
+  absl::flat_hash_map<HostId, std::vector<CandidatePool::Entry>> parked_;
+  std::vector<HostWake> host_wakes_;  // min-heap by time
+
   // Cohorts of pages alike. Between calls a cohort's leader is a
   // candidate in the pool, its followers (kFollower, Page::pos = the
   // cohort) are alike it and of higher ids, and so each has the leader's
@@ -513,9 +559,11 @@ class SchedulingIndex : public CrawlIndex {
     Valuation v;
   };
   std::vector<HostId> used_hosts_;
-  std::vector<Exact> valued_;     // valued at t, out of the pool
-  std::vector<Exact> taken_;      // picked, out of the pool
-  std::vector<PageId> requeue_;   // hosts no longer allowed
+  std::vector<Exact> valued_;    // valued at t, out of the pool
+  std::vector<Exact> taken_;     // picked, out of the pool
+  std::vector<PageId> requeue_;  // hosts no longer allowed
+  // Candidates whose host had its pick in this call, out of the pool.
+  std::vector<CandidatePool::Entry> set_aside_;
   std::vector<PageId> deferred_;  // Drain's
   std::vector<Cohort> cohorts_;
   std::vector<uint32_t> free_cohorts_;

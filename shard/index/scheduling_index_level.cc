@@ -9,6 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "shard/index/scheduling_index.h"
 
 namespace recrawl {
@@ -49,6 +51,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   candidates_.Clear();
   queue_.Clear();
   queued_ = 0;
+  DropParked();   // parked pages are valued and placed as the others are
   DropCohorts();  // followers are valued and placed as the others are
   // The per-page steps run on several threads when there are many pages,
   // each over its own range of ids; they write only their range's pages
@@ -78,8 +81,15 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
                                      : ValueWithGrowth(p, UncachedBelief(p), t));
     }
   });
+  // Λ is the target-th value of the pages a pick could take: a host that
+  // gives one page a pick (a crawl delay) counts with its best page only,
+  // so that a delayed host with many pages of high value, which it can
+  // let through only one by one, does not lift Λ over every other host's
+  // pages (then parked, they would leave picks short of Λ and force
+  // rebuild after rebuild).
   std::vector<double> ranked;
   ranked.reserve(size_);
+  absl::flat_hash_map<HostId, double> one_per_pick;  // such a host's best
   for (PageId id = 0; id < n; ++id) {
     Page& p = pages_[id];
     if (p.state == kAbsent) continue;
@@ -88,8 +98,15 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
       continue;
     }
     ++stats_.valuations;
+    if (hosts_.OnePerPick(p.host)) {
+      const auto [it, first] = one_per_pick.try_emplace(p.host, found[id].value);
+      if (!first) it->second = std::max(it->second, found[id].value);
+      continue;
+    }
     ranked.push_back(found[id].value);
   }
+  for (const auto& [host, best] : one_per_pick) ranked.push_back(best);
+  absl::flat_hash_map<HostId, double>().swap(one_per_pick);
   double floor = 0.0;  // the reserve's, 0: none
   if (ranked.size() <= target) {
     SetLevel(0.0);
@@ -269,21 +286,32 @@ void SchedulingIndex::Raise(double t) {
     valued.push_back({e.page, ValueWithGrowth(e.page, t)});
   }
   // The target-th largest value, a cohort's leader counting for its
-  // followers too (they have its value). The loop below visits every
+  // followers too (they have its value), and a host that gives one page a
+  // pick counting once (as in Rebuild). The loop below visits every
   // candidate, so their order may change.
+  const bool one_per_pick = std::any_of(valued.begin(), valued.end(), [this](const Exact& e) {
+    return hosts_.OnePerPick(pages_[e.page].host);
+  });
   double level;
-  if (followers_ == 0) {
+  if (followers_ == 0 && !one_per_pick) {
     std::nth_element(valued.begin(), valued.begin() + (target - 1), valued.end(),
                      [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
     level = valued[target - 1].v.value;
   } else {
     std::sort(valued.begin(), valued.end(),
               [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
+    absl::flat_hash_set<HostId> counted_hosts;
     size_t counted = 0;
     level = valued.back().v.value;
     for (const Exact& e : valued) {
-      const uint32_t c = LedCohort(e.page);
-      counted += 1 + (c == kNoCohort ? 0 : cohorts_[c].live);
+      const HostId host = pages_[e.page].host;
+      if (hosts_.OnePerPick(host)) {
+        if (!counted_hosts.insert(host).second) continue;
+        ++counted;  // its followers are on other hosts or wait with it
+      } else {
+        const uint32_t c = LedCohort(e.page);
+        counted += 1 + (c == kNoCohort ? 0 : cohorts_[c].live);
+      }
       if (counted >= target) {
         level = e.v.value;
         break;
@@ -346,6 +374,7 @@ size_t SchedulingIndex::RefillTarget(int k) const {
 void SchedulingIndex::RekeyAll() {
   needs_rekey_ = false;
   DropReserve();  // keys at hosts' allowed times would be lost
+  RewakeParkedHosts();
   queue_.Rewrite([this](Queued* q) {
     if (!Live(*q)) return false;
     const Page& p = pages_[q->page];
