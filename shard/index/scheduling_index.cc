@@ -331,6 +331,14 @@ void SchedulingIndex::RecordSignals(PageId id, double t, int64_t count) {
   const int64_t added = p.n_cis - before;
   if (added == 0) return;                  // saturated: V does not move
   if (p.state == kPicked) RestorePicks();  // its bound must move with it
+  if (p.state == kLeased || p.state == kParked) {
+    // Its ι_lb is kept for when it is queued again; where V jumps at a
+    // signal, a bound of +∞ ("not before the next signal") ends here.
+    const policy::PageModel b = Belief(p);
+    if (b.signals_informative() && (b.false_rate() <= 0.0 || b.alpha() <= 0.0)) {
+      p.iota_lb = 0.0f;
+    }
+  }
   if (p.state == kParked) {
     Requeue(id);  // its entry no longer bounds it; keyed for its host
   } else if (p.state == kFollower) {

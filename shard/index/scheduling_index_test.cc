@@ -215,7 +215,7 @@ TEST(SchedulingIndexTest, MatchesBruteForceOnRandomEvents) {
   small.target_candidates = 4;
   small.max_candidates = 12;
   uint64_t host_waits = 0;
-  for (uint64_t seed = 1; seed <= 20; ++seed) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
     SCOPED_TRACE(seed);
     host_waits += RunRandomEvents(seed, 60, 7, 3000, small).host_waits;
     if (HasFailure()) return;
@@ -234,7 +234,7 @@ TEST(SchedulingIndexTest, MatchesBruteForceWithPagesAlike) {
   small.target_candidates = 4;
   small.max_candidates = 12;
   uint64_t follows = 0;
-  for (uint64_t seed = 1; seed <= 100; ++seed) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
     SCOPED_TRACE(seed);
     follows += RunRandomEvents(seed, 60, 7, 3000, small, /*alike=*/true).follows;
     if (HasFailure()) return;
@@ -297,6 +297,38 @@ TEST(SchedulingIndexTest, SignalsWithinTheKeyedCountPushNoEntry) {
   // 12,915 of 25,000 here; 23,954 with a new entry at every signal to a
   // queued page (each page's first signal after a crawl still re-keys it).
   EXPECT_LT(stats.signal_rekeys, signals * 6 / 10);
+}
+
+// A page whose every change is signalled (λ = 1, ν = 0) has V = 0 until a
+// signal, so its due time is "never" until then. A signal while it is
+// leased makes its value jump: released, it must be found again.
+TEST(SchedulingIndexTest, SignalWhileLeasedCountsOnceReleased) {
+  SchedulingIndex::Options small;
+  small.target_candidates = 4;
+  small.max_candidates = 12;
+  Pair pair{BruteForceIndex(), SchedulingIndex(policy::CrawlPolicy::GreedyNcis(), small)};
+  policy::PageParams signalled;
+  signalled.importance = 1.0;
+  signalled.change_rate = 0.1;
+  signalled.recall = 1.0;
+  signalled.false_rate = 0.0;
+  policy::PageParams plain = signalled;
+  plain.importance = 0.01;
+  plain.recall = 0.0;
+  // Enough others that the level is above 0, which keys the signalled page
+  // for "never".
+  for (CrawlIndex* x : pair.both()) {
+    x->Upsert(0, signalled, 0, 0.0);
+    for (PageId id = 1; id <= 20; ++id) x->Upsert(id, plain, id, 0.0);
+  }
+  ExpectSamePicks(pair.oracle.PickTop(1.0, 1), pair.index.PickTop(1.0, 1), 1.0);
+  for (CrawlIndex* x : pair.both()) x->Lease(0);
+  for (CrawlIndex* x : pair.both()) x->RecordSignal(0, 2.0);
+  for (CrawlIndex* x : pair.both()) x->ReleaseLease(0);
+  const std::vector<PickedPage> want = pair.oracle.PickTop(3.0, 1);
+  ASSERT_EQ(want.size(), 1u);
+  EXPECT_EQ(want[0].page, 0u);
+  ExpectSamePicks(want, pair.index.PickTop(3.0, 1), 3.0);
 }
 
 TEST(SchedulingIndexTest, EmptyAndUnknownPages) {
