@@ -1,14 +1,15 @@
 // The shard core's throughput, memory and start-up (docs/benchmarks.md, "Shard at 10^5, 10^6 and
 // 10^7 URLs"), next to RocksDB's raw put rate measured in the same run:
 //
-//   bazel run -c opt //shard:shard_benchmark -- --urls=1000000
+//   bazel run -c opt //bench:shard_benchmark -- --urls=1000000
 //
 // Phases: raw RocksDB puts (120-byte values, WAL, batches of 1000); bulk
 // upsert of the URLs; in-process signal ingestion (batches of --batch, WAL,
-// no fsync); leases and reports in batches of --batch in steady state (slot
-// times at the crawl rate) and a burst of leases at one time; resident
-// memory per URL; restart (open + scan + index build) warm and with the
-// store evicted from the page cache.
+// no fsync); crawl delays on the largest hosts (--delayed_hosts); leases and
+// reports in batches of --batch in steady state (slot times at the crawl
+// rate) and a burst of leases at one time; resident memory per URL; restart
+// (open + scan + index build) warm and with the store evicted from the page
+// cache.
 #include <malloc.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,10 @@ ABSL_FLAG(int64_t, burst, 20000, "URLs to lease at one time");
 ABSL_FLAG(bool, alike, false,
           "Load every URL with importance 1 and no crawl time (an imported list: pages "
           "alike, tied until signals and crawls tell them apart)");
+ABSL_FLAG(int, delayed_hosts, 0,
+          "The largest hosts (by rank) given a crawl delay of --host_delay before the steady "
+          "state (0: none)");
+ABSL_FLAG(double, host_delay, 10.0, "Seconds between two crawls of a delayed host");
 ABSL_FLAG(double, burst_step, 0.0,
           "Seconds the burst's slot time advances a batch (0: one time; "
           "256 / 100K s: a burst leased at 100K URLs/s in real time)");
@@ -251,6 +256,17 @@ void Run() {
         "signals in process, batches of %d, WAL: %.0fK/s (%.2f x raw "
         "put; %lld counted)\n",
         batch, total / s / 1e3, total / s / raw, static_cast<long long>(counted));
+  }
+  if (const int hosts = absl::GetFlag(FLAGS_delayed_hosts); hosts > 0) {
+    // Politeness as robots.txt crawl delays give it, on the hosts with the
+    // most URLs (bench::SyntheticUrl's ranks).
+    SetHostPolitenessRequest politeness;
+    for (int rank = 1; rank <= hosts; ++rank) {
+      HostPoliteness* h = politeness.add_hosts();
+      h->set_host(absl::StrCat("www.site", rank, ".com"));
+      h->set_min_delay(absl::GetFlag(FLAGS_host_delay));
+    }
+    Check(shard->SetHostPoliteness(politeness, now));
   }
   IndexWork work = shard->GetStats(now).index();
   {
