@@ -21,13 +21,13 @@ constexpr double kFirstPiece = 1.0 / 32;
 constexpr int kMaxPieces = 24;
 static_assert(kMaxPieces < 32, "Entry::piece has 5 bits");
 
-float RoundUp(double x) {
+}  // namespace
+
+float CandidatePool::CeilFloat(double x) {
   float f = static_cast<float>(x);
   if (static_cast<double>(f) < x) f = std::nextafter(f, static_cast<float>(kInf));
   return f;
 }
-
-}  // namespace
 
 CandidatePool::CandidatePool(PageSlots* page_slots)
     : page_slots_(page_slots),
@@ -213,9 +213,9 @@ void CandidatePool::Add(PageId page, double value, double at, const Growth& grow
   r.value = value;
   r.at = at;
   r.base = value;
-  r.slope = RoundUp(growth.slope);
-  r.rise = RoundUp(growth.rise);
-  r.later_slope = RoundUp(growth.later_slope);
+  r.slope = CeilFloat(growth.slope);
+  r.rise = CeilFloat(growth.rise);
+  r.later_slope = CeilFloat(growth.later_slope);
   r.piece = 0;
   page_slots_->SetSlot(page, slot);
   Place({0.0, page, slot, tag}, at, value);
@@ -328,7 +328,7 @@ void CandidatePool::Clear() {
 }
 
 double CandidatePool::GrowthBound(const Entry& e, double t) const {
-  if (records_[e.slot].slope_class == kVoidClass) return kInf;
+  if (!(e.base < kInf)) return kInf;  // voided (kVoidClass)
   const double d = t - e.at;
   double gain = 0.0;
   if (d > 0.0) {
@@ -352,7 +352,7 @@ double CandidatePool::RestartTop(double t, double bound) {
   const double d = std::max(t - r.at, 0.0);
   const double slope = std::min(static_cast<double>(r.later_slope),
                                 static_cast<double>(r.slope) + static_cast<double>(r.rise) * d);
-  r.slope = RoundUp(slope);
+  r.slope = CeilFloat(slope);
   r.at = t;
   r.base = bound;
   r.piece = 0;

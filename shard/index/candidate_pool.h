@@ -86,6 +86,9 @@ class CandidatePool {
     virtual void Prefetch(PageId page, uint32_t tag) const {}
   };
 
+  // The smallest float not below x: a bound rounded to a float stays one.
+  static float CeilFloat(double x);
+
   explicit CandidatePool(PageSlots* page_slots);
   CandidatePool(const CandidatePool&) = delete;
   CandidatePool& operator=(const CandidatePool&) = delete;
@@ -132,7 +135,8 @@ class CandidatePool {
   // +∞ for an entry whose value jumped. Tighter than Top's bound, by the
   // class rounding (up to 1/kStepsPerOctave of the slope) and the piece
   // slack: what lets the index skip valuing a candidate whose line
-  // reaches the best value found while its growth does not.
+  // reaches the best value found while its growth does not. Reads only the
+  // entry: it holds for an entry kept out of the pool as well.
   double GrowthBound(const Entry& e, double t) const;
   // Restarts the chain of the entry the last Top call gave at (t, bound),
   // `bound` >= GrowthBound(entry, t) being an upper bound on its value at

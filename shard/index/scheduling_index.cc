@@ -62,7 +62,7 @@ SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy)
 SchedulingIndex::SchedulingIndex(const policy::CrawlPolicy& policy, const Options& options)
     : policy_(policy),
       options_(options),
-      page_slots_(&pages_, &hosts_),
+      page_slots_(&pages_, &hosts_, &tokens_),
       candidates_(&page_slots_) {}
 
 policy::PageModel SchedulingIndex::Belief(const Page& p) const {
@@ -604,6 +604,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   taken_.clear();
   requeue_.clear();
   set_aside_.clear();
+  retoken_.clear();
   auto usable = [&](PageId page) {
     const HostId host = pages_[page].host;
     return !hosts_.OnePerPick(host) ||
@@ -649,7 +650,9 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
     CandidatePool::Entry top;
     double bound;
     while (candidates_.Top(t, &top, &bound)) {
-      if (best >= 0 && !better(top.page, bound, valued[best].page, valued[best].v.value)) {
+      // A host's token bounds pages of any id (they may tie and win on it).
+      const PageId rank_id = IsToken(top.page) ? 0 : top.page;
+      if (best >= 0 && !better(rank_id, bound, valued[best].page, valued[best].v.value)) {
         break;  // no bound left can beat (or tie and win on id) the best
       }
       if (best >= 0) {
@@ -658,10 +661,10 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         // instead of valuing the page (the line goes below the best unless
         // rounding keeps it above, and then the page is valued).
         const double tight = candidates_.GrowthBound(top, t);
-        if (!better(top.page, tight, valued[best].page, valued[best].v.value)) {
+        if (!better(rank_id, tight, valued[best].page, valued[best].v.value)) {
           ++stats_.tightenings;
           const double placed = candidates_.RestartTop(t, tight);
-          if (!better(top.page, placed, valued[best].page, valued[best].v.value)) {
+          if (!better(rank_id, placed, valued[best].page, valued[best].v.value)) {
             continue;
           }
           candidates_.Remove(top.page);
@@ -670,6 +673,25 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         }
       } else {
         candidates_.PopTop();
+      }
+      if (IsToken(top.page)) {
+        const HostId host = top.tag;
+        if (hosts_.OnePerPick(host) &&
+            std::find(used_hosts_.begin(), used_hosts_.end(), host) != used_hosts_.end()) {
+          // Its host had its pick in this call: a new token after it.
+          ParkedHost& parked = parked_.find(host)->second;
+          free_tokens_.push_back(parked.token);
+          parked.token = kNoToken;
+          retoken_.push_back(host);
+          continue;
+        }
+        PageId page;
+        Valuation v;
+        if (OpenToken(top, t, &page, &v)) {
+          valued.push_back({page, v});
+          consider(valued.size() - 1);
+        }
+        continue;
       }
       const PageId id = top.page;
       if (!hosts_.Allowed(top.tag, t)) {  // the page's host
@@ -720,6 +742,15 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   }
   for (const Exact& e : valued) AddCandidate(e.page, t, e.v);
   for (const CandidatePool::Entry& e : set_aside_) candidates_.AddLike(e.page, e, e.tag);
+  for (HostId host : retoken_) {
+    const auto it = parked_.find(host);
+    if (it == parked_.end() || it->second.token != kNoToken) continue;
+    if (hosts_.Allowed(host, t)) {
+      PlaceToken(host, t, kInf);
+    } else {
+      WakeHostAt(host, hosts_.AllowedFrom(host));
+    }
+  }
   for (PageId id : requeue_) Requeue(id);
 }
 

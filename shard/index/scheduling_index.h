@@ -113,9 +113,11 @@ class SchedulingIndex : public CrawlIndex {
     uint64_t carried_bounds = 0;
     // Pages that joined a cohort of pages alike (in a pick or a rebuild).
     uint64_t follows = 0;
-    // Pages a wake-up or a pick found with their host held, queued again
-    // for the host's allowed time.
+    // Pages a wake-up or a pick found with their host held (parked, or
+    // queued again for the host's allowed time).
     uint64_t host_waits = 0;
+    // Parked entries whose bound was computed for a host's token (Park).
+    uint64_t parked_scans = 0;
   };
 
   explicit SchedulingIndex(const policy::CrawlPolicy& policy = policy::CrawlPolicy::GreedyNcis());
@@ -236,22 +238,42 @@ class SchedulingIndex : public CrawlIndex {
   // solve).
   // Its key: a lower bound on the time the page may reach key_level_.
   using Queued = DueQueue::Entry;
+  // Tokens are pool entries with page ids from kTokenBase on (pages are
+  // below it), so that they lose every tie to a page in the pool's order;
+  // Select compares them as id 0 (a parked page may tie and win on its id).
+  static constexpr PageId kTokenBase = PageId{1} << 31;
+  static constexpr uint32_t kNoToken = ~uint32_t{0};
+  static bool IsToken(PageId page) { return page >= kTokenBase; }
+  // A host's token (Park), by its page id − kTokenBase.
+  struct Token {
+    HostId host;
+    uint32_t slot;  // in the pool
+  };
   // The candidate pool keeps each candidate's slot in the page table.
   class PageTableSlots : public CandidatePool::PageSlots {
    public:
-    PageTableSlots(HugePageVector<Page>* pages, const HostTable* hosts)
-        : pages_(pages), hosts_(hosts) {}
-    void SetSlot(PageId page, uint32_t slot) override { (*pages_)[page].pos = slot; }
-    uint32_t Slot(PageId page) const override { return (*pages_)[page].pos; }
+    PageTableSlots(HugePageVector<Page>* pages, const HostTable* hosts, std::vector<Token>* tokens)
+        : pages_(pages), hosts_(hosts), tokens_(tokens) {}
+    void SetSlot(PageId page, uint32_t slot) override {
+      if (IsToken(page)) {
+        (*tokens_)[page - kTokenBase].slot = slot;
+      } else {
+        (*pages_)[page].pos = slot;
+      }
+    }
+    uint32_t Slot(PageId page) const override {
+      return IsToken(page) ? (*tokens_)[page - kTokenBase].slot : (*pages_)[page].pos;
+    }
     // What Select reads to value a candidate: its record and its host.
     void Prefetch(PageId page, uint32_t host) const override {
-      __builtin_prefetch(&(*pages_)[page]);
+      if (!IsToken(page)) __builtin_prefetch(&(*pages_)[page]);
       hosts_->Prefetch(host);
     }
 
    private:
     HugePageVector<Page>* pages_;
     const HostTable* hosts_;
+    std::vector<Token>* tokens_;
   };
 
   // A page's crawl value at t and how fast it may grow until its next
@@ -419,33 +441,58 @@ class SchedulingIndex : public CrawlIndex {
   // Candidates of held hosts. A pick that finds a candidate's host held
   // (crawled since, or blocked) parks it with its pool entry, still an
   // upper bound on its value later, instead of queuing it to be valued and
-  // solved for again: a host with a crawl delay and many pages over Λ
-  // would otherwise have each of them woken and valued at each of its
-  // crawls. When the host allows crawls again (ReleaseHosts, from Drain)
-  // its parked pages go back to the pool with those entries, unvalued.
-  // Between calls every parked page's host is held or has a due entry in
-  // host_wakes_, so that no eligible page with V >= Λ is missing from the
-  // pool at a pick. A parked page that changes (a signal, a crawl, a new
-  // model, a lease, a removal) leaves a stale entry that the release skips.
+  // solved for again. When the host allows crawls again (ReleaseHosts,
+  // from Drain) its parked pages stay out of the pool behind one token: a
+  // pool entry whose bound is the largest of theirs at the release,
+  // growing at the fastest later slope among them, so that it bounds each
+  // of them from then on. A pick that meets the token values the host's
+  // pages in the order of their bounds until the best is known (OpenToken)
+  // and puts the token back for the rest. A host with a crawl delay and
+  // many pages over Λ so costs a pass over its parked entries a crawl
+  // (arithmetic; a few of them valued), not a valuation and a queue entry
+  // each, and its pages do not fill the pool.
+  // Between calls every parked page's host is held with a due entry in
+  // host_wakes_, or has its token in the pool. A parked page that changes
+  // (a signal, a crawl, a new model, a lease, a removal) leaves a stale
+  // entry, dropped at the host's next pass. Parking a page ends the host's
+  // token (it may not bound the new entry): the host waits for its wake.
   void Park(PageId id, const CandidatePool::Entry& entry);
-  // Returns to the pool the parked pages of every host whose wake-up is
-  // due at t and that allows crawls at t; the others wake again when they
-  // do.
+  // Puts in the pool the token of every host whose wake is due at t and
+  // that allows crawls at t; the others wake again when they do.
   void ReleaseHosts(double t);
-  // Forgets every parked entry (a rebuild places every page anew).
+  // Select met host `token.tag`'s token at t, out of the pool now. Returns
+  // false when the host is held (the token is dropped and the host waits
+  // for its wake). Else values the host's parked pages, largest bound
+  // first, until none left can beat the best; takes the best out (a
+  // candidate out of the pool, into *best) and puts a token back for the
+  // others, if any.
+  bool OpenToken(const CandidatePool::Entry& token, double t, PageId* best, Valuation* value);
+  // Adds host's token to the pool, bounding its parked entries at t by
+  // `bound` (kInf: computed from them), or drops the host when none is
+  // live.
+  void PlaceToken(HostId host, double t, double bound);
+  // Forgets every parked entry and token (a rebuild places every page
+  // anew; the pool is cleared with it).
   void DropParked();
   // Pushes a wake-up at its allowed time for every host with parked pages
-  // (after a host's allowed time moved earlier).
+  // and no token (after a host's allowed time moved earlier).
   void RewakeParkedHosts();
   size_t ParkedBytes() const;
+  void WakeHostAt(HostId host, double at);
+  struct ParkedHost {
+    // Entries' `slot` is the page's stamp (Page::pos) when parked.
+    std::vector<CandidatePool::Entry> entries;
+    uint32_t token = kNoToken;  // in tokens_, while in the pool
+  };
   struct HostWake {
     double at;
     HostId host;
     bool operator>(const HostWake& o) const { return at > o.at; }
   };
-  // Entries' `slot` is the page's stamp (Page::pos) when parked.
-  absl::flat_hash_map<HostId, std::vector<CandidatePool::Entry>> parked_;
+  absl::flat_hash_map<HostId, ParkedHost> parked_;
   std::vector<HostWake> host_wakes_;  // min-heap by time
+  std::vector<Token> tokens_;
+  std::vector<uint32_t> free_tokens_;
 
   // Cohorts of pages alike. Between calls a cohort's leader is a
   // candidate in the pool, its followers (kFollower, Page::pos = the
@@ -562,8 +609,10 @@ class SchedulingIndex : public CrawlIndex {
   std::vector<Exact> valued_;    // valued at t, out of the pool
   std::vector<Exact> taken_;     // picked, out of the pool
   std::vector<PageId> requeue_;  // hosts no longer allowed
-  // Candidates whose host had its pick in this call, out of the pool.
+  // Candidates whose host had its pick in this call, out of the pool, and
+  // hosts whose token met it (a new token for them after the call).
   std::vector<CandidatePool::Entry> set_aside_;
+  std::vector<HostId> retoken_;
   std::vector<PageId> deferred_;  // Drain's
   std::vector<Cohort> cohorts_;
   std::vector<uint32_t> free_cohorts_;

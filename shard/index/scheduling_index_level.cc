@@ -19,15 +19,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The smallest float not below x (an upper bound stays an upper bound).
-float CeilFloat(double x) {
-  float f = static_cast<float>(x);
-  if (static_cast<double>(f) < x) {
-    f = std::nextafter(f, std::numeric_limits<float>::infinity());
-  }
-  return f;
-}
-
 // Frees storage from ::operator new.
 struct FreeStorage {
   void operator()(void* p) const { ::operator delete(p); }
@@ -169,7 +160,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     if (reserve_active_) {
       reserve_growth_ = std::max(reserve_growth_, found[id].growth.later_slope);
       if (found[id].value >= floor) {
-        reserve_.push_back({CeilFloat(found[id].value), id});
+        reserve_.push_back({CandidatePool::CeilFloat(found[id].value), id});
       }
     }
     p.state = kQueued;
@@ -241,7 +232,7 @@ bool SchedulingIndex::PullReserve(double t, int k) {
 void SchedulingIndex::AddToReserve(PageId id, double value) {
   // V only grows with time, so a value at t >= reserve_at_ bounds the
   // page's value at reserve_at_ from above, as the reserve's values must.
-  reserve_.push_back({CeilFloat(value), id});
+  reserve_.push_back({CandidatePool::CeilFloat(value), id});
   std::push_heap(reserve_.begin(), reserve_.end(), HigherReserved);
 }
 
@@ -282,9 +273,15 @@ void SchedulingIndex::Raise(double t) {
   if (candidates_.size() <= target) return;
   std::vector<Exact> valued;
   valued.reserve(candidates_.size());
+  std::vector<CandidatePool::Entry> tokens;  // kept as they are
   for (const CandidatePool::Entry& e : candidates_.Entries()) {
+    if (IsToken(e.page)) {
+      tokens.push_back(e);
+      continue;
+    }
     valued.push_back({e.page, ValueWithGrowth(e.page, t)});
   }
+  if (valued.size() <= target) return;
   // The target-th largest value, a cohort's leader counting for its
   // followers too (they have its value), and a host that gives one page a
   // pick counting once (as in Rebuild). The loop below visits every
@@ -328,6 +325,7 @@ void SchedulingIndex::Raise(double t) {
   DropReserve();  // the pages it sends back are not valued at the floor
   SetLevel(level);
   candidates_.Clear();
+  for (const CandidatePool::Entry& e : tokens) candidates_.AddLike(e.page, e, e.tag);
   for (const Exact& e : valued) {
     if (e.v.value >= admission_level_) {
       AddCandidate(e.page, t, e.v);

@@ -416,10 +416,11 @@ TEST(SchedulingIndexWorkTest, HeldHostsPagesDoNotAllWakeAtEachOfItsCrawls) {
   const double wakeups = (after.wakeups - before.wakeups) * per;
   const double valuations = (after.valuations - before.valuations) * per;
   std::printf(
-      "per crawl: %.2f wake-ups, %.2f valuations (%.2f of candidates), %.2f host waits; "
-      "%llu rebuilds, %llu raises\n",
+      "per crawl: %.2f wake-ups, %.2f valuations (%.2f of candidates), %.2f host waits, %.1f "
+      "parked entries scanned; %llu rebuilds, %llu raises\n",
       wakeups, valuations, (after.candidate_valuations - before.candidate_valuations) * per,
       (after.host_waits - before.host_waits) * per,
+      (after.parked_scans - before.parked_scans) * per,
       static_cast<unsigned long long>(after.rebuilds - before.rebuilds),
       static_cast<unsigned long long>(after.raises - before.raises));
   EXPECT_EQ(crawls, 2000u * kPicksPerStep);
