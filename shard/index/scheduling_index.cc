@@ -532,8 +532,13 @@ void SchedulingIndex::Compact() {
 }
 
 void SchedulingIndex::AddCandidate(PageId id, double t, const Valuation& v) {
+  const HostId host = pages_[id].host;
+  if (hosts_.OnePerPick(host) && LedCohort(id) == kNoCohort) {
+    JoinParked(id, t, ExactEntry(id, host, t, v));  // behind its host's token
+    return;
+  }
   pages_[id].state = kCandidate;
-  candidates_.Add(id, v.value, t, v.growth, pages_[id].host);
+  candidates_.Add(id, v.value, t, v.growth, host);
 }
 
 void SchedulingIndex::SetLevel(double level) {
@@ -718,10 +723,12 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
       }
       const Exact e{id, ValueCandidate(top, t)};
       if (best >= 0 && e.v.value == valued[best].v.value && id > valued[best].page &&
-          Alike(pages_[id], pages_[valued[best].page])) {
+          Alike(pages_[id], pages_[valued[best].page]) &&
+          !hosts_.OnePerPick(pages_[valued[best].page].host)) {
         // Tied with the best and alike it: it waits in the best's cohort
         // (with any cohort of its own) instead of being valued pick
-        // after pick.
+        // after pick. (Not behind a page of a delayed host: that one waits
+        // parked, out of the pool.)
         Follow(id, valued[best].page);
         continue;
       }

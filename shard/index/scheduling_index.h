@@ -438,7 +438,7 @@ class SchedulingIndex : public CrawlIndex {
   // Puts the last PickTop's picks that are still kPicked back in the pool.
   void RestorePicks();
 
-  // Candidates of held hosts. A pick that finds a candidate's host held
+  // Candidates of held and of delayed hosts. A pick that finds a candidate's host held
   // (crawled since, or blocked) parks it with its pool entry, still an
   // upper bound on its value later, instead of queuing it to be valued and
   // solved for again. When the host allows crawls again (ReleaseHosts,
@@ -447,16 +447,24 @@ class SchedulingIndex : public CrawlIndex {
   // growing at the fastest later slope among them, so that it bounds each
   // of them from then on. A pick that meets the token values the host's
   // pages in the order of their bounds until the best is known (OpenToken)
-  // and puts the token back for the rest. A host with a crawl delay and
-  // many pages over Λ so costs a pass over its parked entries a crawl
-  // (arithmetic; a few of them valued), not a valuation and a queue entry
-  // each, and its pages do not fill the pool.
+  // and puts the token back for the rest. The candidates of a host with a
+  // crawl delay wait so even while it allows crawls (JoinParked). Such a
+  // host with many pages over Λ so costs a pass over its parked entries a
+  // crawl (arithmetic; a few of them valued), not a valuation and a queue
+  // entry each, and its pages do not fill the pool.
   // Between calls every parked page's host is held with a due entry in
   // host_wakes_, or has its token in the pool. A parked page that changes
   // (a signal, a crawl, a new model, a lease, a removal) leaves a stale
   // entry, dropped at the host's next pass. Parking a page ends the host's
   // token (it may not bound the new entry): the host waits for its wake.
   void Park(PageId id, const CandidatePool::Entry& entry);
+  // A candidate of a host that gives one page a pick (a crawl delay) waits
+  // parked as well while its host allows crawls: the token, placed or
+  // raised to bound it, stands for it in the pool, so that such a host's
+  // many pages over Λ take one place there (AddCandidate).
+  void JoinParked(PageId id, double t, const CandidatePool::Entry& entry);
+  // The pool entry of a page valued `v` at t.
+  static CandidatePool::Entry ExactEntry(PageId id, HostId host, double t, const Valuation& v);
   // Puts in the pool the token of every host whose wake is due at t and
   // that allows crawls at t; the others wake again when they do.
   void ReleaseHosts(double t);

@@ -149,6 +149,10 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     Page& p = pages_[id];
     if (p.state == kAbsent || p.state == kLeased) continue;
     if (is_candidate(id)) {
+      if (hosts_.OnePerPick(p.host)) {  // parked behind its host's token
+        AddCandidate(id, t, found[id]);
+        continue;
+      }
       const auto [it, first] = first_alike.try_emplace(LikenessOf(p), id);
       if (first) {
         AddCandidate(id, t, found[id]);

@@ -41,6 +41,56 @@ void SchedulingIndex::Park(PageId id, const CandidatePool::Entry& entry) {
   parked.entries.back().slot = p.pos;
 }
 
+CandidatePool::Entry SchedulingIndex::ExactEntry(PageId id, HostId host, double t,
+                                                 const Valuation& v) {
+  CandidatePool::Entry e;
+  e.value = v.value;
+  e.at = t;
+  e.base = v.value;
+  e.slope = CandidatePool::CeilFloat(v.growth.slope);
+  e.rise = CandidatePool::CeilFloat(v.growth.rise);
+  e.later_slope = CandidatePool::CeilFloat(v.growth.later_slope);
+  e.page = id;
+  e.tag = host;
+  e.slot = 0;
+  return e;
+}
+
+void SchedulingIndex::JoinParked(PageId id, double t, const CandidatePool::Entry& entry) {
+  Page& p = pages_[id];
+  if (!hosts_.Allowed(p.host, t)) {
+    Park(id, entry);
+    return;
+  }
+  p.state = kParked;
+  p.pos = ++next_stamp_;  // any older entry of the page is stale now
+  ParkedHost& parked = parked_[p.host];
+  parked.entries.push_back(entry);
+  parked.entries.back().slot = p.pos;
+  if (parked.token == kNoToken) {
+    // A new host, or one whose wake is still due: its token bounds all
+    // its entries (a pass over them, once a hold).
+    PlaceToken(p.host, t, kNoBound);
+    return;
+  }
+  // The token, raised to bound the new entry too.
+  const PageId token_page = kTokenBase + parked.token;
+  CandidatePool::Entry token = candidates_.Find(token_page);
+  const double token_bound = candidates_.GrowthBound(token, t);
+  const double bound = std::max(token_bound, candidates_.GrowthBound(entry, t));
+  if (token_bound >= bound && token.later_slope >= entry.later_slope) {
+    return;  // it bounds the entry already (its slope is its later slope)
+  }
+  candidates_.Remove(token_page);
+  token.value = -kNoBound;
+  token.at = t;
+  token.base = std::nextafter(bound, kNoBound);
+  token.slope = std::max(token.later_slope, entry.later_slope);
+  token.rise = 0.0f;
+  token.later_slope = token.slope;
+  candidates_.AddLike(token_page, token, p.host);
+}
+
 void SchedulingIndex::ReleaseHosts(double t) {
   while (!host_wakes_.empty() && host_wakes_.front().at <= t) {
     std::pop_heap(host_wakes_.begin(), host_wakes_.end(), std::greater<HostWake>());
@@ -139,13 +189,9 @@ bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, Pag
     CandidatePool::Entry& e = entries[i];
     const Valuation v = ValueWithGrowth(e.page, t);
     ++stats_.candidate_valuations;
-    // Exact at t from now on.
-    e.value = v.value;
-    e.base = v.value;
-    e.at = t;
-    e.slope = CandidatePool::CeilFloat(v.growth.slope);
-    e.rise = CandidatePool::CeilFloat(v.growth.rise);
-    e.later_slope = CandidatePool::CeilFloat(v.growth.later_slope);
+    const uint32_t stamp = e.slot;
+    e = ExactEntry(e.page, host, t, v);  // exact at t from now on
+    e.slot = stamp;
     if (chosen < 0 || BetterPick({e.page, v.value}, {*best, value->value})) {
       if (chosen >= 0) rest = std::max(rest, value->value);
       chosen = i;
