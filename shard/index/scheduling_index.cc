@@ -610,11 +610,12 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   requeue_.clear();
   set_aside_.clear();
   retoken_.clear();
-  auto usable = [&](PageId page) {
-    const HostId host = pages_[page].host;
+  // Whether a pick may still take a page of `host` in this call.
+  auto usable_host = [&](HostId host) {
     return !hosts_.OnePerPick(host) ||
            std::find(used_hosts_.begin(), used_hosts_.end(), host) == used_hosts_.end();
   };
+  auto usable = [&](PageId page) { return usable_host(pages_[page].host); };
   auto better = [](PageId a, double va, PageId b, double vb) {
     return BetterPick({a, va}, {b, vb});
   };
@@ -681,8 +682,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
       }
       if (IsToken(top.page)) {
         const HostId host = top.tag;
-        if (hosts_.OnePerPick(host) &&
-            std::find(used_hosts_.begin(), used_hosts_.end(), host) != used_hosts_.end()) {
+        if (!usable_host(host)) {
           // Its host had its pick in this call: a new token after it.
           ParkedHost& parked = parked_.find(host)->second;
           free_tokens_.push_back(parked.token);

@@ -463,6 +463,9 @@ class SchedulingIndex : public CrawlIndex {
   // raised to bound it, stands for it in the pool, so that such a host's
   // many pages over Λ take one place there (AddCandidate).
   void JoinParked(PageId id, double t, const CandidatePool::Entry& entry);
+  // Adds to the pool the entry of token `token` of `host`: never valued, one
+  // ulp above `bound` at t, growing at `later_slope`.
+  void AddToken(uint32_t token, HostId host, double t, double bound, double later_slope);
   // The pool entry of a page valued `v` at t.
   static CandidatePool::Entry ExactEntry(PageId id, HostId host, double t, const Valuation& v);
   // Puts in the pool the token of every host whose wake is due at t and
@@ -497,6 +500,9 @@ class SchedulingIndex : public CrawlIndex {
     HostId host;
     bool operator>(const HostWake& o) const { return at > o.at; }
   };
+  // Stamps page `id` parked with `entry` in its host's list; returns the
+  // host's record (the caller keeps the wake / token invariant).
+  ParkedHost& AddParked(PageId id, const CandidatePool::Entry& entry);
   absl::flat_hash_map<HostId, ParkedHost> parked_;
   std::vector<HostWake> host_wakes_;  // min-heap by time
   std::vector<Token> tokens_;

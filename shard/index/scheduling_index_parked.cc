@@ -22,23 +22,47 @@ void SchedulingIndex::WakeHostAt(HostId host, double at) {
   std::push_heap(host_wakes_.begin(), host_wakes_.end(), std::greater<HostWake>());
 }
 
-void SchedulingIndex::Park(PageId id, const CandidatePool::Entry& entry) {
+SchedulingIndex::ParkedHost& SchedulingIndex::AddParked(PageId id,
+                                                        const CandidatePool::Entry& entry) {
   Page& p = pages_[id];
   p.state = kParked;
   p.pos = ++next_stamp_;  // any older entry of the page is stale now
   ParkedHost& parked = parked_[p.host];
+  parked.entries.push_back(entry);
+  parked.entries.back().slot = p.pos;
+  return parked;
+}
+
+void SchedulingIndex::AddToken(uint32_t token, HostId host, double t, double bound,
+                               double later_slope) {
+  CandidatePool::Entry e;
+  e.value = -kNoBound;  // a token is never valued
+  e.at = t;
+  // Strictly above the bound: where a page's bound ties it, the token
+  // comes first in the pool, as its pages may win the tie on id.
+  e.base = std::nextafter(bound, kNoBound);
+  e.slope = static_cast<float>(later_slope);
+  e.rise = 0.0f;
+  e.later_slope = e.slope;
+  e.page = kTokenBase + token;
+  e.tag = host;
+  e.slot = 0;
+  candidates_.AddLike(e.page, e, host);
+}
+
+void SchedulingIndex::Park(PageId id, const CandidatePool::Entry& entry) {
+  const HostId host = pages_[id].host;
+  ParkedHost& parked = AddParked(id, entry);
   if (parked.token != kNoToken) {
     // The token may not bound the new entry: the host waits for its wake
     // (it is held) and gets a new one then.
     candidates_.Remove(kTokenBase + parked.token);
     free_tokens_.push_back(parked.token);
     parked.token = kNoToken;
-    WakeHostAt(p.host, hosts_.AllowedFrom(p.host));
-  } else if (parked.entries.empty()) {
-    WakeHostAt(p.host, hosts_.AllowedFrom(p.host));
+    WakeHostAt(host, hosts_.AllowedFrom(host));
+  } else if (parked.entries.size() == 1) {  // the host's first
+    WakeHostAt(host, hosts_.AllowedFrom(host));
   }
-  parked.entries.push_back(entry);
-  parked.entries.back().slot = p.pos;
 }
 
 CandidatePool::Entry SchedulingIndex::ExactEntry(PageId id, HostId host, double t,
@@ -57,20 +81,16 @@ CandidatePool::Entry SchedulingIndex::ExactEntry(PageId id, HostId host, double 
 }
 
 void SchedulingIndex::JoinParked(PageId id, double t, const CandidatePool::Entry& entry) {
-  Page& p = pages_[id];
-  if (!hosts_.Allowed(p.host, t)) {
+  const HostId host = pages_[id].host;
+  if (!hosts_.Allowed(host, t)) {
     Park(id, entry);
     return;
   }
-  p.state = kParked;
-  p.pos = ++next_stamp_;  // any older entry of the page is stale now
-  ParkedHost& parked = parked_[p.host];
-  parked.entries.push_back(entry);
-  parked.entries.back().slot = p.pos;
+  ParkedHost& parked = AddParked(id, entry);
   if (parked.token == kNoToken) {
     // A new host, or one whose wake is still due: its token bounds all
     // its entries (a pass over them, once a hold).
-    PlaceToken(p.host, t, kNoBound);
+    PlaceToken(host, t, kNoBound);
     return;
   }
   // The token, raised to bound the new entry too.
@@ -82,13 +102,7 @@ void SchedulingIndex::JoinParked(PageId id, double t, const CandidatePool::Entry
     return;  // it bounds the entry already (its slope is its later slope)
   }
   candidates_.Remove(token_page);
-  token.value = -kNoBound;
-  token.at = t;
-  token.base = std::nextafter(bound, kNoBound);
-  token.slope = std::max(token.later_slope, entry.later_slope);
-  token.rise = 0.0f;
-  token.later_slope = token.slope;
-  candidates_.AddLike(token_page, token, p.host);
+  AddToken(parked.token, host, t, bound, std::max(token.later_slope, entry.later_slope));
 }
 
 void SchedulingIndex::ReleaseHosts(double t) {
@@ -137,19 +151,7 @@ void SchedulingIndex::PlaceToken(HostId host, double t, double bound) {
     tokens_[token] = {host, 0};
   }
   it->second.token = token;
-  CandidatePool::Entry e;
-  e.value = -kNoBound;  // a token is never valued
-  e.at = t;
-  // Strictly above the largest bound: where a page's bound ties it, the
-  // token comes first in the pool, as its pages may win the tie on id.
-  e.base = std::nextafter(bound < kNoBound ? bound : largest, kNoBound);
-  e.slope = static_cast<float>(later_slope);
-  e.rise = 0.0f;
-  e.later_slope = e.slope;
-  e.page = kTokenBase + token;
-  e.tag = host;
-  e.slot = 0;
-  candidates_.AddLike(e.page, e, host);
+  AddToken(token, host, t, bound < kNoBound ? bound : largest, later_slope);
 }
 
 bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, PageId* best,
