@@ -260,13 +260,17 @@ void Run() {
   if (const int hosts = absl::GetFlag(FLAGS_delayed_hosts); hosts > 0) {
     // Politeness as robots.txt crawl delays give it, on the hosts with the
     // most URLs (bench::SyntheticUrl's ranks).
-    SetHostPolitenessRequest politeness;
-    for (int rank = 1; rank <= hosts; ++rank) {
-      HostPoliteness* h = politeness.add_hosts();
-      h->set_host(absl::StrCat("www.site", rank, ".com"));
-      h->set_min_delay(absl::GetFlag(FLAGS_host_delay));
+    // In requests of up to 10,000 hosts (the shard's default limit).
+    constexpr int kHostsPerRequest = 10000;
+    for (int first = 1; first <= hosts; first += kHostsPerRequest) {
+      SetHostPolitenessRequest politeness;
+      for (int rank = first; rank <= hosts && rank < first + kHostsPerRequest; ++rank) {
+        HostPoliteness* h = politeness.add_hosts();
+        h->set_host(absl::StrCat("www.site", rank, ".com"));
+        h->set_min_delay(absl::GetFlag(FLAGS_host_delay));
+      }
+      Check(shard->SetHostPoliteness(politeness, now));
     }
-    Check(shard->SetHostPoliteness(politeness, now));
   }
   IndexWork work = shard->GetStats(now).index();
   {
