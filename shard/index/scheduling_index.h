@@ -478,6 +478,16 @@ class SchedulingIndex : public CrawlIndex {
   // candidate out of the pool, into *best) and puts a token back for the
   // others, if any.
   bool OpenToken(const CandidatePool::Entry& token, double t, PageId* best, Valuation* value);
+  // Values host's live parked entries at t, largest bound first, until none
+  // left can beat the best, and makes the valued ones exact. Returns the
+  // best's position in the host's entries (its value into *value), or -1
+  // when none is live; *rest is the largest bound or value of the others.
+  // The host must have parked entries.
+  int64_t BestParked(HostId host, double t, Valuation* value, double* rest);
+  // Sends every live parked page of `host` (its token out of the pool) back
+  // to the queue, each valued and keyed for Λ, and forgets the host (Raise:
+  // its best page is below Λ).
+  void ReturnParked(HostId host, double t);
   // Adds host's token to the pool, bounding its parked entries at t by
   // `bound` (kInf: computed from them), or drops the host when none is
   // live.

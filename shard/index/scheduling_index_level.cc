@@ -277,51 +277,66 @@ void SchedulingIndex::Raise(double t) {
   if (candidates_.size() <= target) return;
   std::vector<Exact> valued;
   valued.reserve(candidates_.size());
-  std::vector<CandidatePool::Entry> tokens;  // kept as they are
+  std::vector<HostId> token_hosts;
   for (const CandidatePool::Entry& e : candidates_.Entries()) {
     if (IsToken(e.page)) {
-      tokens.push_back(e);
+      token_hosts.push_back(e.tag);
       continue;
     }
     valued.push_back({e.page, ValueWithGrowth(e.page, t)});
   }
-  if (valued.size() <= target) return;
-  // The target-th largest value, a cohort's leader counting for its
-  // followers too (they have its value), and a host that gives one page a
-  // pick counting once (as in Rebuild). The loop below visits every
-  // candidate, so their order may change.
-  const bool one_per_pick = std::any_of(valued.begin(), valued.end(), [this](const Exact& e) {
-    return hosts_.OnePerPick(pages_[e.page].host);
-  });
-  double level;
-  if (followers_ == 0 && !one_per_pick) {
-    std::nth_element(valued.begin(), valued.begin() + (target - 1), valued.end(),
-                     [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
-    level = valued[target - 1].v.value;
-  } else {
-    std::sort(valued.begin(), valued.end(),
-              [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
-    absl::flat_hash_set<HostId> counted_hosts;
-    size_t counted = 0;
-    level = valued.back().v.value;
-    for (const Exact& e : valued) {
-      const HostId host = pages_[e.page].host;
-      if (hosts_.OnePerPick(host)) {
-        if (!counted_hosts.insert(host).second) continue;
-        ++counted;  // its followers are on other hosts or wait with it
-      } else {
-        const uint32_t c = LedCohort(e.page);
-        counted += 1 + (c == kNoCohort ? 0 : cohorts_[c].live);
-      }
-      if (counted >= target) {
-        level = e.v.value;
-        break;
+  // A host behind a token counts with its best parked page, valued in the
+  // order of the bounds until known (its other pages stay unvalued).
+  std::vector<Exact> host_best;  // with token_hosts
+  for (HostId host : token_hosts) {
+    Valuation v;
+    double rest;
+    const int64_t best = BestParked(host, t, &v, &rest);
+    host_best.push_back({best < 0 ? kNoPage : parked_.find(host)->second.entries[best].page,
+                         best < 0 ? Valuation{-kInf, {}} : v});
+  }
+  // The target-th largest value of the candidates and the hosts' best, a
+  // cohort's leader counting for its followers too (they have its value),
+  // and a host that gives one page a pick counting once (as in Rebuild).
+  std::vector<Exact> ranked = valued;
+  for (const Exact& e : host_best) {
+    if (e.page != kNoPage) ranked.push_back(e);
+  }
+  double level = level_;
+  if (ranked.size() > target) {
+    const bool one_per_pick = std::any_of(ranked.begin(), ranked.end(), [this](const Exact& e) {
+      return hosts_.OnePerPick(pages_[e.page].host);
+    });
+    if (followers_ == 0 && !one_per_pick) {
+      std::nth_element(ranked.begin(), ranked.begin() + (target - 1), ranked.end(),
+                       [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
+      level = ranked[target - 1].v.value;
+    } else {
+      std::sort(ranked.begin(), ranked.end(),
+                [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
+      absl::flat_hash_set<HostId> counted_hosts;
+      size_t counted = 0;
+      level = ranked.back().v.value;
+      for (const Exact& e : ranked) {
+        const HostId host = pages_[e.page].host;
+        if (hosts_.OnePerPick(host)) {
+          if (!counted_hosts.insert(host).second) continue;
+          ++counted;  // its followers are on other hosts or wait with it
+        } else {
+          const uint32_t c = LedCohort(e.page);
+          counted += 1 + (c == kNoCohort ? 0 : cohorts_[c].live);
+        }
+        if (counted >= target) {
+          level = e.v.value;
+          break;
+        }
       }
     }
   }
   if (!(level > level_)) {
-    // Ties at Λ: try again when the pool has doubled, so that this
-    // O(pool) step stays amortised.
+    // Ties at Λ, or fewer than the target of pages a pick could take: try
+    // again when the pool has doubled, so that this O(pool) step stays
+    // amortised.
     retry_raise_above_ = 2 * candidates_.size();
     return;
   }
@@ -329,7 +344,17 @@ void SchedulingIndex::Raise(double t) {
   DropReserve();  // the pages it sends back are not valued at the floor
   SetLevel(level);
   candidates_.Clear();
-  for (const CandidatePool::Entry& e : tokens) candidates_.AddLike(e.page, e, e.tag);
+  for (size_t i = 0; i < token_hosts.size(); ++i) {
+    const HostId host = token_hosts[i];
+    ParkedHost& parked = parked_.find(host)->second;
+    free_tokens_.push_back(parked.token);
+    parked.token = kNoToken;
+    if (host_best[i].page != kNoPage && host_best[i].v.value >= admission_level_) {
+      PlaceToken(host, t, kInf);  // its entries are bounds (the valued ones exact)
+    } else {
+      ReturnParked(host, t);  // every page of the host is below Λ
+    }
+  }
   for (const Exact& e : valued) {
     if (e.v.value >= admission_level_) {
       AddCandidate(e.page, t, e.v);

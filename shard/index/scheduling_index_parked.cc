@@ -154,19 +154,10 @@ void SchedulingIndex::PlaceToken(HostId host, double t, double bound) {
   AddToken(token, host, t, bound < kNoBound ? bound : largest, later_slope);
 }
 
-bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, PageId* best,
-                                Valuation* value) {
-  const HostId host = token.tag;
-  ParkedHost& parked = parked_.find(host)->second;
-  free_tokens_.push_back(parked.token);
-  parked.token = kNoToken;
-  if (!hosts_.Allowed(host, t)) {
-    WakeHostAt(host, hosts_.AllowedFrom(host));
-    return false;
-  }
+int64_t SchedulingIndex::BestParked(HostId host, double t, Valuation* value, double* rest) {
   // The live entries by their bound at t, largest first (a max-heap of
   // positions), valued until no bound left can beat the best.
-  std::vector<CandidatePool::Entry>& entries = parked.entries;
+  std::vector<CandidatePool::Entry>& entries = parked_.find(host)->second.entries;
   std::vector<std::pair<double, uint32_t>> order;
   order.reserve(entries.size());
   for (uint32_t i = 0; i < entries.size(); ++i) {
@@ -182,10 +173,13 @@ bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, Pag
   };
   std::make_heap(order.begin(), order.end(), lower);
   int64_t chosen = -1;
-  double rest = -kNoBound;  // the largest exact value not chosen
+  *rest = -kNoBound;
   while (!order.empty()) {
     const auto [bound, i] = order.front();
-    if (chosen >= 0 && !BetterPick({entries[i].page, bound}, {*best, value->value})) break;
+    if (chosen >= 0 &&
+        !BetterPick({entries[i].page, bound}, {entries[chosen].page, value->value})) {
+      break;
+    }
     std::pop_heap(order.begin(), order.end(), lower);
     order.pop_back();
     CandidatePool::Entry& e = entries[i];
@@ -194,32 +188,59 @@ bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, Pag
     const uint32_t stamp = e.slot;
     e = ExactEntry(e.page, host, t, v);  // exact at t from now on
     e.slot = stamp;
-    if (chosen < 0 || BetterPick({e.page, v.value}, {*best, value->value})) {
-      if (chosen >= 0) rest = std::max(rest, value->value);
+    if (chosen < 0 || BetterPick({e.page, v.value}, {entries[chosen].page, value->value})) {
+      if (chosen >= 0) *rest = std::max(*rest, value->value);
       chosen = i;
-      *best = e.page;
       *value = v;
     } else {
-      rest = std::max(rest, v.value);
+      *rest = std::max(*rest, v.value);
     }
   }
+  if (!order.empty()) *rest = std::max(*rest, order.front().first);
+  return chosen;
+}
+
+bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, PageId* best,
+                                Valuation* value) {
+  const HostId host = token.tag;
+  ParkedHost& parked = parked_.find(host)->second;
+  free_tokens_.push_back(parked.token);
+  parked.token = kNoToken;
+  if (!hosts_.Allowed(host, t)) {
+    WakeHostAt(host, hosts_.AllowedFrom(host));
+    return false;
+  }
+  double rest;
+  const int64_t chosen = BestParked(host, t, value, &rest);
   if (chosen < 0) {  // none live
     parked_.erase(host);
     return false;
   }
   // The chosen page leaves; the others stay behind a token bounded by the
   // largest bound left and the exact values not chosen.
-  Page& p = pages_[*best];
-  p.state = kCandidate;
+  std::vector<CandidatePool::Entry>& entries = parked.entries;
+  *best = entries[chosen].page;
+  pages_[*best].state = kCandidate;
   entries[chosen] = entries.back();
   entries.pop_back();
-  if (!order.empty()) rest = std::max(rest, order.front().first);
   if (entries.empty()) {
     parked_.erase(host);
   } else {
     PlaceToken(host, t, rest);
   }
   return true;
+}
+
+void SchedulingIndex::ReturnParked(HostId host, double t) {
+  const auto it = parked_.find(host);
+  for (const CandidatePool::Entry& e : it->second.entries) {
+    Page& p = pages_[e.page];
+    if (p.state != kParked || p.pos != e.slot) continue;
+    ++stats_.parked_scans;
+    Refine(p, Belief(p), t, ValueWithGrowth(e.page, t), /*solve=*/true);
+    Enqueue(e.page);
+  }
+  parked_.erase(it);
 }
 
 void SchedulingIndex::DropParked() {

@@ -101,8 +101,8 @@ struct Pair {
 // crawl time and a signal count (the index's cohorts). Returns the index's
 // work counts.
 SchedulingIndex::Stats RunRandomEvents(uint64_t seed, int pages, int hosts, int steps,
-                                       const SchedulingIndex::Options& options,
-                                       bool alike = false) {
+                                       const SchedulingIndex::Options& options, bool alike = false,
+                                       double host_delay = 0.0) {
   std::mt19937_64 rng(seed);
   Pair pair{BruteForceIndex(), SchedulingIndex(policy::CrawlPolicy::GreedyNcis(), options)};
   std::uniform_real_distribution<double> u(0.0, 1.0);
@@ -117,6 +117,11 @@ SchedulingIndex::Stats RunRandomEvents(uint64_t seed, int pages, int hosts, int 
     const policy::PageParams p = new_page();
     const HostId h = host_of(rng);
     for (CrawlIndex* x : pair.both()) x->Upsert(i, p, h, 0.0);
+  }
+  if (host_delay > 0.0) {
+    for (HostId h = 0; h < static_cast<HostId>(hosts); ++h) {
+      for (CrawlIndex* x : pair.both()) x->SetHostDelay(h, host_delay);
+    }
   }
   const policy::CrawlPolicy policies[] = {
       policy::CrawlPolicy::GreedyNcis(), policy::CrawlPolicy::Greedy(),
@@ -224,6 +229,24 @@ TEST(SchedulingIndexTest, MatchesBruteForceOnRandomEvents) {
   // crawls again.
   std::printf("host waits: %llu\n", static_cast<unsigned long long>(host_waits));
   EXPECT_GT(host_waits, 100u) << "the events held few hosts' candidates";
+}
+
+// Every host with a crawl delay: every candidate waits parked behind its
+// host's token, and raises of Λ send the hosts whose best page is below it
+// back to the queue.
+TEST(SchedulingIndexTest, MatchesBruteForceWithEveryHostDelayed) {
+  SchedulingIndex::Options small;
+  small.target_candidates = 4;
+  small.max_candidates = 12;
+  uint64_t raises = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    SCOPED_TRACE(seed);
+    raises +=
+        RunRandomEvents(seed, 120, 40, 3000, small, /*alike=*/false, /*host_delay=*/0.1).raises;
+    if (HasFailure()) return;
+  }
+  std::printf("raises: %llu\n", static_cast<unsigned long long>(raises));
+  EXPECT_GT(raises, 100u) << "the events raised the level over hosts' tokens seldom";
 }
 
 // Pages alike tie at every level; the index keeps them in cohorts behind

@@ -2,6 +2,7 @@
 // timed: loading pages, signals and picks move each due-queue entry a
 // bounded number of times, whether or not the caller sized the tables.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -432,6 +433,49 @@ TEST(SchedulingIndexWorkTest, HeldHostsPagesDoNotAllWakeAtEachOfItsCrawls) {
   EXPECT_LT(valuations, 10.0);
   EXPECT_LT((after.host_waits - before.host_waits) * per, 1.0);
   EXPECT_LE(after.rebuilds - before.rebuilds, 1u);
+}
+
+// Every host with a crawl delay, as a crawl whose fetchers keep a default
+// politeness has it: every candidate waits parked behind its host's token,
+// and the pool holds tokens only. A raise counts each host once, by its
+// best page, and sends the hosts below the new level back to the queue,
+// so that the pool shrinks; raising over tokens it cannot value would leave
+// the pool as it was, to be raised again at every pick (O(pool) each).
+TEST(SchedulingIndexWorkTest, EveryHostDelayedKeepsRaisesRare) {
+  constexpr int kHosts = 2000;
+  constexpr int kPages = 30000;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  SchedulingIndex::Options options;
+  options.target_candidates = 200;
+  options.max_candidates = 800;
+  SchedulingIndex index(policy::CrawlPolicy::GreedyNcis(), options);
+  for (PageId id = 0; id < kPages; ++id) {
+    // Zipf-like host sizes: host h holds about 1/(h + 1) of the pages.
+    const HostId host = static_cast<HostId>(
+        std::min<double>(kHosts - 1, std::floor(std::exp(u(rng) * std::log(kHosts + 1.0))) - 1.0));
+    policy::PageParams p;
+    p.importance = 0.5 + u(rng);
+    p.change_rate = 0.02 + 0.05 * u(rng);
+    p.recall = 0.5 * u(rng);
+    p.false_rate = 0.01 * u(rng);
+    index.Upsert(id, p, host, -100.0 * u(rng));
+  }
+  for (HostId host = 0; host < kHosts; ++host) index.SetHostDelay(host, 0.5);
+  SchedulingIndex::Stats before;
+  const uint64_t crawls = PickAndCrawl(&index, 4000, 2000, &before, [](PageId, double) {});
+  const SchedulingIndex::Stats& after = index.stats();
+  const double per = 1.0 / static_cast<double>(crawls);
+  std::printf(
+      "per crawl: %.2f wake-ups, %.2f valuations, %.1f parked entries scanned; %llu rebuilds, "
+      "%llu raises\n",
+      (after.wakeups - before.wakeups) * per, (after.valuations - before.valuations) * per,
+      (after.parked_scans - before.parked_scans) * per,
+      static_cast<unsigned long long>(after.rebuilds - before.rebuilds),
+      static_cast<unsigned long long>(after.raises - before.raises));
+  EXPECT_EQ(crawls, 20000u);
+  EXPECT_LE(after.raises - before.raises, 20u);
+  EXPECT_LE(after.rebuilds - before.rebuilds, 4u);
 }
 
 }  // namespace
