@@ -327,7 +327,7 @@ void CandidatePool::Clear() {
   size_ = 0;
 }
 
-double CandidatePool::GrowthBound(const Entry& e, double t) const {
+double CandidatePool::GrowthBound(const Entry& e, double t) {
   if (!(e.base < kInf)) return kInf;  // voided (kVoidClass)
   const double d = t - e.at;
   double gain = 0.0;

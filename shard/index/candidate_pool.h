@@ -137,7 +137,7 @@ class CandidatePool {
   // slack: what lets the index skip valuing a candidate whose line
   // reaches the best value found while its growth does not. Reads only the
   // entry: it holds for an entry kept out of the pool as well.
-  double GrowthBound(const Entry& e, double t) const;
+  static double GrowthBound(const Entry& e, double t);
   // Restarts the chain of the entry the last Top call gave at (t, bound),
   // `bound` >= GrowthBound(entry, t) being an upper bound on its value at
   // t; the slope bound moves on to t. Returns its new bound at t (the line

@@ -707,7 +707,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
           HandOverInPool(id, c, top);
           candidates_.Expire(t);  // its line from top.at may have ended
         }
-        Park(id, top);
+        Park(id, t, top);
         continue;
       }
       if (!used_hosts_.empty() && !usable(id)) {
@@ -753,7 +753,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
     const auto it = parked_.find(host);
     if (it == parked_.end() || it->second.token != kNoToken) continue;
     if (hosts_.Allowed(host, t)) {
-      PlaceToken(host, t, kInf);
+      PlaceToken(host, t);
     } else {
       WakeHostAt(host, hosts_.AllowedFrom(host));
     }

@@ -66,6 +66,7 @@
 #include "shard/index/due_queue.h"
 #include "shard/index/hosts.h"
 #include "shard/index/huge_page_allocator.h"
+#include "shard/index/parked_heap.h"
 
 namespace recrawl {
 namespace shard {
@@ -438,26 +439,27 @@ class SchedulingIndex : public CrawlIndex {
   // Puts the last PickTop's picks that are still kPicked back in the pool.
   void RestorePicks();
 
-  // Candidates of held and of delayed hosts. A pick that finds a candidate's host held
-  // (crawled since, or blocked) parks it with its pool entry, still an
-  // upper bound on its value later, instead of queuing it to be valued and
-  // solved for again. When the host allows crawls again (ReleaseHosts,
-  // from Drain) its parked pages stay out of the pool behind one token: a
-  // pool entry whose bound is the largest of theirs at the release,
-  // growing at the fastest later slope among them, so that it bounds each
-  // of them from then on. A pick that meets the token values the host's
-  // pages in the order of their bounds until the best is known (OpenToken)
-  // and puts the token back for the rest. The candidates of a host with a
-  // crawl delay wait so even while it allows crawls (JoinParked). Such a
-  // host with many pages over Λ so costs a pass over its parked entries a
-  // crawl (arithmetic; a few of them valued), not a valuation and a queue
+  // Candidates of held and of delayed hosts. A pick that finds a
+  // candidate's host held (crawled since, or blocked) parks it with its
+  // pool entry, still an upper bound on its value later, instead of
+  // queuing it to be valued and solved for again. When the host allows
+  // crawls again (ReleaseHosts, from Drain) its parked pages stay out of
+  // the pool behind one token: a pool entry whose bound is the largest of
+  // theirs at the release, growing at the host's slope (parked_heap.h), so
+  // that it bounds each of them from then on. A pick that meets the token
+  // values the host's pages in the order of their bounds until the best is
+  // known (OpenToken) and puts the token back for the rest. The candidates
+  // of a host with a crawl delay wait so even while it allows crawls
+  // (JoinParked). Such a host with many pages over Λ so costs a few heap
+  // steps a crawl (a few of its pages valued), not a valuation and a queue
   // entry each, and its pages do not fill the pool.
   // Between calls every parked page's host is held with a due entry in
   // host_wakes_, or has its token in the pool. A parked page that changes
   // (a signal, a crawl, a new model, a lease, a removal) leaves a stale
-  // entry, dropped at the host's next pass. Parking a page ends the host's
-  // token (it may not bound the new entry): the host waits for its wake.
-  void Park(PageId id, const CandidatePool::Entry& entry);
+  // entry in its host's heap, dropped when it comes to the top or at the
+  // heap's next compaction. Parking a page ends the host's token (it may
+  // not bound the new entry): the host waits for its wake.
+  void Park(PageId id, double t, const CandidatePool::Entry& entry);
   // A candidate of a host that gives one page a pick (a crawl delay) waits
   // parked as well while its host allows crawls: the token, placed or
   // raised to bound it, stands for it in the pool, so that such a host's
@@ -473,25 +475,23 @@ class SchedulingIndex : public CrawlIndex {
   void ReleaseHosts(double t);
   // Select met host `token.tag`'s token at t, out of the pool now. Returns
   // false when the host is held (the token is dropped and the host waits
-  // for its wake). Else values the host's parked pages, largest bound
-  // first, until none left can beat the best; takes the best out (a
-  // candidate out of the pool, into *best) and puts a token back for the
-  // others, if any.
+  // for its wake). Else takes the host's best parked page out
+  // (TakeBestParked; a candidate out of the pool, into *best) and puts a
+  // token back for the others, if any.
   bool OpenToken(const CandidatePool::Entry& token, double t, PageId* best, Valuation* value);
   // Values host's live parked entries at t, largest bound first, until none
-  // left can beat the best, and makes the valued ones exact. Returns the
-  // best's position in the host's entries (its value into *value), or -1
-  // when none is live; *rest is the largest bound or value of the others.
-  // The host must have parked entries.
-  int64_t BestParked(HostId host, double t, Valuation* value, double* rest);
+  // left can beat the best; the others valued go back exact. Takes the
+  // best out of the host's heap (exact at t, into *best and *value; the
+  // page is still kParked); false when none is live. The host must have
+  // parked entries.
+  bool TakeBestParked(HostId host, double t, CandidatePool::Entry* best, Valuation* value);
   // Sends every live parked page of `host` (its token out of the pool) back
   // to the queue, each valued and keyed for Λ, and forgets the host (Raise:
   // its best page is below Λ).
   void ReturnParked(HostId host, double t);
-  // Adds host's token to the pool, bounding its parked entries at t by
-  // `bound` (kInf: computed from them), or drops the host when none is
-  // live.
-  void PlaceToken(HostId host, double t, double bound);
+  // Adds host's token to the pool, bounding its parked entries from t on,
+  // or forgets the host when none is live.
+  void PlaceToken(HostId host, double t);
   // Forgets every parked entry and token (a rebuild places every page
   // anew; the pool is cleared with it).
   void DropParked();
@@ -502,7 +502,7 @@ class SchedulingIndex : public CrawlIndex {
   void WakeHostAt(HostId host, double at);
   struct ParkedHost {
     // Entries' `slot` is the page's stamp (Page::pos) when parked.
-    std::vector<CandidatePool::Entry> entries;
+    ParkedHeap heap;
     uint32_t token = kNoToken;  // in tokens_, while in the pool
   };
   struct HostWake {
@@ -510,13 +510,17 @@ class SchedulingIndex : public CrawlIndex {
     HostId host;
     bool operator>(const HostWake& o) const { return at > o.at; }
   };
-  // Stamps page `id` parked with `entry` in its host's list; returns the
-  // host's record (the caller keeps the wake / token invariant).
-  ParkedHost& AddParked(PageId id, const CandidatePool::Entry& entry);
+  // Whether a parked entry is its page's current one.
+  bool LiveParked(const CandidatePool::Entry& e) const;
+  // Stamps page `id` parked with `entry` at t in its host's heap; returns
+  // the host's record and whether it is new (the caller keeps the wake /
+  // token invariant).
+  std::pair<ParkedHost*, bool> AddParked(PageId id, double t, const CandidatePool::Entry& entry);
   absl::flat_hash_map<HostId, ParkedHost> parked_;
   std::vector<HostWake> host_wakes_;  // min-heap by time
   std::vector<Token> tokens_;
   std::vector<uint32_t> free_tokens_;
+  std::vector<CandidatePool::Entry> reparked_;  // TakeBestParked's valued
 
   // Cohorts of pages alike. Between calls a cohort's leader is a
   // candidate in the pool, its followers (kFollower, Page::pos = the

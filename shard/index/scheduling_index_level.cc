@@ -286,14 +286,19 @@ void SchedulingIndex::Raise(double t) {
     valued.push_back({e.page, ValueWithGrowth(e.page, t)});
   }
   // A host behind a token counts with its best parked page, valued in the
-  // order of the bounds until known (its other pages stay unvalued).
+  // order of the bounds until known (its other pages stay unvalued); the
+  // page stays parked.
   std::vector<Exact> host_best;  // with token_hosts
   for (HostId host : token_hosts) {
+    CandidatePool::Entry entry;
     Valuation v;
-    double rest;
-    const int64_t best = BestParked(host, t, &v, &rest);
-    host_best.push_back({best < 0 ? kNoPage : parked_.find(host)->second.entries[best].page,
-                         best < 0 ? Valuation{-kInf, {}} : v});
+    if (TakeBestParked(host, t, &entry, &v)) {
+      parked_.find(host)->second.heap.Push(
+          entry, t, [this](const CandidatePool::Entry& e) { return LiveParked(e); });
+      host_best.push_back({entry.page, v});
+    } else {
+      host_best.push_back({kNoPage, {-kInf, {}}});
+    }
   }
   // The target-th largest value of the candidates and the hosts' best, a
   // cohort's leader counting for its followers too (they have its value),
@@ -350,7 +355,7 @@ void SchedulingIndex::Raise(double t) {
     free_tokens_.push_back(parked.token);
     parked.token = kNoToken;
     if (host_best[i].page != kNoPage && host_best[i].v.value >= admission_level_) {
-      PlaceToken(host, t, kInf);  // its entries are bounds (the valued ones exact)
+      PlaceToken(host, t);
     } else {
       ReturnParked(host, t);  // every page of the host is below Λ
     }

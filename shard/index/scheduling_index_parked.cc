@@ -22,15 +22,21 @@ void SchedulingIndex::WakeHostAt(HostId host, double at) {
   std::push_heap(host_wakes_.begin(), host_wakes_.end(), std::greater<HostWake>());
 }
 
-SchedulingIndex::ParkedHost& SchedulingIndex::AddParked(PageId id,
-                                                        const CandidatePool::Entry& entry) {
+bool SchedulingIndex::LiveParked(const CandidatePool::Entry& e) const {
+  const Page& p = pages_[e.page];
+  return p.state == kParked && p.pos == e.slot;
+}
+
+std::pair<SchedulingIndex::ParkedHost*, bool> SchedulingIndex::AddParked(
+    PageId id, double t, const CandidatePool::Entry& entry) {
   Page& p = pages_[id];
   p.state = kParked;
   p.pos = ++next_stamp_;  // any older entry of the page is stale now
-  ParkedHost& parked = parked_[p.host];
-  parked.entries.push_back(entry);
-  parked.entries.back().slot = p.pos;
-  return parked;
+  const auto [it, added] = parked_.try_emplace(p.host);
+  CandidatePool::Entry parked = entry;
+  parked.slot = p.pos;
+  it->second.heap.Push(parked, t, [this](const CandidatePool::Entry& e) { return LiveParked(e); });
+  return {&it->second, added};
 }
 
 void SchedulingIndex::AddToken(uint32_t token, HostId host, double t, double bound,
@@ -41,7 +47,7 @@ void SchedulingIndex::AddToken(uint32_t token, HostId host, double t, double bou
   // Strictly above the bound: where a page's bound ties it, the token
   // comes first in the pool, as its pages may win the tie on id.
   e.base = std::nextafter(bound, kNoBound);
-  e.slope = static_cast<float>(later_slope);
+  e.slope = CandidatePool::CeilFloat(later_slope);
   e.rise = 0.0f;
   e.later_slope = e.slope;
   e.page = kTokenBase + token;
@@ -50,17 +56,17 @@ void SchedulingIndex::AddToken(uint32_t token, HostId host, double t, double bou
   candidates_.AddLike(e.page, e, host);
 }
 
-void SchedulingIndex::Park(PageId id, const CandidatePool::Entry& entry) {
+void SchedulingIndex::Park(PageId id, double t, const CandidatePool::Entry& entry) {
   const HostId host = pages_[id].host;
-  ParkedHost& parked = AddParked(id, entry);
-  if (parked.token != kNoToken) {
+  const auto [parked, added] = AddParked(id, t, entry);
+  if (parked->token != kNoToken) {
     // The token may not bound the new entry: the host waits for its wake
     // (it is held) and gets a new one then.
-    candidates_.Remove(kTokenBase + parked.token);
-    free_tokens_.push_back(parked.token);
-    parked.token = kNoToken;
+    candidates_.Remove(kTokenBase + parked->token);
+    free_tokens_.push_back(parked->token);
+    parked->token = kNoToken;
     WakeHostAt(host, hosts_.AllowedFrom(host));
-  } else if (parked.entries.size() == 1) {  // the host's first
+  } else if (added) {
     WakeHostAt(host, hosts_.AllowedFrom(host));
   }
 }
@@ -83,26 +89,25 @@ CandidatePool::Entry SchedulingIndex::ExactEntry(PageId id, HostId host, double 
 void SchedulingIndex::JoinParked(PageId id, double t, const CandidatePool::Entry& entry) {
   const HostId host = pages_[id].host;
   if (!hosts_.Allowed(host, t)) {
-    Park(id, entry);
+    Park(id, t, entry);
     return;
   }
-  ParkedHost& parked = AddParked(id, entry);
+  ParkedHost& parked = *AddParked(id, t, entry).first;
   if (parked.token == kNoToken) {
-    // A new host, or one whose wake is still due: its token bounds all
-    // its entries (a pass over them, once a hold).
-    PlaceToken(host, t, kNoBound);
+    // A new host, or one whose wake is still due.
+    PlaceToken(host, t);
     return;
   }
   // The token, raised to bound the new entry too.
   const PageId token_page = kTokenBase + parked.token;
-  CandidatePool::Entry token = candidates_.Find(token_page);
+  const CandidatePool::Entry token = candidates_.Find(token_page);
   const double token_bound = candidates_.GrowthBound(token, t);
   const double bound = std::max(token_bound, candidates_.GrowthBound(entry, t));
-  if (token_bound >= bound && token.later_slope >= entry.later_slope) {
+  if (token_bound >= bound && token.later_slope >= parked.heap.slope()) {
     return;  // it bounds the entry already (its slope is its later slope)
   }
   candidates_.Remove(token_page);
-  AddToken(parked.token, host, t, bound, std::max(token.later_slope, entry.later_slope));
+  AddToken(parked.token, host, t, bound, parked.heap.slope());
 }
 
 void SchedulingIndex::ReleaseHosts(double t) {
@@ -116,28 +121,14 @@ void SchedulingIndex::ReleaseHosts(double t) {
       WakeHostAt(host, hosts_.AllowedFrom(host));
       continue;
     }
-    PlaceToken(host, t, kNoBound);
+    PlaceToken(host, t);
   }
 }
 
-void SchedulingIndex::PlaceToken(HostId host, double t, double bound) {
+void SchedulingIndex::PlaceToken(HostId host, double t) {
   const auto it = parked_.find(host);
-  std::vector<CandidatePool::Entry>& entries = it->second.entries;
-  // Drops the stale entries; the live ones' fastest later slope bounds the
-  // slope of each from t on (dV/dt <= later_slope, candidate_pool.h).
-  double later_slope = 0.0;
-  double largest = -kNoBound;
-  size_t kept = 0;
-  for (const CandidatePool::Entry& e : entries) {
-    const Page& p = pages_[e.page];
-    if (p.state != kParked || p.pos != e.slot) continue;
-    ++stats_.parked_scans;
-    later_slope = std::max<double>(later_slope, e.later_slope);
-    if (!(bound < kNoBound)) largest = std::max(largest, candidates_.GrowthBound(e, t));
-    entries[kept++] = e;
-  }
-  entries.resize(kept);
-  if (kept == 0) {
+  ParkedHeap& heap = it->second.heap;
+  if (!heap.DropStaleTop([this](const CandidatePool::Entry& e) { return LiveParked(e); })) {
     parked_.erase(it);
     return;
   }
@@ -151,53 +142,35 @@ void SchedulingIndex::PlaceToken(HostId host, double t, double bound) {
     tokens_[token] = {host, 0};
   }
   it->second.token = token;
-  AddToken(token, host, t, bound < kNoBound ? bound : largest, later_slope);
+  AddToken(token, host, t, heap.TopBound(t), heap.slope());
 }
 
-int64_t SchedulingIndex::BestParked(HostId host, double t, Valuation* value, double* rest) {
-  // The live entries by their bound at t, largest first (a max-heap of
-  // positions), valued until no bound left can beat the best.
-  std::vector<CandidatePool::Entry>& entries = parked_.find(host)->second.entries;
-  std::vector<std::pair<double, uint32_t>> order;
-  order.reserve(entries.size());
-  for (uint32_t i = 0; i < entries.size(); ++i) {
-    const CandidatePool::Entry& e = entries[i];
-    const Page& p = pages_[e.page];
-    if (p.state != kParked || p.pos != e.slot) continue;
+bool SchedulingIndex::TakeBestParked(HostId host, double t, CandidatePool::Entry* best,
+                                     Valuation* value) {
+  ParkedHeap& heap = parked_.find(host)->second.heap;
+  auto live = [this](const CandidatePool::Entry& e) { return LiveParked(e); };
+  // In key order, valued until no bound left can beat (or tie) the best;
+  // the others valued go back exact.
+  bool found = false;
+  reparked_.clear();
+  while (heap.DropStaleTop(live) && (!found || heap.TopBound(t) >= value->value)) {
     ++stats_.parked_scans;
-    order.push_back({candidates_.GrowthBound(e, t), i});
-  }
-  auto lower = [this, &entries](const std::pair<double, uint32_t>& a,
-                                const std::pair<double, uint32_t>& b) {
-    return BetterPick({entries[b.second].page, b.first}, {entries[a.second].page, a.first});
-  };
-  std::make_heap(order.begin(), order.end(), lower);
-  int64_t chosen = -1;
-  *rest = -kNoBound;
-  while (!order.empty()) {
-    const auto [bound, i] = order.front();
-    if (chosen >= 0 &&
-        !BetterPick({entries[i].page, bound}, {entries[chosen].page, value->value})) {
-      break;
-    }
-    std::pop_heap(order.begin(), order.end(), lower);
-    order.pop_back();
-    CandidatePool::Entry& e = entries[i];
+    const CandidatePool::Entry e = heap.PopTop();
     const Valuation v = ValueWithGrowth(e.page, t);
     ++stats_.candidate_valuations;
-    const uint32_t stamp = e.slot;
-    e = ExactEntry(e.page, host, t, v);  // exact at t from now on
-    e.slot = stamp;
-    if (chosen < 0 || BetterPick({e.page, v.value}, {entries[chosen].page, value->value})) {
-      if (chosen >= 0) *rest = std::max(*rest, value->value);
-      chosen = i;
+    CandidatePool::Entry exact = ExactEntry(e.page, host, t, v);
+    exact.slot = e.slot;
+    if (!found || BetterPick({e.page, v.value}, {best->page, value->value})) {
+      if (found) reparked_.push_back(*best);
+      *best = exact;
       *value = v;
+      found = true;
     } else {
-      *rest = std::max(*rest, v.value);
+      reparked_.push_back(exact);
     }
   }
-  if (!order.empty()) *rest = std::max(*rest, order.front().first);
-  return chosen;
+  for (const CandidatePool::Entry& e : reparked_) heap.Push(e, t, live);
+  return found;
 }
 
 bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, PageId* best,
@@ -210,36 +183,27 @@ bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, Pag
     WakeHostAt(host, hosts_.AllowedFrom(host));
     return false;
   }
-  double rest;
-  const int64_t chosen = BestParked(host, t, value, &rest);
-  if (chosen < 0) {  // none live
+  CandidatePool::Entry entry;
+  if (!TakeBestParked(host, t, &entry, value)) {  // none live
     parked_.erase(host);
     return false;
   }
-  // The chosen page leaves; the others stay behind a token bounded by the
-  // largest bound left and the exact values not chosen.
-  std::vector<CandidatePool::Entry>& entries = parked.entries;
-  *best = entries[chosen].page;
+  // The best leaves; the others stay behind a new token.
+  *best = entry.page;
   pages_[*best].state = kCandidate;
-  entries[chosen] = entries.back();
-  entries.pop_back();
-  if (entries.empty()) {
-    parked_.erase(host);
-  } else {
-    PlaceToken(host, t, rest);
-  }
+  PlaceToken(host, t);
   return true;
 }
 
 void SchedulingIndex::ReturnParked(HostId host, double t) {
   const auto it = parked_.find(host);
-  for (const CandidatePool::Entry& e : it->second.entries) {
-    Page& p = pages_[e.page];
-    if (p.state != kParked || p.pos != e.slot) continue;
+  it->second.heap.ForEach([this, t](const CandidatePool::Entry& e) {
+    if (!LiveParked(e)) return;
     ++stats_.parked_scans;
+    Page& p = pages_[e.page];
     Refine(p, Belief(p), t, ValueWithGrowth(e.page, t), /*solve=*/true);
     Enqueue(e.page);
-  }
+  });
   parked_.erase(it);
 }
 
@@ -260,9 +224,7 @@ size_t SchedulingIndex::ParkedBytes() const {
   size_t bytes = parked_.capacity() * (sizeof(HostId) + sizeof(ParkedHost) + 1) +
                  host_wakes_.capacity() * sizeof(HostWake) + tokens_.capacity() * sizeof(Token) +
                  free_tokens_.capacity() * sizeof(uint32_t);
-  for (const auto& [host, parked] : parked_) {
-    bytes += parked.entries.capacity() * sizeof(CandidatePool::Entry);
-  }
+  for (const auto& [host, parked] : parked_) bytes += parked.heap.MemoryBytes();
   return bytes;
 }
 
