@@ -512,6 +512,10 @@ class SchedulingIndex : public CrawlIndex {
   };
   // Whether a parked entry is its page's current one.
   bool LiveParked(const CandidatePool::Entry& e) const;
+  // LiveParked as the predicate ParkedHeap takes (`is_live`).
+  auto LiveParkedPredicate() const {
+    return [this](const CandidatePool::Entry& e) { return LiveParked(e); };
+  }
   // Stamps page `id` parked with `entry` at t in its host's heap; returns
   // the host's record and whether it is new (the caller keeps the wake /
   // token invariant).

@@ -293,8 +293,7 @@ void SchedulingIndex::Raise(double t) {
     CandidatePool::Entry entry;
     Valuation v;
     if (TakeBestParked(host, t, &entry, &v)) {
-      parked_.find(host)->second.heap.Push(
-          entry, t, [this](const CandidatePool::Entry& e) { return LiveParked(e); });
+      parked_.find(host)->second.heap.Push(entry, t, LiveParkedPredicate());
       host_best.push_back({entry.page, v});
     } else {
       host_best.push_back({kNoPage, {-kInf, {}}});

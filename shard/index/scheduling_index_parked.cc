@@ -35,7 +35,7 @@ std::pair<SchedulingIndex::ParkedHost*, bool> SchedulingIndex::AddParked(
   const auto [it, added] = parked_.try_emplace(p.host);
   CandidatePool::Entry parked = entry;
   parked.slot = p.pos;
-  it->second.heap.Push(parked, t, [this](const CandidatePool::Entry& e) { return LiveParked(e); });
+  it->second.heap.Push(parked, t, LiveParkedPredicate());
   return {&it->second, added};
 }
 
@@ -128,7 +128,7 @@ void SchedulingIndex::ReleaseHosts(double t) {
 void SchedulingIndex::PlaceToken(HostId host, double t) {
   const auto it = parked_.find(host);
   ParkedHeap& heap = it->second.heap;
-  if (!heap.DropStaleTop([this](const CandidatePool::Entry& e) { return LiveParked(e); })) {
+  if (!heap.DropStaleTop(LiveParkedPredicate())) {
     parked_.erase(it);
     return;
   }
@@ -148,7 +148,7 @@ void SchedulingIndex::PlaceToken(HostId host, double t) {
 bool SchedulingIndex::TakeBestParked(HostId host, double t, CandidatePool::Entry* best,
                                      Valuation* value) {
   ParkedHeap& heap = parked_.find(host)->second.heap;
-  auto live = [this](const CandidatePool::Entry& e) { return LiveParked(e); };
+  auto live = LiveParkedPredicate();
   // In key order, valued until no bound left can beat (or tie) the best;
   // the others valued go back exact.
   bool found = false;

@@ -96,6 +96,15 @@ struct Pair {
   std::vector<CrawlIndex*> both() { return {&oracle, &index}; }
 };
 
+// A pool of a few candidates, so that a few dozen pages make the index
+// rebuild, raise and pull its reserve often.
+SchedulingIndex::Options SmallPool() {
+  SchedulingIndex::Options small;
+  small.target_candidates = 4;
+  small.max_candidates = 12;
+  return small;
+}
+
 // With `alike`, models come from a set of three and time moves in steps
 // of 0.01, several events to a step, so that many pages share a model, a
 // crawl time and a signal count (the index's cohorts). Returns the index's
@@ -216,9 +225,7 @@ SchedulingIndex::Stats RunRandomEvents(uint64_t seed, int pages, int hosts, int 
 }
 
 TEST(SchedulingIndexTest, MatchesBruteForceOnRandomEvents) {
-  SchedulingIndex::Options small;
-  small.target_candidates = 4;
-  small.max_candidates = 12;
+  const SchedulingIndex::Options small = SmallPool();
   uint64_t host_waits = 0;
   for (uint64_t seed = 1; seed <= 200; ++seed) {
     SCOPED_TRACE(seed);
@@ -235,9 +242,7 @@ TEST(SchedulingIndexTest, MatchesBruteForceOnRandomEvents) {
 // host's token, and raises of Λ send the hosts whose best page is below it
 // back to the queue.
 TEST(SchedulingIndexTest, MatchesBruteForceWithEveryHostDelayed) {
-  SchedulingIndex::Options small;
-  small.target_candidates = 4;
-  small.max_candidates = 12;
+  const SchedulingIndex::Options small = SmallPool();
   uint64_t raises = 0;
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     SCOPED_TRACE(seed);
@@ -253,9 +258,7 @@ TEST(SchedulingIndexTest, MatchesBruteForceWithEveryHostDelayed) {
 // the one of lowest id, which must give the brute force's picks through
 // signals, crawls, leases, host delays and model changes of any member.
 TEST(SchedulingIndexTest, MatchesBruteForceWithPagesAlike) {
-  SchedulingIndex::Options small;
-  small.target_candidates = 4;
-  small.max_candidates = 12;
+  const SchedulingIndex::Options small = SmallPool();
   uint64_t follows = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     SCOPED_TRACE(seed);
@@ -326,9 +329,7 @@ TEST(SchedulingIndexTest, SignalsWithinTheKeyedCountPushNoEntry) {
 // signal, so its due time is "never" until then. A signal while it is
 // leased makes its value jump: released, it must be found again.
 TEST(SchedulingIndexTest, SignalWhileLeasedCountsOnceReleased) {
-  SchedulingIndex::Options small;
-  small.target_candidates = 4;
-  small.max_candidates = 12;
+  const SchedulingIndex::Options small = SmallPool();
   Pair pair{BruteForceIndex(), SchedulingIndex(policy::CrawlPolicy::GreedyNcis(), small)};
   policy::PageParams signalled;
   signalled.importance = 1.0;
