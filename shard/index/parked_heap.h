@@ -65,9 +65,8 @@ class ParkedHeap {
     return !heap_.empty();
   }
 
-  // The top entry (largest key; of two equal keys, the lower page id).
-  // Requires !empty().
-  const Entry& top() const { return heap_.front().entry; }
+  // Takes the top entry out (largest key; of two equal keys, the lower
+  // page id). Requires !empty().
   Entry PopTop() {
     std::pop_heap(heap_.begin(), heap_.end(), Lower);
     const Entry e = heap_.back().entry;

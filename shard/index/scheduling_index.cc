@@ -684,9 +684,7 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         const HostId host = top.tag;
         if (!usable_host(host)) {
           // Its host had its pick in this call: a new token after it.
-          ParkedHost& parked = parked_.find(host)->second;
-          free_tokens_.push_back(parked.token);
-          parked.token = kNoToken;
+          FreeToken(&parked_.find(host)->second);
           retoken_.push_back(host);
           continue;
         }

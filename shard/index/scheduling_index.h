@@ -510,6 +510,12 @@ class SchedulingIndex : public CrawlIndex {
     HostId host;
     bool operator>(const HostWake& o) const { return at > o.at; }
   };
+  // Returns host's token id to the free list (its pool entry is gone or
+  // about to be).
+  void FreeToken(ParkedHost* parked) {
+    free_tokens_.push_back(parked->token);
+    parked->token = kNoToken;
+  }
   // Whether a parked entry is its page's current one.
   bool LiveParked(const CandidatePool::Entry& e) const;
   // LiveParked as the predicate ParkedHeap takes (`is_live`).
@@ -637,6 +643,11 @@ class SchedulingIndex : public CrawlIndex {
     PageId page;
     Valuation v;
   };
+  // The target-th largest value of `ranked` (pages valued at one time), a
+  // cohort's leader counting for its followers too (they have its value)
+  // and a host that gives one page a pick counting once (as in Rebuild);
+  // Λ itself when there are no more than `target`.
+  double LevelKeeping(std::vector<Exact> ranked, size_t target) const;
   std::vector<HostId> used_hosts_;
   std::vector<Exact> valued_;    // valued at t, out of the pool
   std::vector<Exact> taken_;     // picked, out of the pool

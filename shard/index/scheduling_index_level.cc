@@ -277,66 +277,30 @@ void SchedulingIndex::Raise(double t) {
   if (candidates_.size() <= target) return;
   std::vector<Exact> valued;
   valued.reserve(candidates_.size());
-  std::vector<HostId> token_hosts;
+  // A host behind a token counts with its best parked page, valued in the
+  // order of the bounds until known (its other pages stay unvalued); the
+  // page stays parked. A host with no live page left has no best.
+  struct HostBest {
+    HostId host;
+    Exact best;
+  };
+  std::vector<HostBest> token_hosts;
   for (const CandidatePool::Entry& e : candidates_.Entries()) {
     if (IsToken(e.page)) {
-      token_hosts.push_back(e.tag);
+      token_hosts.push_back({e.tag, {kNoPage, {-kInf, {}}}});
       continue;
     }
     valued.push_back({e.page, ValueWithGrowth(e.page, t)});
   }
-  // A host behind a token counts with its best parked page, valued in the
-  // order of the bounds until known (its other pages stay unvalued); the
-  // page stays parked.
-  std::vector<Exact> host_best;  // with token_hosts
-  for (HostId host : token_hosts) {
-    CandidatePool::Entry entry;
-    Valuation v;
-    if (TakeBestParked(host, t, &entry, &v)) {
-      parked_.find(host)->second.heap.Push(entry, t, LiveParkedPredicate());
-      host_best.push_back({entry.page, v});
-    } else {
-      host_best.push_back({kNoPage, {-kInf, {}}});
-    }
-  }
-  // The target-th largest value of the candidates and the hosts' best, a
-  // cohort's leader counting for its followers too (they have its value),
-  // and a host that gives one page a pick counting once (as in Rebuild).
   std::vector<Exact> ranked = valued;
-  for (const Exact& e : host_best) {
-    if (e.page != kNoPage) ranked.push_back(e);
+  for (HostBest& h : token_hosts) {
+    CandidatePool::Entry entry;
+    if (!TakeBestParked(h.host, t, &entry, &h.best.v)) continue;
+    h.best.page = entry.page;
+    parked_.find(h.host)->second.heap.Push(entry, t, LiveParkedPredicate());
+    ranked.push_back(h.best);
   }
-  double level = level_;
-  if (ranked.size() > target) {
-    const bool one_per_pick = std::any_of(ranked.begin(), ranked.end(), [this](const Exact& e) {
-      return hosts_.OnePerPick(pages_[e.page].host);
-    });
-    if (followers_ == 0 && !one_per_pick) {
-      std::nth_element(ranked.begin(), ranked.begin() + (target - 1), ranked.end(),
-                       [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
-      level = ranked[target - 1].v.value;
-    } else {
-      std::sort(ranked.begin(), ranked.end(),
-                [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; });
-      absl::flat_hash_set<HostId> counted_hosts;
-      size_t counted = 0;
-      level = ranked.back().v.value;
-      for (const Exact& e : ranked) {
-        const HostId host = pages_[e.page].host;
-        if (hosts_.OnePerPick(host)) {
-          if (!counted_hosts.insert(host).second) continue;
-          ++counted;  // its followers are on other hosts or wait with it
-        } else {
-          const uint32_t c = LedCohort(e.page);
-          counted += 1 + (c == kNoCohort ? 0 : cohorts_[c].live);
-        }
-        if (counted >= target) {
-          level = e.v.value;
-          break;
-        }
-      }
-    }
-  }
+  const double level = LevelKeeping(std::move(ranked), target);
   if (!(level > level_)) {
     // Ties at Λ, or fewer than the target of pages a pick could take: try
     // again when the pool has doubled, so that this O(pool) step stays
@@ -348,15 +312,12 @@ void SchedulingIndex::Raise(double t) {
   DropReserve();  // the pages it sends back are not valued at the floor
   SetLevel(level);
   candidates_.Clear();
-  for (size_t i = 0; i < token_hosts.size(); ++i) {
-    const HostId host = token_hosts[i];
-    ParkedHost& parked = parked_.find(host)->second;
-    free_tokens_.push_back(parked.token);
-    parked.token = kNoToken;
-    if (host_best[i].page != kNoPage && host_best[i].v.value >= admission_level_) {
-      PlaceToken(host, t);
+  for (const HostBest& h : token_hosts) {
+    FreeToken(&parked_.find(h.host)->second);
+    if (h.best.page != kNoPage && h.best.v.value >= admission_level_) {
+      PlaceToken(h.host, t);
     } else {
-      ReturnParked(host, t);  // every page of the host is below Λ
+      ReturnParked(h.host, t);  // every page of the host is below Λ
     }
   }
   for (const Exact& e : valued) {
@@ -369,6 +330,33 @@ void SchedulingIndex::Raise(double t) {
     Enqueue(e.page);
     EnqueueCohort(e.page);  // its followers are below Λ with it
   }
+}
+
+double SchedulingIndex::LevelKeeping(std::vector<Exact> ranked, size_t target) const {
+  if (ranked.size() <= target) return level_;
+  const bool one_per_pick = std::any_of(ranked.begin(), ranked.end(), [this](const Exact& e) {
+    return hosts_.OnePerPick(pages_[e.page].host);
+  });
+  auto higher = [](const Exact& a, const Exact& b) { return a.v.value > b.v.value; };
+  if (followers_ == 0 && !one_per_pick) {
+    std::nth_element(ranked.begin(), ranked.begin() + (target - 1), ranked.end(), higher);
+    return ranked[target - 1].v.value;
+  }
+  std::sort(ranked.begin(), ranked.end(), higher);
+  absl::flat_hash_set<HostId> counted_hosts;
+  size_t counted = 0;
+  for (const Exact& e : ranked) {
+    const HostId host = pages_[e.page].host;
+    if (hosts_.OnePerPick(host)) {
+      if (!counted_hosts.insert(host).second) continue;
+      ++counted;  // its followers are on other hosts or wait with it
+    } else {
+      const uint32_t c = LedCohort(e.page);
+      counted += 1 + (c == kNoCohort ? 0 : cohorts_[c].live);
+    }
+    if (counted >= target) return e.v.value;
+  }
+  return ranked.back().v.value;
 }
 
 size_t SchedulingIndex::TargetCandidates() const {

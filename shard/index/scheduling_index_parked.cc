@@ -63,8 +63,7 @@ void SchedulingIndex::Park(PageId id, double t, const CandidatePool::Entry& entr
     // The token may not bound the new entry: the host waits for its wake
     // (it is held) and gets a new one then.
     candidates_.Remove(kTokenBase + parked->token);
-    free_tokens_.push_back(parked->token);
-    parked->token = kNoToken;
+    FreeToken(parked);
     WakeHostAt(host, hosts_.AllowedFrom(host));
   } else if (added) {
     WakeHostAt(host, hosts_.AllowedFrom(host));
@@ -177,8 +176,7 @@ bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, Pag
                                 Valuation* value) {
   const HostId host = token.tag;
   ParkedHost& parked = parked_.find(host)->second;
-  free_tokens_.push_back(parked.token);
-  parked.token = kNoToken;
+  FreeToken(&parked);
   if (!hosts_.Allowed(host, t)) {
     WakeHostAt(host, hosts_.AllowedFrom(host));
     return false;
