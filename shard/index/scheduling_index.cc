@@ -619,6 +619,37 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
   auto better = [](PageId a, double va, PageId b, double vb) {
     return BetterPick({a, va}, {b, vb});
   };
+  std::vector<Exact>& valued = valued_;
+  int best = -1;
+  // Whether `page`, just valued `value` at t and out of the pool, joins the
+  // cohort of a page alike it and of a lower id (so tied with it) that is
+  // out of the pool as well: the best, or a page of a delayed host valued
+  // in this call (alike_valued_). It then waits there instead of being
+  // valued pick after pick; on a delayed host, instead of opening its
+  // host's token at every pick to lose a tie on its id.
+  alike_valued_.clear();
+  auto joins_alike = [&](PageId page, double value) {
+    const Page& p = pages_[page];
+    PageId leader = kNoPage;
+    if (best >= 0 && value == valued[best].v.value && page > valued[best].page &&
+        Alike(p, pages_[valued[best].page])) {
+      leader = valued[best].page;
+    } else if (hosts_.OnePerPick(p.host)) {
+      const auto [it, first] = alike_valued_.try_emplace(LikenessOf(p), Exact{page, {value, {}}});
+      if (first || it->second.v.value != value) return false;
+      if (page < it->second.page || !usable(it->second.page)) {
+        // The new first of its likeness, or the first may not be picked
+        // in this call any more (its cohort's next page took its place).
+        it->second.page = page;
+        return false;
+      }
+      leader = it->second.page;
+    } else {
+      return false;
+    }
+    Follow(page, leader);
+    return true;
+  };
   // The cohort `leader` led: its next page whose host allows it at t (the
   // ones before it go back to the queue), valued alike, or kNoPage.
   auto hand_over = [&](PageId leader) {
@@ -633,8 +664,6 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
     return next;
   };
   candidates_.Expire(t);
-  std::vector<Exact>& valued = valued_;
-  int best = -1;
   // Makes valued[i] the best if it is usable and better; a cohort's leader
   // that is not usable (its host had a pick) hands over to its next
   // follower, valued as it is, which is considered in turn.
@@ -690,7 +719,9 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         }
         PageId page;
         Valuation v;
-        if (OpenToken(top, t, &page, &v)) {
+        const PickedPage floor =
+            best >= 0 ? PickedPage{valued[best].page, valued[best].v.value} : kNoFloor;
+        if (OpenToken(top, t, floor, &page, &v) && !joins_alike(page, v.value)) {
           valued.push_back({page, v});
           consider(valued.size() - 1);
         }
@@ -720,21 +751,22 @@ void SchedulingIndex::Select(double t, int k, std::vector<PickedPage>* picked) {
         continue;
       }
       const Exact e{id, ValueCandidate(top, t)};
-      if (best >= 0 && e.v.value == valued[best].v.value && id > valued[best].page &&
-          Alike(pages_[id], pages_[valued[best].page]) &&
-          !hosts_.OnePerPick(pages_[valued[best].page].host)) {
-        // Tied with the best and alike it: it waits in the best's cohort
-        // (with any cohort of its own) instead of being valued pick
-        // after pick. (Not behind a page of a delayed host: that one waits
-        // parked, out of the pool.)
-        Follow(id, valued[best].page);
-        continue;
-      }
+      if (joins_alike(id, e.v.value)) continue;
       valued.push_back(e);
       consider(valued.size() - 1);
     }
+    // Hosts none of whose pages could beat this pick's best may have the
+    // next pick's.
+    for (HostId host : below_floor_) PlaceToken(host, t);
+    below_floor_.clear();
     if (best < 0) break;
     const Exact chosen = valued[best];
+    if (!alike_valued_.empty()) {
+      // It cannot lead a cohort from taken_ (its cohort's next page takes
+      // its place below).
+      const auto it = alike_valued_.find(LikenessOf(pages_[chosen.page]));
+      if (it != alike_valued_.end() && it->second.page == chosen.page) alike_valued_.erase(it);
+    }
     picked->push_back({chosen.page, chosen.v.value});
     valued.erase(valued.begin() + best);
     // Its cohort's next page is the best of the rest of it, valued alike.

@@ -36,8 +36,11 @@
 //     outside it by id and lose every tie to it, and the next takes its
 //     place when it leaves. Without them every pick would value every page
 //     of the cohort, since only exact values show that a tie loses on its
-//     id. A cohort forms where a pick finds two pages tied and alike, and
-//     in a rebuild; a page leaves it at any change (signal, crawl, model).
+//     id. A cohort forms where a pick finds two pages tied and alike
+//     (across hosts too: a page a host's token gave up joins a page alike
+//     valued in the same pick), where a token's opening meets pages of its
+//     host alike its best, and in a rebuild; a page leaves it at any change
+//     (signal, crawl, model).
 // Keys are lower bounds and every eligible page with V ≥ Λ is a candidate,
 // so PickTop returns the same pages as BruteForceIndex (ties broken by id)
 // whenever its k-th pick is ≥ Λ (or clears the reserve's bound); otherwise
@@ -66,7 +69,7 @@
 #include "shard/index/due_queue.h"
 #include "shard/index/hosts.h"
 #include "shard/index/huge_page_allocator.h"
-#include "shard/index/parked_heap.h"
+#include "shard/index/parked_classes.h"
 
 namespace recrawl {
 namespace shard {
@@ -444,13 +447,15 @@ class SchedulingIndex : public CrawlIndex {
   // pool entry, still an upper bound on its value later, instead of
   // queuing it to be valued and solved for again. When the host allows
   // crawls again (ReleaseHosts, from Drain) its parked pages stay out of
-  // the pool behind one token: a pool entry whose bound is the largest of
-  // theirs at the release, growing at the host's slope (parked_heap.h), so
-  // that it bounds each of them from then on. A pick that meets the token
-  // values the host's pages in the order of their bounds until the best is
-  // known (OpenToken) and puts the token back for the rest. The candidates
-  // of a host with a crawl delay wait so even while it allows crawls
-  // (JoinParked). Such a host with many pages over Λ so costs a few heap
+  // the pool behind one token: a pool entry whose bound at the release is
+  // the largest of theirs, growing as the envelope of their classes' lines
+  // (parked_classes.h), so that it bounds each of them from then on. A pick
+  // that meets the token takes the host's best page if it can beat the
+  // pick's best so far, popping the host's pages in the order of their
+  // bounds (OpenToken), and puts the token back for the rest. The
+  // candidates of a host with a crawl delay wait so even while it allows
+  // crawls (JoinParked), except a cohort's leader, which stands in the pool
+  // for its cohort. Such a host with many pages over Λ so costs a few heap
   // steps a crawl (a few of its pages valued), not a valuation and a queue
   // entry each, and its pages do not fill the pool.
   // Between calls every parked page's host is held with a due entry in
@@ -465,26 +470,38 @@ class SchedulingIndex : public CrawlIndex {
   // raised to bound it, stands for it in the pool, so that such a host's
   // many pages over Λ take one place there (AddCandidate).
   void JoinParked(PageId id, double t, const CandidatePool::Entry& entry);
-  // Adds to the pool the entry of token `token` of `host`: never valued, one
-  // ulp above `bound` at t, growing at `later_slope`.
-  void AddToken(uint32_t token, HostId host, double t, double bound, double later_slope);
+  // Adds to the pool the entry of token `token` of `host`: never valued,
+  // `bound` from t on (its base one ulp above).
+  void AddToken(uint32_t token, HostId host, double t, const ParkedClasses::Envelope& bound);
   // The pool entry of a page valued `v` at t.
   static CandidatePool::Entry ExactEntry(PageId id, HostId host, double t, const Valuation& v);
   // Puts in the pool the token of every host whose wake is due at t and
   // that allows crawls at t; the others wake again when they do.
   void ReleaseHosts(double t);
-  // Select met host `token.tag`'s token at t, out of the pool now. Returns
-  // false when the host is held (the token is dropped and the host waits
-  // for its wake). Else takes the host's best parked page out
+  // Select met host `token.tag`'s token at t, out of the pool now, its best
+  // pick so far being `floor`. Returns false when the host is held (the
+  // token is dropped and the host waits for its wake), when none of its
+  // pages is live (the host is forgotten) and when none can beat `floor`
+  // (the host goes to below_floor_, for Select to place its token again
+  // once the pick is made). Else takes the host's best parked page out
   // (TakeBestParked; a candidate out of the pool, into *best) and puts a
   // token back for the others, if any.
-  bool OpenToken(const CandidatePool::Entry& token, double t, PageId* best, Valuation* value);
-  // Values host's live parked entries at t, largest bound first, until none
-  // left can beat the best; the others valued go back exact. Takes the
-  // best out of the host's heap (exact at t, into *best and *value; the
-  // page is still kParked); false when none is live. The host must have
-  // parked entries.
-  bool TakeBestParked(HostId host, double t, CandidatePool::Entry* best, Valuation* value);
+  bool OpenToken(const CandidatePool::Entry& token, double t, const PickedPage& floor, PageId* best,
+                 Valuation* value);
+  // A floor every page beats.
+  static constexpr PickedPage kNoFloor{0, -std::numeric_limits<double>::infinity()};
+  // Takes host's best live parked page at t out of its heap (exact, into
+  // *best and *value; the page is still kParked), if it can beat `floor`
+  // or tie it (on a lower id). Pops in the order of their bounds until no
+  // bound left can beat the better of the floor and the best so far:
+  // pages alike the best have its value, the others are valued and go back
+  // exact. Returns false when none could beat the floor (nothing
+  // taken out). With `gather_alike`, pages alike the best met on the way
+  // (tied with it) follow it instead of going back (a host's pages loaded
+  // alike are then opened once, not at every pick); the best then leads
+  // them as a candidate. The host must have parked entries.
+  bool TakeBestParked(HostId host, double t, const PickedPage& floor, bool gather_alike,
+                      CandidatePool::Entry* best, Valuation* value);
   // Sends every live parked page of `host` (its token out of the pool) back
   // to the queue, each valued and keyed for Λ, and forgets the host (Raise:
   // its best page is below Λ).
@@ -502,7 +519,7 @@ class SchedulingIndex : public CrawlIndex {
   void WakeHostAt(HostId host, double at);
   struct ParkedHost {
     // Entries' `slot` is the page's stamp (Page::pos) when parked.
-    ParkedHeap heap;
+    ParkedClasses pages;
     uint32_t token = kNoToken;  // in tokens_, while in the pool
   };
   struct HostWake {
@@ -649,14 +666,17 @@ class SchedulingIndex : public CrawlIndex {
   // Λ itself when there are no more than `target`.
   double LevelKeeping(std::vector<Exact> ranked, size_t target) const;
   std::vector<HostId> used_hosts_;
-  std::vector<Exact> valued_;    // valued at t, out of the pool
-  std::vector<Exact> taken_;     // picked, out of the pool
+  std::vector<Exact> valued_;  // valued at t, out of the pool
+  std::vector<Exact> taken_;   // picked, out of the pool
+  // Pages of delayed hosts in valued_, the lowest id of each likeness.
+  absl::flat_hash_map<Likeness, Exact> alike_valued_;
   std::vector<PageId> requeue_;  // hosts no longer allowed
   // Candidates whose host had its pick in this call, out of the pool, and
   // hosts whose token met it (a new token for them after the call).
   std::vector<CandidatePool::Entry> set_aside_;
   std::vector<HostId> retoken_;
-  std::vector<PageId> deferred_;  // Drain's
+  std::vector<HostId> below_floor_;  // OpenToken's, placed again after the pick
+  std::vector<PageId> deferred_;     // Drain's
   std::vector<Cohort> cohorts_;
   std::vector<uint32_t> free_cohorts_;
   absl::flat_hash_map<PageId, uint32_t> led_by_;  // leader → cohort

@@ -143,21 +143,22 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
   });
   queue_.Reserve(size_);
   // Candidates alike one of lower id follow it (ids ascend here, so the
-  // first of each likeness leads).
+  // first of each likeness leads). A first of a delayed host is placed once
+  // it is known whether it leads a cohort (in the pool) or not (parked
+  // behind its host's token: AddCandidate).
   absl::flat_hash_map<Likeness, PageId> first_alike;
+  std::vector<PageId> delayed_firsts;
   for (PageId id = 0; id < n; ++id) {
     Page& p = pages_[id];
     if (p.state == kAbsent || p.state == kLeased) continue;
     if (is_candidate(id)) {
-      if (hosts_.OnePerPick(p.host)) {  // parked behind its host's token
-        AddCandidate(id, t, found[id]);
-        continue;
-      }
       const auto [it, first] = first_alike.try_emplace(LikenessOf(p), id);
-      if (first) {
-        AddCandidate(id, t, found[id]);
-      } else {
+      if (!first) {
         Follow(id, it->second);
+      } else if (hosts_.OnePerPick(p.host)) {
+        delayed_firsts.push_back(id);
+      } else {
+        AddCandidate(id, t, found[id]);
       }
       continue;
     }
@@ -171,6 +172,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     ++queued_;
     queue_.Push({keys[id], id, Restamp(p, p.n_cis)});
   }
+  for (PageId id : delayed_firsts) AddCandidate(id, t, found[id]);
   std::make_heap(reserve_.begin(), reserve_.end(), HigherReserved);
   if (!(reserve_growth_ < kInf)) DropReserve();
   // Pages tied at Λ all stay candidates; neither a raise nor a rebuild could
@@ -293,11 +295,14 @@ void SchedulingIndex::Raise(double t) {
     valued.push_back({e.page, ValueWithGrowth(e.page, t)});
   }
   std::vector<Exact> ranked = valued;
+  // Λ only rises: a host with no page at Λ (a tie included) goes back to
+  // the queue whatever the new level, its best unneeded.
+  const PickedPage at_level{kNoPage, admission_level_};
   for (HostBest& h : token_hosts) {
     CandidatePool::Entry entry;
-    if (!TakeBestParked(h.host, t, &entry, &h.best.v)) continue;
+    if (!TakeBestParked(h.host, t, at_level, /*gather_alike=*/false, &entry, &h.best.v)) continue;
     h.best.page = entry.page;
-    parked_.find(h.host)->second.heap.Push(entry, t, LiveParkedPredicate());
+    parked_.find(h.host)->second.pages.Push(entry, t, LiveParkedPredicate());
     ranked.push_back(h.best);
   }
   const double level = LevelKeeping(std::move(ranked), target);

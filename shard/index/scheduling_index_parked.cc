@@ -35,21 +35,21 @@ std::pair<SchedulingIndex::ParkedHost*, bool> SchedulingIndex::AddParked(
   const auto [it, added] = parked_.try_emplace(p.host);
   CandidatePool::Entry parked = entry;
   parked.slot = p.pos;
-  it->second.heap.Push(parked, t, LiveParkedPredicate());
+  it->second.pages.Push(parked, t, LiveParkedPredicate());
   return {&it->second, added};
 }
 
-void SchedulingIndex::AddToken(uint32_t token, HostId host, double t, double bound,
-                               double later_slope) {
+void SchedulingIndex::AddToken(uint32_t token, HostId host, double t,
+                               const ParkedClasses::Envelope& bound) {
   CandidatePool::Entry e;
   e.value = -kNoBound;  // a token is never valued
   e.at = t;
   // Strictly above the bound: where a page's bound ties it, the token
   // comes first in the pool, as its pages may win the tie on id.
-  e.base = std::nextafter(bound, kNoBound);
-  e.slope = CandidatePool::CeilFloat(later_slope);
-  e.rise = 0.0f;
-  e.later_slope = e.slope;
+  e.base = std::nextafter(bound.base, kNoBound);
+  e.slope = CandidatePool::CeilFloat(bound.slope);
+  e.rise = CandidatePool::CeilFloat(bound.rise);
+  e.later_slope = CandidatePool::CeilFloat(bound.later_slope);
   e.page = kTokenBase + token;
   e.tag = host;
   e.slot = 0;
@@ -97,16 +97,17 @@ void SchedulingIndex::JoinParked(PageId id, double t, const CandidatePool::Entry
     PlaceToken(host, t);
     return;
   }
-  // The token, raised to bound the new entry too.
+  // The token bounds the new entry already when it is above it at t and
+  // grows at least as fast from t on (its slope only rises; the entry's
+  // never exceeds its later slope); else it is placed anew.
   const PageId token_page = kTokenBase + parked.token;
   const CandidatePool::Entry token = candidates_.Find(token_page);
-  const double token_bound = candidates_.GrowthBound(token, t);
-  const double bound = std::max(token_bound, candidates_.GrowthBound(entry, t));
-  if (token_bound >= bound && token.later_slope >= parked.heap.slope()) {
-    return;  // it bounds the entry already (its slope is its later slope)
+  if (candidates_.GrowthBound(token, t) >= candidates_.GrowthBound(entry, t) &&
+      token.slope >= entry.later_slope) {
+    return;
   }
   candidates_.Remove(token_page);
-  AddToken(parked.token, host, t, bound, parked.heap.slope());
+  AddToken(parked.token, host, t, parked.pages.EnvelopeFrom(t));
 }
 
 void SchedulingIndex::ReleaseHosts(double t) {
@@ -126,8 +127,8 @@ void SchedulingIndex::ReleaseHosts(double t) {
 
 void SchedulingIndex::PlaceToken(HostId host, double t) {
   const auto it = parked_.find(host);
-  ParkedHeap& heap = it->second.heap;
-  if (!heap.DropStaleTop(LiveParkedPredicate())) {
+  ParkedClasses& pages = it->second.pages;
+  if (!pages.DropStaleTops(LiveParkedPredicate())) {
     parked_.erase(it);
     return;
   }
@@ -141,22 +142,35 @@ void SchedulingIndex::PlaceToken(HostId host, double t) {
     tokens_[token] = {host, 0};
   }
   it->second.token = token;
-  AddToken(token, host, t, heap.TopBound(t), heap.slope());
+  AddToken(token, host, t, pages.EnvelopeFrom(t));
 }
 
-bool SchedulingIndex::TakeBestParked(HostId host, double t, CandidatePool::Entry* best,
+bool SchedulingIndex::TakeBestParked(HostId host, double t, const PickedPage& floor,
+                                     bool gather_alike, CandidatePool::Entry* best,
                                      Valuation* value) {
-  ParkedHeap& heap = parked_.find(host)->second.heap;
+  ParkedClasses& pages = parked_.find(host)->second.pages;
   auto live = LiveParkedPredicate();
-  // In key order, valued until no bound left can beat (or tie) the best;
-  // the others valued go back exact.
+  // In key order until no bound left can beat (or tie) the bar: the better
+  // of the floor and the best so far. Each is valued, unless it is alike the
+  // best (it has its value); the others go back exact.
   bool found = false;
+  auto bar = [&]() {
+    return found && BetterPick({best->page, value->value}, floor)
+               ? PickedPage{best->page, value->value}
+               : floor;
+  };
   reparked_.clear();
-  while (heap.DropStaleTop(live) && (!found || heap.TopBound(t) >= value->value)) {
+  pages.DropStaleTops(live);
+  while (!pages.empty() && pages.TopBound(t) >= bar().value) {
     ++stats_.parked_scans;
-    const CandidatePool::Entry e = heap.PopTop();
-    const Valuation v = ValueWithGrowth(e.page, t);
-    ++stats_.candidate_valuations;
+    const CandidatePool::Entry e = pages.PopTop(t, live);
+    Valuation v;
+    if (found && Alike(pages_[e.page], pages_[best->page])) {
+      v = *value;
+    } else {
+      v = ValueWithGrowth(e.page, t);
+      ++stats_.candidate_valuations;
+    }
     CandidatePool::Entry exact = ExactEntry(e.page, host, t, v);
     exact.slot = e.slot;
     if (!found || BetterPick({e.page, v.value}, {best->page, value->value})) {
@@ -168,12 +182,19 @@ bool SchedulingIndex::TakeBestParked(HostId host, double t, CandidatePool::Entry
       reparked_.push_back(exact);
     }
   }
-  for (const CandidatePool::Entry& e : reparked_) heap.Push(e, t, live);
+  for (const CandidatePool::Entry& e : reparked_) {
+    if (gather_alike && found && e.value == value->value &&
+        Alike(pages_[e.page], pages_[best->page])) {
+      Follow(e.page, best->page);  // tied, and of a higher id
+    } else {
+      pages.Push(e, t, live);
+    }
+  }
   return found;
 }
 
-bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, PageId* best,
-                                Valuation* value) {
+bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t,
+                                const PickedPage& floor, PageId* best, Valuation* value) {
   const HostId host = token.tag;
   ParkedHost& parked = parked_.find(host)->second;
   FreeToken(&parked);
@@ -182,8 +203,12 @@ bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, Pag
     return false;
   }
   CandidatePool::Entry entry;
-  if (!TakeBestParked(host, t, &entry, value)) {  // none live
-    parked_.erase(host);
+  if (!TakeBestParked(host, t, floor, /*gather_alike=*/true, &entry, value)) {
+    if (parked.pages.empty()) {
+      parked_.erase(host);  // none live
+    } else {
+      below_floor_.push_back(host);  // none can beat the floor
+    }
     return false;
   }
   // The best leaves; the others stay behind a new token.
@@ -195,7 +220,7 @@ bool SchedulingIndex::OpenToken(const CandidatePool::Entry& token, double t, Pag
 
 void SchedulingIndex::ReturnParked(HostId host, double t) {
   const auto it = parked_.find(host);
-  it->second.heap.ForEach([this, t](const CandidatePool::Entry& e) {
+  it->second.pages.ForEach([this, t](const CandidatePool::Entry& e) {
     if (!LiveParked(e)) return;
     ++stats_.parked_scans;
     Page& p = pages_[e.page];
@@ -222,7 +247,7 @@ size_t SchedulingIndex::ParkedBytes() const {
   size_t bytes = parked_.capacity() * (sizeof(HostId) + sizeof(ParkedHost) + 1) +
                  host_wakes_.capacity() * sizeof(HostWake) + tokens_.capacity() * sizeof(Token) +
                  free_tokens_.capacity() * sizeof(uint32_t);
-  for (const auto& [host, parked] : parked_) bytes += parked.heap.MemoryBytes();
+  for (const auto& [host, parked] : parked_) bytes += parked.pages.MemoryBytes();
   return bytes;
 }
 

@@ -275,6 +275,23 @@ TEST(SchedulingIndexTest, MatchesBruteForceWithPagesAlike) {
   EXPECT_GT(follows, 1000u) << "the events made few pages alike";
 }
 
+// Pages alike on hosts that all have a crawl delay: their pages wait in
+// cohorts across hosts (a pick takes the lowest id whose host allows it)
+// and parked behind tokens, whose opened pages join the cohort of a page
+// alike valued in the same pick.
+TEST(SchedulingIndexTest, MatchesBruteForceWithPagesAlikeOnDelayedHosts) {
+  const SchedulingIndex::Options small = SmallPool();
+  uint64_t follows = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    SCOPED_TRACE(seed);
+    follows +=
+        RunRandomEvents(seed, 120, 40, 3000, small, /*alike=*/true, /*host_delay=*/0.1).follows;
+    if (HasFailure()) return;
+  }
+  std::printf("pages that joined a cohort: %llu\n", static_cast<unsigned long long>(follows));
+  EXPECT_GT(follows, 1000u) << "the events made few pages of delayed hosts alike";
+}
+
 TEST(SchedulingIndexTest, MatchesBruteForceWithDefaultOptions) {
   for (uint64_t seed = 100; seed < 104; ++seed) {
     SCOPED_TRACE(seed);
