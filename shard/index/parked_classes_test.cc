@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "shard/index/candidate_pool.h"
+#include "shard/index/parked_entries_testing.h"
 
 namespace recrawl {
 namespace shard {
@@ -47,24 +48,12 @@ double EnvelopeBound(const ParkedClasses::Envelope& env, double t, double later)
 // order of the top bound, each popped entry under the bound before it.
 TEST(ParkedClassesTest, EnvelopeAndTopBoundEveryEntry) {
   std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int round = 0; round < 200; ++round) {
     ParkedClasses pages;
-    std::vector<uint32_t> stamps(300, 0);
-    std::vector<Entry> live;
-    auto is_live = [&](const Entry& e) { return stamps[e.page] == e.slot; };
-    double t = 1000.0 * u(rng);
-    for (PageId page = 0; page < 300; ++page) {
-      t += u(rng);
-      Entry e = RandomEntry(rng, page, t);
-      stamps[page] = e.slot = page + 1;
-      pages.Push(e, t, is_live);
-      if (u(rng) < 0.2) {
-        stamps[page] = 0;  // the page changed: its entry is stale
-      } else {
-        live.push_back(e);
-      }
-    }
+    const RandomParkedPages r = PushRandomPages(rng, 300, RandomEntry, &pages);
+    const std::vector<Entry>& live = r.live;
+    const double t = r.t;
+    auto is_live = [&r](const Entry& e) { return r.IsLive(e); };
     ASSERT_TRUE(pages.DropStaleTops(is_live));
     const ParkedClasses::Envelope env = pages.EnvelopeFrom(t);
     EXPECT_LE(env.slope, env.later_slope);

@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "shard/index/candidate_pool.h"
+#include "shard/index/parked_entries_testing.h"
 
 namespace recrawl {
 namespace shard {
@@ -39,21 +40,10 @@ TEST(ParkedHeapTest, TopBoundsEveryEntryAtLaterTimes) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int round = 0; round < 200; ++round) {
     ParkedHeap heap;
-    std::vector<uint32_t> stamps(300, 0);
-    std::vector<Entry> live;
-    auto is_live = [&](const Entry& e) { return stamps[e.page] == e.slot; };
-    double t = 1000.0 * u(rng);
-    for (PageId page = 0; page < 300; ++page) {
-      t += u(rng);
-      Entry e = RandomEntry(rng, page, t);
-      stamps[page] = e.slot = page + 1;
-      heap.Push(e, t, is_live);
-      if (u(rng) < 0.2) {
-        stamps[page] = 0;  // the page changed: its entry is stale
-      } else {
-        live.push_back(e);
-      }
-    }
+    const RandomParkedPages r = PushRandomPages(rng, 300, RandomEntry, &heap);
+    const std::vector<Entry>& live = r.live;
+    const double t = r.t;
+    auto is_live = [&r](const Entry& e) { return r.IsLive(e); };
     for (const Entry& e : live) EXPECT_GE(heap.slope(), e.later_slope);
     const double later = t + 100.0 * u(rng);
     ASSERT_TRUE(heap.DropStaleTop(is_live));

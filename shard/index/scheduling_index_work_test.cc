@@ -143,6 +143,39 @@ uint64_t PickAndCrawl(SchedulingIndex* index, int steps, int from, SchedulingInd
   return crawls;
 }
 
+// The index's work a crawl between two of its counts (PickAndCrawl's).
+struct WorkPerCrawl {
+  double wakeups, valuations, candidate_valuations, host_waits, parked_scans, follows;
+  uint64_t rebuilds, raises;
+};
+
+WorkPerCrawl PerCrawl(const SchedulingIndex::Stats& before, const SchedulingIndex::Stats& after,
+                      uint64_t crawls) {
+  const double per = 1.0 / static_cast<double>(crawls);
+  WorkPerCrawl w;
+  w.wakeups = (after.wakeups - before.wakeups) * per;
+  w.valuations = (after.valuations - before.valuations) * per;
+  w.candidate_valuations = (after.candidate_valuations - before.candidate_valuations) * per;
+  w.host_waits = (after.host_waits - before.host_waits) * per;
+  w.parked_scans = (after.parked_scans - before.parked_scans) * per;
+  w.follows = (after.follows - before.follows) * per;
+  w.rebuilds = after.rebuilds - before.rebuilds;
+  w.raises = after.raises - before.raises;
+  std::printf(
+      "per crawl: %.2f wake-ups, %.2f valuations (%.2f of candidates), %.2f host waits, %.1f "
+      "parked entries scanned, %.2f joined a cohort; %llu rebuilds, %llu raises\n",
+      w.wakeups, w.valuations, w.candidate_valuations, w.host_waits, w.parked_scans, w.follows,
+      static_cast<unsigned long long>(w.rebuilds), static_cast<unsigned long long>(w.raises));
+  return w;
+}
+
+// A Zipf-like host for a page (`u` uniform in [0, 1)): host h holds about
+// 1/(h + 1) of the pages.
+HostId ZipfHost(double u, int hosts) {
+  return static_cast<HostId>(
+      std::min<double>(hosts - 1, std::floor(std::exp(u * std::log(hosts + 1.0))) - 1.0));
+}
+
 // A learning shard re-estimates a page's model at each of its crawls and
 // upserts it. The page's due-time bound carries over to the new model where
 // it is still a lower bound (SchedulingIndex::CarryBound), so the page is
@@ -416,25 +449,14 @@ TEST(SchedulingIndexWorkTest, HeldHostsPagesDoNotAllWakeAtEachOfItsCrawls) {
   // 1,000 picks a unit; counted over the second half.
   SchedulingIndex::Stats before;
   const uint64_t crawls = PickAndCrawl(&index, 4000, 2000, &before, [](PageId, double) {});
-  const SchedulingIndex::Stats& after = index.stats();
-  const double per = 1.0 / static_cast<double>(crawls);
-  const double wakeups = (after.wakeups - before.wakeups) * per;
-  const double valuations = (after.valuations - before.valuations) * per;
-  std::printf(
-      "per crawl: %.2f wake-ups, %.2f valuations (%.2f of candidates), %.2f host waits, %.1f "
-      "parked entries scanned; %llu rebuilds, %llu raises\n",
-      wakeups, valuations, (after.candidate_valuations - before.candidate_valuations) * per,
-      (after.host_waits - before.host_waits) * per,
-      (after.parked_scans - before.parked_scans) * per,
-      static_cast<unsigned long long>(after.rebuilds - before.rebuilds),
-      static_cast<unsigned long long>(after.raises - before.raises));
+  const WorkPerCrawl work = PerCrawl(before, index.stats(), crawls);
   EXPECT_EQ(crawls, 20000u);
-  EXPECT_LT(wakeups, 1.5);
-  EXPECT_LT(valuations, 10.0);
-  EXPECT_LT((after.host_waits - before.host_waits) * per, 1.0);
+  EXPECT_LT(work.wakeups, 1.5);
+  EXPECT_LT(work.valuations, 10.0);
+  EXPECT_LT(work.host_waits, 1.0);
   // A few heap steps a crawl, not a pass over the host's parked pages.
-  EXPECT_LT((after.parked_scans - before.parked_scans) * per, 20.0);
-  EXPECT_LE(after.rebuilds - before.rebuilds, 1u);
+  EXPECT_LT(work.parked_scans, 20.0);
+  EXPECT_LE(work.rebuilds, 1u);
 }
 
 // Every host with a crawl delay, as a crawl whose fetchers keep a default
@@ -454,8 +476,7 @@ TEST(SchedulingIndexWorkTest, EveryHostDelayedKeepsRaisesRare) {
   SchedulingIndex index(policy::CrawlPolicy::GreedyNcis(), options);
   for (PageId id = 0; id < kPages; ++id) {
     // Zipf-like host sizes: host h holds about 1/(h + 1) of the pages.
-    const HostId host = static_cast<HostId>(
-        std::min<double>(kHosts - 1, std::floor(std::exp(u(rng) * std::log(kHosts + 1.0))) - 1.0));
+    const HostId host = ZipfHost(u(rng), kHosts);
     policy::PageParams p;
     p.importance = 0.5 + u(rng);
     p.change_rate = 0.02 + 0.05 * u(rng);
@@ -466,19 +487,11 @@ TEST(SchedulingIndexWorkTest, EveryHostDelayedKeepsRaisesRare) {
   for (HostId host = 0; host < kHosts; ++host) index.SetHostDelay(host, 0.5);
   SchedulingIndex::Stats before;
   const uint64_t crawls = PickAndCrawl(&index, 4000, 2000, &before, [](PageId, double) {});
-  const SchedulingIndex::Stats& after = index.stats();
-  const double per = 1.0 / static_cast<double>(crawls);
-  std::printf(
-      "per crawl: %.2f wake-ups, %.2f valuations, %.1f parked entries scanned; %llu rebuilds, "
-      "%llu raises\n",
-      (after.wakeups - before.wakeups) * per, (after.valuations - before.valuations) * per,
-      (after.parked_scans - before.parked_scans) * per,
-      static_cast<unsigned long long>(after.rebuilds - before.rebuilds),
-      static_cast<unsigned long long>(after.raises - before.raises));
+  const WorkPerCrawl work = PerCrawl(before, index.stats(), crawls);
   EXPECT_EQ(crawls, 20000u);
-  EXPECT_LE(after.raises - before.raises, 20u);
-  EXPECT_LT((after.parked_scans - before.parked_scans) * per, 20.0);
-  EXPECT_LE(after.rebuilds - before.rebuilds, 4u);
+  EXPECT_LE(work.raises, 20u);
+  EXPECT_LT(work.parked_scans, 20.0);
+  EXPECT_LE(work.rebuilds, 4u);
 }
 
 // Pages alike (one model, one crawl time: an import of URLs with default
@@ -505,8 +518,7 @@ TEST(SchedulingIndexWorkTest, PagesAlikeOnDelayedHostsDoNotReopenAtEveryPick) {
     options.max_candidates = 800;
     SchedulingIndex index(policy::CrawlPolicy::GreedyNcis(), options);
     for (PageId id = 0; id < kPages; ++id) {
-      const HostId host = static_cast<HostId>(std::min<double>(
-          kHosts - 1, std::floor(std::exp(u(rng) * std::log(kHosts + 1.0))) - 1.0));
+      const HostId host = ZipfHost(u(rng), kHosts);
       policy::PageParams p;
       p.importance = 1.0;
       p.change_rate = 0.05 * (1.0 + spread * u(rng));
@@ -517,21 +529,12 @@ TEST(SchedulingIndexWorkTest, PagesAlikeOnDelayedHostsDoNotReopenAtEveryPick) {
     for (HostId host = 0; host < kHosts; ++host) index.SetHostDelay(host, 0.5);
     SchedulingIndex::Stats before;
     const uint64_t crawls = PickAndCrawl(&index, 4000, 2000, &before, [](PageId, double) {});
-    const SchedulingIndex::Stats& after = index.stats();
-    const double per = 1.0 / static_cast<double>(crawls);
-    const double valuations = (after.valuations - before.valuations) * per;
-    const double scanned = (after.parked_scans - before.parked_scans) * per;
-    std::printf(
-        "models %g apart, per crawl: %.2f wake-ups, %.2f valuations, %.1f parked entries "
-        "scanned, %.2f joined a cohort; %llu rebuilds, %llu raises\n",
-        spread, (after.wakeups - before.wakeups) * per, valuations, scanned,
-        (after.follows - before.follows) * per,
-        static_cast<unsigned long long>(after.rebuilds - before.rebuilds),
-        static_cast<unsigned long long>(after.raises - before.raises));
+    std::printf("models %g apart: ", spread);
+    const WorkPerCrawl work = PerCrawl(before, index.stats(), crawls);
     EXPECT_EQ(crawls, 20000u);
-    EXPECT_LT(valuations, spread == 0.0 ? 10.0 : 40.0);
-    EXPECT_LT(scanned, 60.0);
-    EXPECT_LE(after.rebuilds - before.rebuilds, 4u);
+    EXPECT_LT(work.valuations, spread == 0.0 ? 10.0 : 40.0);
+    EXPECT_LT(work.parked_scans, 60.0);
+    EXPECT_LE(work.rebuilds, 4u);
   }
 }
 
