@@ -345,6 +345,27 @@ double CandidatePool::GrowthBound(const Entry& e, double t) {
   return e.base + gain + kRoundingSlack * (std::fabs(e.base) + gain);
 }
 
+bool CandidatePool::BoundsFrom(const Entry& a, const Entry& b, double t) {
+  // b stays under its line b0 + later_b·Δ (the margins cover the slack that
+  // GrowthBound adds as its gain grows); a is a0 + s·Δ + r·Δ²/2 until its
+  // slope reaches later_a, then grows at later_a.
+  const double a0 = GrowthBound(a, t);
+  const double b0 = GrowthBound(b, t);
+  const double later_b = static_cast<double>(b.later_slope) * (1.0 + 1e-9);
+  if (!(a0 >= b0) || !(b0 < kInf)) return false;
+  if (!(a0 < kInf)) return true;
+  const double later_a = a.later_slope;
+  if (later_a < later_b) return false;
+  const double d = std::max(t - a.at, 0.0);
+  const double s =
+      std::min(later_a, static_cast<double>(a.slope) + static_cast<double>(a.rise) * d);
+  if (s >= later_b) return true;
+  // The gap a − b is least where a's slope reaches later_b (before its knee,
+  // as later_a >= later_b): (later_b − s)² / (2r) below a0 − b0.
+  const double climb = later_b - s;
+  return climb * climb <= 2.0 * static_cast<double>(a.rise) * (a0 - b0) * (1.0 - 1e-9);
+}
+
 double CandidatePool::RestartTop(double t, double bound) {
   Heap& heap = classes_[top_class_];
   const uint32_t slot = heap.top().slot;

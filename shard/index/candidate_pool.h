@@ -138,6 +138,11 @@ class CandidatePool {
   // reaches the best value found while its growth does not. Reads only the
   // entry: it holds for an entry kept out of the pool as well.
   static double GrowthBound(const Entry& e, double t);
+  // Whether GrowthBound(a, t') >= GrowthBound(b, t') at every t' >= t
+  // (t >= both entries' `at`): a at least b at t, and a's growth, bending
+  // up from its slope at t, stays above b's line at b's later slope. A
+  // sufficient test (false may still hold); reads only the entries.
+  static bool BoundsFrom(const Entry& a, const Entry& b, double t);
   // Restarts the chain of the entry the last Top call gave at (t, bound),
   // `bound` >= GrowthBound(entry, t) being an upper bound on its value at
   // t; the slope bound moves on to t. Returns its new bound at t (the line

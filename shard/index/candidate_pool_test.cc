@@ -154,6 +154,39 @@ TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
 // within the first piece the bound exceeds the value by at most
 // kStepsPerOctave-rounding plus the piece's own slack (a few percent of the
 // growth), which is what keeps valuations per pick low.
+// BoundsFrom is a sufficient test: where it holds, a's growth bound is at
+// least b's at every later time; and it holds often enough to be of use
+// (for entries alike but for their base).
+TEST(CandidatePoolTest, BoundsFromHoldsAtEveryLaterTime) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  auto random_entry = [&](double t) {
+    CandidatePool::Entry e;
+    e.at = t - 2.0 * u(rng);
+    e.value = e.base = 10.0 + u(rng);
+    e.slope = CandidatePool::CeilFloat(u(rng));
+    e.rise = CandidatePool::CeilFloat(u(rng) < 0.3 ? 0.0 : u(rng));
+    e.later_slope = CandidatePool::CeilFloat(e.slope + 2.0 * u(rng));
+    e.page = 0;
+    e.tag = 0;
+    e.slot = 0;
+    return e;
+  };
+  int held = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const double t = 100.0;
+    const CandidatePool::Entry a = random_entry(t);
+    const CandidatePool::Entry b = random_entry(t);
+    if (!CandidatePool::BoundsFrom(a, b, t)) continue;
+    ++held;
+    for (double run : {0.0, 1e-3, 0.1, 0.5, 1.0, 2.0, 5.0, 30.0, 1e3}) {
+      ASSERT_GE(CandidatePool::GrowthBound(a, t + run), CandidatePool::GrowthBound(b, t + run))
+          << "trial " << trial << " run " << run;
+    }
+  }
+  EXPECT_GT(held, 2000);
+}
+
 TEST(CandidatePoolTest, FirstPieceIsTight) {
   VectorSlots slots;
   CandidatePool pool(&slots);

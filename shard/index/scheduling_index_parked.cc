@@ -97,15 +97,9 @@ void SchedulingIndex::JoinParked(PageId id, double t, const CandidatePool::Entry
     PlaceToken(host, t);
     return;
   }
-  // The token bounds the new entry already when it is above it at t and
-  // grows at least as fast from t on (its slope only rises; the entry's
-  // never exceeds its later slope); else it is placed anew.
+  // The token may bound the new entry already; else it is placed anew.
   const PageId token_page = kTokenBase + parked.token;
-  const CandidatePool::Entry token = candidates_.Find(token_page);
-  if (candidates_.GrowthBound(token, t) >= candidates_.GrowthBound(entry, t) &&
-      token.slope >= entry.later_slope) {
-    return;
-  }
+  if (CandidatePool::BoundsFrom(candidates_.Find(token_page), entry, t)) return;
   candidates_.Remove(token_page);
   AddToken(parked.token, host, t, parked.pages.EnvelopeFrom(t));
 }
