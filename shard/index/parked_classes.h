@@ -94,8 +94,7 @@ class ParkedClasses {
   // A bound on every entry at every t' >= t (t at least every entry's
   // `at`). Requires !empty().
   Envelope EnvelopeFrom(double t) const {
-    const size_t top = TopClass(t);
-    Envelope env{classes_[top].heap.TopBound(t), 0.0, 0.0, 0.0};
+    Envelope env{TopBound(t), 0.0, 0.0, 0.0};
     if (!(env.base < kInf)) return {kInf, kInf, 0.0, kInf};
     // Each class's line: its top bound at t and a slope a little over L_c
     // (TopBound's own slack grows with the run).
