@@ -211,12 +211,21 @@ bool SchedulingIndex::Recertify(PageId id, double t, const Valuation& v) {
 // The next chunk of the reserve (and the pages tied with its last) into
 // the pool, valued at t; pages that changed since the rebuild were
 // re-certified or left the queue already, and are skipped unless queued.
+// A page of a held host with a crawl delay waits parked behind its host
+// (AddCandidate). Keyed at the host's allowed time instead, it would wake
+// then, most often just below Λ, and top the reserve with its value of
+// then, lifting the reserve's bound by G times the reserve's age, so that
+// each pick after it would pull another chunk into the pool until the pool
+// had to be rebuilt (O(m); with long crawl delays on hosts of many pages,
+// every few hundred picks).
 bool SchedulingIndex::PullReserve(double t, int k) {
   if (!reserve_active_ || reserve_.empty()) return false;
   ++stats_.pulls;
   const size_t chunk = std::max(TargetCandidates(), static_cast<size_t>(k));
   size_t pulled = 0;
   float last = std::numeric_limits<float>::infinity();
+  PageId valued = kNoPage;  // the last page valued here
+  Valuation value;
   while (!reserve_.empty() && (pulled < chunk || reserve_.front().value == last)) {
     std::pop_heap(reserve_.begin(), reserve_.end(), HigherReserved);
     const Reserved r = reserve_.back();
@@ -226,11 +235,17 @@ bool SchedulingIndex::PullReserve(double t, int k) {
     if (pages_[r.page].state != kQueued) continue;
     Detach(r.page);
     const HostId host = pages_[r.page].host;
-    if (hosts_.Allowed(host, t)) {
-      AddCandidate(r.page, t, ValueWithGrowth(r.page, t));
-    } else {
+    if (!hosts_.Allowed(host, t) && !hosts_.OnePerPick(host)) {
       EnqueueAt(r.page, hosts_.AllowedFrom(host));
+      continue;
     }
+    // Pages alike have one value, and a chunk of pages tied in the
+    // reserve is most often a run of them: valued once.
+    if (valued == kNoPage || !Alike(pages_[r.page], pages_[valued])) {
+      value = ValueWithGrowth(r.page, t);
+      valued = r.page;
+    }
+    AddCandidate(r.page, t, value);
   }
   return true;
 }
