@@ -1,11 +1,15 @@
 #include "services/parse_errors.h"
 
-#include <atomic>
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <utility>
 
+#include "absl/base/attributes.h"
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "google/protobuf/stubs/logging.h"
 #include "spdlog/spdlog.h"
 
@@ -16,17 +20,32 @@ namespace {
 // The field of this thread's last UTF-8 refusal, "" when none.
 thread_local std::string parse_error_field;
 
-// At most this many protobuf lines a minute reach the log; the others are
-// counted and summed up in the next line that gets through.
+// At most this many protobuf lines reach the log in any 60 seconds; the
+// others are counted and summed up in the next line that gets through.
 constexpr int kLinesPerMinute = 20;
-std::atomic<int64_t> window_start{0};
-std::atomic<int> window_lines{0};
-std::atomic<int64_t> suppressed{0};
+using SteadyTime = std::chrono::steady_clock::time_point;
+ABSL_CONST_INIT absl::Mutex limiter_mu(absl::kConstInit);
+// When the last kLinesPerMinute lines were logged (a ring, its oldest at
+// `oldest_line`; SteadyTime{}: none yet).
+std::array<SteadyTime, kLinesPerMinute> logged_at ABSL_GUARDED_BY(limiter_mu);
+int oldest_line ABSL_GUARDED_BY(limiter_mu) = 0;
+int64_t suppressed ABSL_GUARDED_BY(limiter_mu) = 0;
 
-int64_t MinuteNow() {
-  return std::chrono::duration_cast<std::chrono::minutes>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+// Whether a line may be logged now: not if kLinesPerMinute were logged in
+// the last 60 s. When it may, *skipped is the number suppressed since the
+// last line logged.
+bool MayLogLine(int64_t* skipped) {
+  const SteadyTime now = std::chrono::steady_clock::now();
+  absl::MutexLock lock(&limiter_mu);
+  SteadyTime& oldest = logged_at[oldest_line];
+  if (oldest != SteadyTime{} && now - oldest < std::chrono::minutes(1)) {
+    ++suppressed;
+    return false;
+  }
+  oldest = now;
+  oldest_line = (oldest_line + 1) % kLinesPerMinute;
+  *skipped = std::exchange(suppressed, 0);
+  return true;
 }
 
 void LogHandler(google::protobuf::LogLevel level, const char* filename, int line,
@@ -41,13 +60,8 @@ void LogHandler(google::protobuf::LogLevel level, const char* filename, int line
       parse_error_field = message.substr(kPrefix.size(), end - kPrefix.size());
     }
   }
-  const int64_t minute = MinuteNow();
-  if (window_start.exchange(minute) != minute) window_lines = 0;
-  if (++window_lines > kLinesPerMinute) {
-    ++suppressed;
-    return;
-  }
-  const int64_t skipped = suppressed.exchange(0);
+  int64_t skipped = 0;
+  if (!MayLogLine(&skipped)) return;
   const std::string text =
       skipped > 0 ? absl::StrCat(message, " (", skipped, " protobuf lines suppressed before)")
                   : message;

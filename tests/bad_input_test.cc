@@ -202,8 +202,8 @@ TEST_F(BadInputTest, InvalidUtf8IsAnInvalidArgumentNamingTheField) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
     EXPECT_THAT(status.error_message(), HasSubstr("url: not valid UTF-8"));
   }
-  // protobuf's line about each of them reaches the log at most 20 times a
-  // minute.
+  // protobuf's line about each of them reaches the log at most 20 times in
+  // any minute.
   std::ifstream in(absl::StrCat(cluster_->options().data_dir, "/coordinator.log"));
   const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   size_t lines = 0;
