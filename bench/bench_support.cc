@@ -48,9 +48,11 @@ std::string SyntheticUrl(int64_t i) {
   z ^= z >> 31;
   const double x = static_cast<double>(z >> 11) * 0x1.0p-53;
   const int64_t rank = static_cast<int64_t>(std::exp(x * std::log(kHostRanks)));
-  return absl::StrCat("https://www.site", rank, ".com/section", i % 97, "/page-", i,
+  return absl::StrCat("https://", SyntheticHost(rank), "/section", i % 97, "/page-", i,
                       ".html?id=", i * 7919 % 1000003);
 }
+
+std::string SyntheticHost(int64_t rank) { return absl::StrCat("www.site", rank, ".com"); }
 
 void EvictFromPageCache(const std::string& dir) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {

@@ -35,6 +35,8 @@ std::string BenchDir(const std::string& flag_dir, const std::string& name);
 // Zipf-like sizes (rank r has a share ∝ 1/r of the URLs, 2·10^6 ranks, so
 // 4·10^4 hosts hold URLs at 10^5 URLs, 2.6·10^5 at 10^6).
 std::string SyntheticUrl(int64_t i);
+// The host of rank r (1: the largest) in SyntheticUrl's web.
+std::string SyntheticHost(int64_t rank);
 
 // Evicts the files under `dir` from the page cache (for a cold start)
 // without touching anyone else's cached files.

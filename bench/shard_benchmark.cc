@@ -266,7 +266,7 @@ void Run() {
       SetHostPolitenessRequest politeness;
       for (int rank = first; rank <= hosts && rank < first + kHostsPerRequest; ++rank) {
         HostPoliteness* h = politeness.add_hosts();
-        h->set_host(absl::StrCat("www.site", rank, ".com"));
+        h->set_host(bench::SyntheticHost(rank));
         h->set_min_delay(absl::GetFlag(FLAGS_host_delay));
       }
       Check(shard->SetHostPoliteness(politeness, now));

@@ -150,10 +150,6 @@ TEST(CandidatePoolTest, BoundsHoldThroughPiecesUnderRandomEvents) {
   EXPECT_GT(checked, 20000);
 }
 
-// A candidate growing at exactly its announced slope is bounded tightly:
-// within the first piece the bound exceeds the value by at most
-// kStepsPerOctave-rounding plus the piece's own slack (a few percent of the
-// growth), which is what keeps valuations per pick low.
 // BoundsFrom is a sufficient test: where it holds, a's growth bound is at
 // least b's at every later time; and it holds often enough to be of use
 // (for entries alike but for their base).
@@ -187,6 +183,10 @@ TEST(CandidatePoolTest, BoundsFromHoldsAtEveryLaterTime) {
   EXPECT_GT(held, 2000);
 }
 
+// A candidate growing at exactly its announced slope is bounded tightly:
+// within the first piece the bound exceeds the value by at most
+// kStepsPerOctave-rounding plus the piece's own slack (a few percent of the
+// growth), which is what keeps valuations per pick low.
 TEST(CandidatePoolTest, FirstPieceIsTight) {
   VectorSlots slots;
   CandidatePool pool(&slots);
