@@ -450,7 +450,7 @@ void SchedulingIndex::SetPolicy(const policy::CrawlPolicy& policy) {
 
 size_t SchedulingIndex::MemoryBytes() const {
   return AllocatedBytes(pages_) + queue_.MemoryBytes() + candidates_.MemoryBytes() +
-         reserve_.capacity() * sizeof(Reserved) + hosts_.MemoryBytes() +
+         reserve_.MemoryBytes() + hosts_.MemoryBytes() +
          beliefs_.capacity() * sizeof(CachedBelief) + CohortBytes() + ParkedBytes();
 }
 
@@ -574,7 +574,7 @@ void SchedulingIndex::Wake(PageId id, double t, std::vector<PageId>* deferred) {
     AddCandidate(id, t, v);
     return;
   }
-  if (reserve_active_ && !(v.value < FloorBound(t))) AddToReserve(id, v.value);
+  if (reserve_active_ && !(v.value < FloorBound(t))) AddToReserve(id, t, v);
   Refine(p, b, t, v, /*solve=*/true);
   deferred->push_back(id);
 }

@@ -70,6 +70,7 @@
 #include "shard/index/hosts.h"
 #include "shard/index/huge_page_allocator.h"
 #include "shard/index/parked_classes.h"
+#include "shard/index/reserve_classes.h"
 
 namespace recrawl {
 namespace shard {
@@ -373,28 +374,23 @@ class SchedulingIndex : public CrawlIndex {
   // faster than pages cross Λ, so the pool runs dry and Λ must come down;
   // without this each time is an O(m) rebuild (every pool's worth of picks). A
   // rebuild values every page anyway, so it keeps the next pages below Λ
-  // (down to the floor, the size_/4-th value) in a max-heap by their value
-  // at reserve_at_. With G >= every page's later slope, every eligible page
-  // outside the pool has V(t) < ClearBound(t) := (the reserve's top value,
-  // or the floor when it is empty) + G (t − reserve_at_); picks at or above
-  // it are exact whatever Λ, and when they are not, PullReserve moves the
-  // next chunk of the reserve into the pool (one valuation a page) instead
-  // of rebuilding. Pages that change meanwhile (signals, crawls, a model
-  // re-fitted by Upsert, a lease released) are valued and re-certified
-  // below the floor, or join the reserve (below Λ) or the pool; so do pages
+  // (down to the floor, the size_/4-th value), each bounded by its value
+  // and its slope class's rate from when it was valued (ReserveClasses:
+  // slow pages do not take the bound of the fastest). With G >= every
+  // page's later slope, the pages below the floor have V(t) < FloorBound(t)
+  // := floor + G (t − reserve_at_), so every eligible page outside the pool
+  // has V(t) < ClearBound(t) := the larger of FloorBound(t) and the
+  // reserve's top bound; picks at or above it are exact whatever Λ, and
+  // when they are not, PullReserve moves the next chunk of the reserve (by
+  // bound) into the pool (one valuation a page) instead of rebuilding.
+  // Pages that change meanwhile (signals, crawls, a model re-fitted by
+  // Upsert, a lease released) are valued and re-certified below the floor,
+  // or join the reserve (below Λ) or the pool; so do pages
   // that wake between the floor and Λ. Reports re-fit models all the time,
   // and a reserve dropped at each would leave a falling level to O(m)
   // rebuilds. Events that cannot be checked cheaply (re-keys, raises) drop
   // it, and so does time once the floor's bound has passed Λ (it no longer
   // helps).
-  // 8 bytes, so that a reserve of size_/4 pages costs 2 bytes a page.
-  struct Reserved {
-    float value;  // V at reserve_at_, rounded up (an upper bound)
-    PageId page;
-  };
-  static bool HigherReserved(const Reserved& a, const Reserved& b) {
-    return a.value < b.value;  // std heap order: the largest on top
-  }
   double FloorBound(double t) const {
     return reserve_floor_ + reserve_growth_ * std::max(t - reserve_at_, 0.0);
   }
@@ -403,7 +399,7 @@ class SchedulingIndex : public CrawlIndex {
   // (woken or re-valued) while the reserve is active joins it, so that a
   // pull brings it to the pool in its turn; the pool itself keeps to pages
   // admitted (at or above admission_level_).
-  void AddToReserve(PageId id, double value);
+  void AddToReserve(PageId id, double t, const Valuation& v);
   // After page `id` (queued) was valued `v` at t while the reserve is
   // active: raises G to its later slope; between the floor's bound and
   // admission_level_ adds it to the reserve; above, moves it to the pool (or,
@@ -648,7 +644,7 @@ class SchedulingIndex : public CrawlIndex {
   size_t rebuild_target_ = 0;
   size_t size_at_rebuild_ = 0;
   bool reserve_active_ = false;
-  std::vector<Reserved> reserve_;  // max-heap by value
+  ReserveClasses reserve_;
   double reserve_at_ = 0.0;
   double reserve_floor_ = 0.0;
   double reserve_growth_ = 0.0;  // G

@@ -119,7 +119,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     reserve_at_ = t;
     reserve_floor_ = floor;
     reserve_growth_ = 0.0;
-    reserve_.reserve(std::max(2 * target, size_ / 4) + 64);  // ties aside
+    reserve_.Start(t);
   }
   // The pages that are candidates now (about `target` of them), and the
   // due time under the new level of the others (Refine, then KeyOf), which
@@ -164,16 +164,14 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
     }
     if (reserve_active_) {
       reserve_growth_ = std::max(reserve_growth_, found[id].growth.later_slope);
-      if (found[id].value >= floor) {
-        reserve_.push_back({CandidatePool::CeilFloat(found[id].value), id});
-      }
+      if (found[id].value >= floor) AddToReserve(id, t, found[id]);
     }
     p.state = kQueued;
     ++queued_;
     queue_.Push({keys[id], id, Restamp(p, p.n_cis)});
   }
   for (PageId id : delayed_firsts) AddCandidate(id, t, found[id]);
-  std::make_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+  reserve_.Order();
   if (!(reserve_growth_ < kInf)) DropReserve();
   // Pages tied at Λ all stay candidates; neither a raise nor a rebuild could
   // shrink the pool they make before it grows (ShouldRaise, PoolFlooded).
@@ -183,10 +181,7 @@ void SchedulingIndex::Rebuild(double t, size_t target) {
 }
 
 double SchedulingIndex::ClearBound(double t) const {
-  const double top = reserve_.empty()
-                         ? reserve_floor_
-                         : std::max(reserve_floor_, static_cast<double>(reserve_.front().value));
-  const double bound = top + reserve_growth_ * std::max(t - reserve_at_, 0.0);
+  const double bound = std::max(FloorBound(t), reserve_.TopBound(t));
   // Values carry relative rounding ~1e-10 (crawl_value.h).
   return bound * (1.0 + 1e-8);
 }
@@ -195,7 +190,7 @@ bool SchedulingIndex::Recertify(PageId id, double t, const Valuation& v) {
   reserve_growth_ = std::max(reserve_growth_, v.growth.later_slope);
   if (v.value < FloorBound(t)) return false;  // certified below the floor
   if (v.value < admission_level_) {
-    AddToReserve(id, v.value);
+    AddToReserve(id, t, v);
     return false;
   }
   Detach(id);
@@ -212,24 +207,26 @@ bool SchedulingIndex::Recertify(PageId id, double t, const Valuation& v) {
 // the pool, valued at t; pages that changed since the rebuild were
 // re-certified or left the queue already, and are skipped unless queued.
 // A page of a held host with a crawl delay waits parked behind its host
-// (AddCandidate). Keyed at the host's allowed time instead, it would wake
-// then, most often just below Λ, and top the reserve with its value of
-// then, lifting the reserve's bound by G times the reserve's age, so that
-// each pick after it would pull another chunk into the pool until the pool
-// had to be rebuilt (O(m); with long crawl delays on hosts of many pages,
-// every few hundred picks).
+// (AddCandidate), where its host's token carries it; keyed at the host's
+// allowed time instead, it would wake then only to be valued and rejoin
+// the reserve. Chunks are taken by bound, across the slope classes.
 bool SchedulingIndex::PullReserve(double t, int k) {
   if (!reserve_active_ || reserve_.empty()) return false;
   ++stats_.pulls;
   const size_t chunk = std::max(TargetCandidates(), static_cast<size_t>(k));
   size_t pulled = 0;
+  int c = -1;
   float last = std::numeric_limits<float>::infinity();
   PageId valued = kNoPage;  // the last page valued here
   Valuation value;
-  while (!reserve_.empty() && (pulled < chunk || reserve_.front().value == last)) {
-    std::pop_heap(reserve_.begin(), reserve_.end(), HigherReserved);
-    const Reserved r = reserve_.back();
-    reserve_.pop_back();
+  while (!reserve_.empty()) {
+    if (pulled < chunk) {
+      c = reserve_.TopClass(t);
+    } else if (const ReserveClasses::Entry* next = reserve_.Top(c);
+               next == nullptr || next->value != last) {
+      break;  // a run tied in one class (most often pages alike) is pulled whole
+    }
+    const ReserveClasses::Entry r = reserve_.Pop(c);
     ++pulled;
     last = r.value;
     if (pages_[r.page].state != kQueued) continue;
@@ -250,11 +247,12 @@ bool SchedulingIndex::PullReserve(double t, int k) {
   return true;
 }
 
-void SchedulingIndex::AddToReserve(PageId id, double value) {
-  // V only grows with time, so a value at t >= reserve_at_ bounds the
-  // page's value at reserve_at_ from above, as the reserve's values must.
-  reserve_.push_back({CandidatePool::CeilFloat(value), id});
-  std::push_heap(reserve_.begin(), reserve_.end(), HigherReserved);
+void SchedulingIndex::AddToReserve(PageId id, double t, const Valuation& v) {
+  if (!(v.growth.later_slope < kInf)) {
+    DropReserve();  // a page it cannot bound
+    return;
+  }
+  reserve_.Add(id, t, v.value, v.growth.later_slope);
 }
 
 void SchedulingIndex::RecertifyQueued(PageId id) {
@@ -266,9 +264,9 @@ void SchedulingIndex::RecertifyQueued(PageId id) {
 }
 
 void SchedulingIndex::DropReserve() {
-  if (!reserve_active_ && reserve_.capacity() == 0) return;
+  if (!reserve_active_ && reserve_.MemoryBytes() == 0) return;
   reserve_active_ = false;
-  std::vector<Reserved>().swap(reserve_);
+  reserve_.Clear();
 }
 
 // Also while the reserve is active (the raise drops it): its pulls add a
