@@ -6,10 +6,11 @@
 // s, whose rate L_c (the class's upper edge) is at least s, and is stored as
 // v − L_c (t − at), so that its bound at every t' >= t,
 //   stored + L_c (t' − at) = v + L_c (t' − t) >= V(t'),
-// holds (V grows at most at s from t on). One rate for every page would let
-// the pages that grow slowly (of low importance) take the bound of the
-// fastest: a lease burst that pulls from the reserve would then have to pull
-// far below the picks before its bound fell under them.
+// holds (V grows at most at s from t on: the later slope of
+// SchedulingIndex::GrowthOf, from Lemma 3's dV/dι). One rate for every
+// page would let the pages that grow slowly (of low importance) take the
+// bound of the fastest: a lease burst that pulls from the reserve would
+// then have to pull far below the picks before its bound fell under them.
 //
 // Not thread-safe.
 #ifndef RECRAWL_SHARD_INDEX_RESERVE_CLASSES_H_
