@@ -20,7 +20,6 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "shard/index/crawl_index.h"
