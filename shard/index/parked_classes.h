@@ -31,6 +31,7 @@
 #include "absl/container/inlined_vector.h"
 #include "shard/index/candidate_pool.h"
 #include "shard/index/parked_heap.h"
+#include "shard/index/slope_class.h"
 
 namespace recrawl {
 namespace shard {
@@ -139,7 +140,6 @@ class ParkedClasses {
   // envelope at once instead; far below float's range.
   static constexpr double kMaxRise = 1e30;
   static constexpr size_t kInlineClasses = 1;
-  static constexpr double kClassesPerOctave = 4.0;
   struct Class {
     int id;
     ParkedHeap heap;
@@ -148,10 +148,8 @@ class ParkedClasses {
   // The quarter-octave of the entry's later slope (0 and unbounded ones
   // apart).
   static int ClassOf(const Entry& e) {
-    const double later = e.later_slope;
-    if (!(e.base < kInf) || !(later < kInf)) return INT_MAX;
-    if (!(later > 0.0)) return INT_MIN;
-    return static_cast<int>(std::floor(kClassesPerOctave * std::log2(later)));
+    if (!(e.base < kInf) || !(e.later_slope < kInf)) return INT_MAX;
+    return SlopeClassOf(e.later_slope);
   }
   // base − a, less a margin for the rounding of both: > 0 only when a is
   // truly below base.

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <climits>
-#include <cmath>
 #include <limits>
 
 #include "shard/index/candidate_pool.h"
+#include "shard/index/slope_class.h"
 
 namespace recrawl {
 namespace shard {
@@ -32,15 +32,7 @@ void ReserveClasses::Clear() {
 }
 
 ReserveClasses::Class& ReserveClasses::ClassFor(double later_slope) {
-  // The quarter-octave: floor(4 log2 s), from the exponent and the
-  // mantissa m in [1, 2) against 2^(1/4), 2^(1/2), 2^(3/4).
-  int id = INT_MIN;
-  if (later_slope > 0.0) {
-    int exponent;
-    const double m = 2.0 * std::frexp(later_slope, &exponent);
-    id = 4 * (exponent - 1) + (m >= 1.189207115002721) + (m >= 1.4142135623730951) +
-         (m >= 1.6817928305074290);
-  }
+  const int id = SlopeClassOf(later_slope);
   // Classes by id in a window of ids from the first class's, else by a
   // scan (slopes spread over more than 2^(kWindow/8) either way).
   const int64_t slot = static_cast<int64_t>(id) - window_base_;
@@ -56,9 +48,7 @@ ReserveClasses::Class& ReserveClasses::ClassFor(double later_slope) {
   if (window_base_ != INT_MIN && base_slot >= 0 && base_slot < kWindow) {
     window_[base_slot] = static_cast<uint16_t>(classes_.size() + 1);
   }
-  // The class's upper edge (widened for rounding; never below the slope).
-  const double edge = id == INT_MIN ? 0.0 : std::exp2((id + 1) / 4.0) * (1.0 + 1e-12);
-  classes_.push_back({id, std::max(edge, later_slope), {}});
+  classes_.push_back({id, SlopeClassRate(id, later_slope), {}});
   return classes_.back();
 }
 

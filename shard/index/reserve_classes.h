@@ -1,6 +1,6 @@
 // The burst reserve's pages (SchedulingIndex): pages below Λ, each held by
 // an upper bound on its value that grows from a reference time on, in
-// classes by later slope (a quarter-octave each).
+// classes by later slope (a quarter-octave each, slope_class.h).
 //
 // An entry added at t with value v and later slope s is in the class c of
 // s, whose rate L_c (the class's upper edge) is at least s, and is stored as

@@ -264,7 +264,6 @@ void SchedulingIndex::RecertifyQueued(PageId id) {
 }
 
 void SchedulingIndex::DropReserve() {
-  if (!reserve_active_ && reserve_.MemoryBytes() == 0) return;
   reserve_active_ = false;
   reserve_.Clear();
 }
