@@ -322,10 +322,8 @@ void PageTable::FreePath(PageId page) {
 
 bool PageTable::SetUrl(PageId page, const StringInterner::Hashed& prefix, absl::string_view path,
                        uint32_t* prefix_id_out) {
-  // Offsets are 32 bits: 4 GiB of paths, ~50M URLs.
-  const size_t limit = kNoPath - 16;
-  if (arena_.size() + path.size() > limit && garbage_ > 0) CompactArena();
-  if (arena_.size() + path.size() > limit) return false;
+  if (arena_.size() + path.size() > kPathLimit && garbage_ > 0) CompactArena();
+  if (arena_.size() + path.size() > kPathLimit) return false;
   const uint32_t prefix_id = prefixes_.Intern(prefix);
   FreePath(page);
   PageSlot& slot = slots_[page];

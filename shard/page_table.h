@@ -114,6 +114,12 @@ class PageTable {
   void Reserve(size_t pages, size_t path_bytes = 0);
   // Bytes of arena entries the URL text's arena holds before it grows.
   size_t PathCapacity() const { return arena_.capacity(); }
+  // At most what SetUrl of `path` adds to the arena: the path and two
+  // varints.
+  static size_t PathEntryBytes(absl::string_view path) { return path.size() + 10; }
+  // Whether SetUrl of paths whose PathEntryBytes sum to `bytes` succeeds,
+  // one after the other, with nothing else changing the table between.
+  bool HasPathRoom(size_t bytes) const { return arena_.size() - garbage_ + bytes <= kPathLimit; }
 
   // The URL's text, split where its path begins (NormalizedUrl); the
   // prefix's interned id into *prefix_id if given. False if the arena is
@@ -217,6 +223,9 @@ class PageTable {
   };
 
   static constexpr uint32_t kNoPath = ~uint32_t{0};
+  // Offsets are 32 bits: 4 GiB of paths, ~50M URLs; an entry begins below
+  // this.
+  static constexpr size_t kPathLimit = kNoPath - 16;
 
   // A fresh slot for `id`, not in ids_.
   PageId NewSlot(cluster::UrlId id);

@@ -45,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cluster/limits.h"
@@ -66,6 +67,7 @@
 #include "shard/peek_log.h"
 #include "shard/probe_queue.h"
 #include "shard/rate_window.h"
+#include "shard/side_thread.h"
 #include "shard/store/url_store.h"
 
 namespace recrawl {
@@ -256,6 +258,10 @@ class Shard {
   StoreMemory StoreMemoryBytes() const { return store_->Memory(); }
   const SchedulingIndex& index() const { return index_; }
 
+  // An UpsertUrls batch with at least this many new URLs makes their pages
+  // on a second thread while the store writes their records.
+  static constexpr size_t kOverlappedItems = 64;
+
  private:
   Shard(std::unique_ptr<UrlStore> store, const ShardOptions& options);
 
@@ -275,6 +281,13 @@ class Shard {
   absl::Status CheckBatchSize(absl::string_view field, int items) const;
   // Writes batch_; the error, if any, is latched (write_error_).
   absl::Status Commit(bool sync);
+  // Commit, with `work` (`items` items of it) done meanwhile: for a batch of
+  // at least kOverlappedItems, `work` runs on side_ while this thread writes
+  // the store, and both have ended when this returns; a smaller one is
+  // written after `work`. `work` must touch neither batch_ nor store_, and
+  // must not fail: its result is in memory whether or not the write
+  // succeeds, as Commit's callers' is.
+  absl::Status CommitAlongside(bool sync, size_t items, absl::FunctionRef<void()> work);
   void WriteMeta();
   uint64_t NextLeaseId();
   // Leases `page` (taken out of the index already) for slot `slot` of
@@ -327,11 +340,27 @@ class Shard {
   int64_t TrustedSignals(HostId host, const IntervalSignals& split) const;
 
   // shard_urls.cc
-  // `id` is UrlIdOf(url.spec()).
-  absl::Status UpsertOne(const UrlSpec& spec, const cluster::NormalizedUrl& url, cluster::UrlId id,
-                         bool* created);
-  PageId CreatePage(cluster::UrlId id, const cluster::NormalizedUrl& url, absl::string_view host,
-                    const policy::PageParams& model, double last_crawl, UrlRecord* record);
+  // A URL being added: what its page and its record are made of.
+  struct NewPage {
+    cluster::UrlId id = 0;  // UrlIdOf(url.spec())
+    cluster::NormalizedUrl url;
+    std::string host;  // the politeness host
+    policy::PageParams model;
+    double last_crawl = 0.0;
+  };
+  // Applies `spec` to the existing URL `url` (`id` is UrlIdOf(url.spec())),
+  // or, for a URL the shard does not hold, puts its record into batch_ and
+  // appends it to `added`, whose pages the caller makes (AddPage).
+  // `added_path_bytes` counts the URL text the pages of `added` will take,
+  // so that a URL is refused here, not there, when the arena would be full.
+  absl::Status UpsertOne(const UrlSpec& spec, cluster::NormalizedUrl url, cluster::UrlId id,
+                         std::vector<NewPage>* added, size_t* added_path_bytes);
+  // The new page in memory and in the index, or kNoPage if the URL text
+  // arena is full. Touches neither batch_ nor store_.
+  PageId AddPage(const NewPage& page);
+  // The new page's record: what it leaves out reads as its start (the
+  // estimate as the prior, no crawls, signals or learning; records.proto).
+  UrlRecord NewRecord(const NewPage& page) const;
 
   // shard_signals.cc
   // Re-ranks the page at its `slot.n_cis`-th signal since its crawl,
@@ -388,6 +417,8 @@ class Shard {
   // allocated (about ten allocations a report otherwise).
   UrlRecord patch_;
   absl::Status write_error_;
+  // Where a bulk batch is written (CommitAlongside); made at the first.
+  std::unique_ptr<SideThread> side_;
 
   SchedulingIndex index_;
   PriorRanking prior_ranking_;

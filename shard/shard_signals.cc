@@ -103,15 +103,20 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
       // signal.
       policy::PageParams model = Defaults();
       model.importance = options_.default_importance;
-      UrlRecord record;
-      const PageId created = CreatePage(id, *url, url->host(), model, t, &record);
+      NewPage added;
+      added.id = id;
+      added.url = *url;
+      added.host = std::string(url->host());
+      added.model = model;
+      added.last_crawl = t;
+      const PageId created = AddPage(added);
       if (created == kNoPage) {
         cluster::AddRejection(
             i, absl::ResourceExhaustedError("url: the shard's URL text arena is full (4 GiB)"),
             result);
         continue;
       }
-      batch_.PutUrl(record);
+      batch_.PutUrl(NewRecord(added));
       PageSlot& slot = pages_[created];
       slot.n_cis = 1;
       slot.latest_signal = 0.0f;

@@ -2,7 +2,9 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "shard/shard_test_util.h"
@@ -120,6 +122,59 @@ TEST_F(ShardUrlsTest, RejectsBadItemsAndAppliesTheRest) {
   }
   EXPECT_EQ(State("https://ok.com/good").url(), "https://ok.com/good");
   EXPECT_EQ(shard_->GetStats(now_).urls(), 1u);
+}
+
+// A batch large enough that its new pages are made while it is written
+// (Shard::CommitAlongside): updates, new URLs, a repeat and bad items in
+// one, each answered for itself, all held in memory and after a restart.
+TEST_F(ShardUrlsTest, ABulkBatchMixesNewExistingAndBadItems) {
+  std::vector<UrlSpec> first;
+  for (int i = 0; i < 100; ++i) {
+    first.push_back(Spec(absl::StrCat("https://h", i % 7, ".com/old/", i), 1.0));
+  }
+  ASSERT_EQ(Upsert(first).created(), 100u);
+
+  std::vector<UrlSpec> bulk;
+  for (int i = 0; i < 100; ++i) {  // 0..99: updates
+    bulk.push_back(Spec(absl::StrCat("https://h", i % 7, ".com/old/", i), 2.0 + i));
+  }
+  for (int i = 0; i < 200; ++i) {  // 100..299: new
+    bulk.push_back(Spec(absl::StrCat("https://h", i % 13, ".com/new/", i), 0.5 + i));
+  }
+  bulk.push_back(Spec("https://H7.com/new/7", 9.0));  // 300: a repeat of 107
+  bulk.push_back(Spec("ftp://h1.com/x"));             // 301: not http(s)
+  bulk.push_back(Spec("https://h1.com/y", -1.0));     // 302: bad importance
+  ASSERT_GE(bulk.size(), Shard::kOverlappedItems);
+  const UpsertUrlsResponse r = Upsert(bulk);
+  EXPECT_EQ(r.result().applied(), 300u);
+  EXPECT_EQ(r.created(), 200u);
+  ASSERT_EQ(r.result().rejected_size(), 3);
+  EXPECT_EQ(r.result().rejected(0).index(), 300u);
+  EXPECT_THAT(r.result().rejected(0).message(), HasSubstr("item 107"));
+  EXPECT_EQ(r.result().rejected(1).index(), 301u);
+  EXPECT_EQ(r.result().rejected(2).index(), 302u);
+
+  auto check = [&] {
+    EXPECT_EQ(shard_->GetStats(now_).urls(), 300u);
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_EQ(State(absl::StrCat("https://h", i % 7, ".com/old/", i)).importance(), 2.0 + i);
+    }
+    for (int i = 0; i < 200; ++i) {
+      const UrlState s = State(absl::StrCat("https://h", i % 13, ".com/new/", i));
+      EXPECT_EQ(s.importance(), 0.5 + i);
+      EXPECT_EQ(s.politeness_host(), absl::StrCat("h", i % 13, ".com"));
+    }
+  };
+  check();
+  // Every URL is leasable: the new pages are in the index.
+  LeaseRequest lease;
+  for (int i = 0; i < 301; ++i) lease.add_slot_times(now_);
+  lease.set_holder("f");
+  absl::StatusOr<LeaseResponse> leased = shard_->Lease(lease, now_);
+  ASSERT_TRUE(leased.ok()) << leased.status();
+  EXPECT_EQ(leased->leases_size(), 300);
+  Open();  // a restart
+  check();
 }
 
 TEST_F(ShardUrlsTest, OversizedBatchIsRejectedWhole) {
