@@ -112,6 +112,9 @@ class PageTable {
   // grows no table. The arena's room beyond its contents is address space,
   // not memory (huge_page_allocator.h): an estimate may err high.
   void Reserve(size_t pages, size_t path_bytes = 0);
+  // The slots' capacity beyond the pages added (huge_page_allocator.h):
+  // where the next pages' slots go.
+  MemoryRange SpareSlots() { return SpareCapacity(slots_); }
   // Bytes of arena entries the URL text's arena holds before it grows.
   size_t PathCapacity() const { return arena_.capacity(); }
   // At most what SetUrl of `path` adds to the arena: the path and two

@@ -101,6 +101,73 @@ size_t AllocatedBytes(const HugePageVector<T>& v) {
   return std::min(MappedBytes(bytes), (used + kHugePageBytes - 1) & ~(kHugePageBytes - 1));
 }
 
+// Address space a mapped array has beyond its elements: where it will
+// write next.
+struct MemoryRange {
+  char* begin = nullptr;
+  size_t bytes = 0;
+};
+
+// The capacity of `v` beyond its elements, or an empty range for a small
+// array (on the heap, whose memory it already has).
+template <typename T>
+MemoryRange SpareCapacity(HugePageVector<T>& v) {
+  const size_t bytes = v.capacity() * sizeof(T);
+  if (bytes < kHugePageBytes) return {};
+  const size_t used = v.size() * sizeof(T);
+  return {reinterpret_cast<char*>(v.data()) + used, MappedBytes(bytes) - used};
+}
+
+// The whole 4 KiB pages of `range`.
+inline MemoryRange WholePages(MemoryRange range) {
+  const uintptr_t begin =
+      (reinterpret_cast<uintptr_t>(range.begin) + kSmallPageBytes - 1) & ~(kSmallPageBytes - 1);
+  const uintptr_t end =
+      (reinterpret_cast<uintptr_t>(range.begin) + range.bytes) & ~(kSmallPageBytes - 1);
+  if (end <= begin) return {};
+  return {reinterpret_cast<char*>(begin), end - begin};
+}
+
+// Backs the whole pages of `range` with (zeroed) memory now, so that the
+// array's first writes there do not fault (MADV_POPULATE_WRITE, Linux 5.14
+// on). The kernel's zeroing of new memory is most of what first writes
+// cost on a VM; done here on another thread, it is off the writer's path.
+// False where the kernel cannot (the writes then fault as before). The
+// range must be of a live mapping (SpareCapacity of an array that neither
+// grows nor goes before this returns); it may be written meanwhile.
+inline bool Populate(MemoryRange range) {
+#ifdef MADV_POPULATE_WRITE
+  const MemoryRange pages = WholePages(range);
+  if (pages.bytes == 0) return true;
+  return madvise(pages.begin, pages.bytes, MADV_POPULATE_WRITE) == 0;
+#else
+  return false;
+#endif
+}
+
+// Gives back the memory of the whole pages of `range`, which must hold no
+// elements (SpareCapacity): they take none until written again, and read
+// as zeros.
+inline void Release(MemoryRange range) {
+  const MemoryRange pages = WholePages(range);
+  if (pages.bytes > 0) madvise(pages.begin, pages.bytes, MADV_DONTNEED);
+}
+
+// Populates `ranges` a `1 / steps`-th of each in turn, in the order arrays
+// filled side by side (a page per URL in each) are written, so that the
+// writer finds memory ahead in all of them. Stops at the first part the
+// kernel does not populate, and returns false then.
+inline bool PopulateInTurn(const std::vector<MemoryRange>& ranges, int steps) {
+  for (int k = 0; k < steps; ++k) {
+    for (const MemoryRange& r : ranges) {
+      const size_t begin = r.bytes * k / steps;
+      const size_t end = r.bytes * (k + 1) / steps;
+      if (!Populate({r.begin + begin, end - begin})) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace shard
 }  // namespace recrawl
 

@@ -157,6 +157,9 @@ class SchedulingIndex : public CrawlIndex {
   // (they grow by doubling otherwise, which can leave up to half of them
   // unused).
   void Reserve(size_t pages, size_t hosts = 0);
+  // The page records' capacity beyond the highest page id held
+  // (huge_page_allocator.h).
+  MemoryRange SparePages() { return SpareCapacity(pages_); }
 
   // Λ, the candidates' level (Sec. 5.2; 0: every eligible page is one).
   double level() const { return level_; }
