@@ -4,7 +4,9 @@
 // Pure logic: every call takes the shard's current time `now` (seconds,
 // proto/common.proto) and no call does network I/O. The server
 // (services/shard_server.cc) adapts gRPC to these calls and serialises them;
-// a Shard is not thread-safe.
+// a Shard is not thread-safe. Inside a call it may use a second thread of
+// its own (SideThread: a bulk upsert's pages, start-up's memory), which has
+// finished whenever the call returns.
 //
 // State. The hot per-URL state lives in memory: the scheduling index
 // (shard/index/) ranks pages, PageTable holds what signals, picks and
