@@ -68,6 +68,14 @@ struct PageSlot {
   bool unfolded : 1;
 
   PageSlot() : in_use(false), unfolded(false) {}
+
+  // Keeps `model` (rounded to float) as the one the page ranks with.
+  void SetModel(const policy::PageParams& model) {
+    importance = static_cast<float>(model.importance);
+    change_rate = static_cast<float>(model.change_rate);
+    recall = static_cast<float>(model.recall);
+    false_rate = static_cast<float>(model.false_rate);
+  }
 };
 static_assert(sizeof(PageSlot) <= 48, "PageSlot grew: it is per URL");
 static_assert(kMaxSignals <= std::numeric_limits<uint16_t>::max(),

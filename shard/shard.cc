@@ -161,21 +161,20 @@ absl::Status Shard::Start(double now) {
   index_.Reserve(estimate);
   // The load writes a slot and a page record for each URL, into memory the
   // kernel zeroes at its first write: on a VM about a third of the loading
-  // thread's time at 10^7 URLs. side_ has it zeroed ahead, beside the load
+  // thread's time at 10^7 URLs. The side thread has it zeroed ahead, beside the load
   // (huge_page_allocator.h), and what the estimate had too many is given
   // back after. (Should a table outgrow the estimate and move, a populate
   // of its old range only fails.) Not the URL text's arena: its
   // reservation errs high by about half (kReservedPathBytes), and zeroing
   // that took more from the scanning threads than it spared the loader.
-  if (side_ == nullptr) side_ = std::make_unique<SideThread>();
   const std::vector<MemoryRange> reserved = {pages_.SpareSlots(), index_.SparePages()};
-  side_->Start([&reserved] { PopulateInTurn(reserved, /*steps=*/64); });
+  Side().Start([&reserved] { PopulateInTurn(reserved, /*steps=*/64); });
   absl::StatusOr<ScanStats> urls;
   {
     // The load's and the replay's scratch state goes with `recovery`.
     Recovery recovery(this);
     urls = recovery.LoadUrls();
-    side_->Wait();
+    Side().Wait();
     Release(pages_.SpareSlots());
     Release(index_.SparePages());
     if (!urls.ok()) return urls.status();
@@ -290,14 +289,18 @@ absl::Status Shard::CommitAlongside(bool sync, size_t items, absl::FunctionRef<v
   // A bulk load spends about as long writing the store (the memtable's
   // inserts) as making its pages: side by side they take the longer of the
   // two.
-  if (side_ == nullptr) side_ = std::make_unique<SideThread>();
-  // The pages are made on side_, the thread that waits least for the
-  // other: the write takes longer, and side_ may be a few hundred
-  // microseconds late to start on a busy machine.
-  side_->Start(work);
+  // The pages are made on the side thread, the one that waits least for
+  // the other: the write takes longer, and the side thread may be a few
+  // hundred microseconds late to start on a busy machine.
+  Side().Start(work);
   absl::Status written = Commit(sync);
-  side_->Wait();
+  Side().Wait();
   return written;
+}
+
+SideThread& Shard::Side() {
+  if (side_ == nullptr) side_ = std::make_unique<SideThread>();
+  return *side_;
 }
 
 void Shard::WriteMeta() {

@@ -284,12 +284,14 @@ class Shard {
   // Writes batch_; the error, if any, is latched (write_error_).
   absl::Status Commit(bool sync);
   // Commit, with `work` (`items` items of it) done meanwhile: for a batch of
-  // at least kOverlappedItems, `work` runs on side_ while this thread writes
+  // at least kOverlappedItems, `work` runs on Side() while this thread writes
   // the store, and both have ended when this returns; a smaller one is
   // written after `work`. `work` must touch neither batch_ nor store_, and
   // must not fail: its result is in memory whether or not the write
   // succeeds, as Commit's callers' is.
   absl::Status CommitAlongside(bool sync, size_t items, absl::FunctionRef<void()> work);
+  // side_, made if it was not.
+  SideThread& Side();
   void WriteMeta();
   uint64_t NextLeaseId();
   // Leases `page` (taken out of the index already) for slot `slot` of
@@ -419,7 +421,8 @@ class Shard {
   // allocated (about ten allocations a report otherwise).
   UrlRecord patch_;
   absl::Status write_error_;
-  // Where a bulk batch is written (CommitAlongside); made at the first.
+  // The shard's second thread (CommitAlongside, Start's zeroing ahead);
+  // made at its first use, by Side().
   std::unique_ptr<SideThread> side_;
 
   SchedulingIndex index_;

@@ -233,10 +233,7 @@ void Shard::Recovery::LoadUrl(int part, const LoadedUrl& u) {
     host = shard_.hosts_.Intern({u.host, u.host_hash});
   }
   PageSlot& slot = shard_.pages_[page];
-  slot.importance = static_cast<float>(u.model.importance);
-  slot.change_rate = static_cast<float>(u.model.change_rate);
-  slot.recall = static_cast<float>(u.model.recall);
-  slot.false_rate = static_cast<float>(u.model.false_rate);
+  slot.SetModel(u.model);
   // After the model: the table keeps an entry only where the state is more
   // than the model as prior (the slot is new, so where it is the model,
   // there is nothing to set).

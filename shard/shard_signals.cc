@@ -105,8 +105,8 @@ absl::StatusOr<SignalBatchAck> Shard::IngestSignals(const SignalBatch& batch, do
       model.importance = options_.default_importance;
       NewPage added;
       added.id = id;
-      added.url = *url;
       added.host = std::string(url->host());
+      added.url = *std::move(lookup.url);  // not read again
       added.model = model;
       added.last_crawl = t;
       const PageId created = AddPage(added);

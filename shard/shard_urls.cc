@@ -192,10 +192,7 @@ absl::Status Shard::UpsertOne(const UrlSpec& spec, cluster::NormalizedUrl url, c
   }
   model.importance = importance;
   const HostId host_id = hosts_.Intern(host);
-  slot.importance = static_cast<float>(model.importance);
-  slot.change_rate = static_cast<float>(model.change_rate);
-  slot.recall = static_cast<float>(model.recall);
-  slot.false_rate = static_cast<float>(model.false_rate);
+  slot.SetModel(model);
   pages_.SetLearning(page, learning);
   index_.Upsert(page, IndexView(host_id, RankingModel(host_id, model, learning.crawls > 0)),
                 host_id, LastCrawl(page));
@@ -218,10 +215,7 @@ PageId Shard::AddPage(const NewPage& added) {
     return kNoPage;
   }
   PageSlot& slot = pages_[page];
-  slot.importance = static_cast<float>(added.model.importance);
-  slot.change_rate = static_cast<float>(added.model.change_rate);
-  slot.recall = static_cast<float>(added.model.recall);
-  slot.false_rate = static_cast<float>(added.model.false_rate);
+  slot.SetModel(added.model);
   const HostId host_id = hosts_.Intern(added.host);
   index_.Upsert(page, IndexView(host_id, RankingModel(host_id, added.model, /*learnt=*/false)),
                 host_id, added.last_crawl);
